@@ -1,0 +1,77 @@
+// Package app wires Hearth's parts together for one data dir: the store,
+// the event bus, the domain services and the host router. Both the desktop
+// window and `hearth serve` start from Open; tests and benchmarks do too.
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"hearth/backend/characters"
+	"hearth/backend/chats"
+	"hearth/backend/events"
+	"hearth/backend/host"
+	"hearth/backend/media"
+	"hearth/backend/store"
+)
+
+// App is an opened data dir with everything running on it.
+type App struct {
+	DataDir    string
+	Store      *store.Store
+	Bus        *events.Bus
+	Media      *media.Store
+	Characters *characters.Service
+	Chats      *chats.Service
+	Router     *host.Router
+}
+
+// Open opens (creating as needed) the data dir and starts the services.
+func Open(ctx context.Context, dataDir string) (*App, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir %s: %w", dataDir, err)
+	}
+	db, err := store.Open(ctx, filepath.Join(dataDir, "hearth.db"), store.Options{BackupDir: filepath.Join(dataDir, "backups")})
+	if err != nil {
+		return nil, err
+	}
+	files, err := media.New(filepath.Join(dataDir, "media"))
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	bus := events.NewBus()
+	now := time.Now
+	a := &App{DataDir: dataDir, Store: db, Bus: bus, Media: files}
+	a.Characters = characters.New(db, bus, files, now)
+	a.Chats = chats.New(db, bus, a.Characters, now)
+	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters})
+	return a, nil
+}
+
+// Close stops the bus and closes the database. Safe to call twice.
+func (a *App) Close() error {
+	a.Bus.Close()
+	return a.Store.Close()
+}
+
+// DefaultDataDir is --data-dir's fallback: $HEARTH_DATA_DIR, else the OS
+// user data dir + "/hearth".
+func DefaultDataDir() (string, error) {
+	if d := os.Getenv("HEARTH_DATA_DIR"); d != "" {
+		return d, nil
+	}
+	base, err := os.UserConfigDir()
+	if xdg := os.Getenv("XDG_DATA_HOME"); xdg != "" {
+		base, err = xdg, nil
+	} else if home, herr := os.UserHomeDir(); herr == nil && err == nil && filepath.Base(base) == ".config" {
+		base = filepath.Join(home, ".local", "share")
+	}
+	if err != nil {
+		return "", fmt.Errorf("find user data dir: %w", err)
+	}
+	return filepath.Join(base, "hearth"), nil
+}

@@ -1,0 +1,162 @@
+// Package characters stores character cards (SillyTavern V2 `data` fields)
+// keyed by their avatar file name, with the avatar image kept in media.
+package characters
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"hearth/backend/apperr"
+	"hearth/backend/events"
+	"hearth/backend/jsonx"
+	"hearth/backend/media"
+	"hearth/backend/store"
+)
+
+// Service manages characters.
+type Service struct {
+	db    *store.Store
+	bus   *events.Bus
+	media *media.Store
+	now   func() time.Time
+}
+
+// New returns a character service.
+func New(db *store.Store, bus *events.Bus, files *media.Store, now func() time.Time) *Service {
+	return &Service{db: db, bus: bus, media: files, now: now}
+}
+
+// Summary is one row of characters.list.
+type Summary struct {
+	Avatar     string   `json:"avatar"`
+	Name       string   `json:"name"`
+	Tags       []string `json:"tags"`
+	CreatedAt  int64    `json:"createdAt"`
+	LastChatAt *int64   `json:"lastChatAt"`
+	ChatCount  int      `json:"chatCount"`
+}
+
+// Card is a character: the V2 data fields flattened, plus avatar and times.
+type Card struct {
+	Avatar    string
+	Data      jsonx.Object
+	HasImage  bool
+	CreatedAt int64
+	UpdatedAt int64
+}
+
+// MarshalJSON writes the data fields with avatar and timestamps beside them.
+func (c *Card) MarshalJSON() ([]byte, error) {
+	obj := c.Data.Clone()
+	obj.Set("avatar", c.Avatar)
+	obj.Set("createdAt", c.CreatedAt)
+	obj.Set("updatedAt", c.UpdatedAt)
+	return obj.MarshalJSON()
+}
+
+// Name is the card's display name.
+func (c *Card) Name() string { return c.str("name") }
+
+// FirstMes is the card's greeting.
+func (c *Card) FirstMes() string { return c.str("first_mes") }
+
+// AlternateGreetings are the card's further greetings.
+func (c *Card) AlternateGreetings() []string {
+	var out []string
+	_ = json.Unmarshal(c.Data["alternate_greetings"], &out)
+	return out
+}
+
+func (c *Card) str(key string) string {
+	var s string
+	_ = json.Unmarshal(c.Data[key], &s)
+	return s
+}
+
+func notFound(avatar string) error {
+	return apperr.New(apperr.CodeCharacterNotFound, "no character with avatar %q", avatar).
+		WithDetails(map[string]any{"avatar": avatar})
+}
+
+// List returns every character with its chat statistics, by name.
+func (s *Service) List(ctx context.Context) ([]Summary, error) {
+	rows, err := s.db.Reader().QueryContext(ctx, `
+		SELECT c.avatar, c.name, c.card, c.created_at,
+		       (SELECT MAX(updated_at) FROM chats WHERE owner_kind = 'character' AND owner = c.avatar),
+		       (SELECT COUNT(*) FROM chats WHERE owner_kind = 'character' AND owner = c.avatar)
+		FROM characters c ORDER BY c.name COLLATE NOCASE, c.avatar`)
+	if err != nil {
+		return nil, fmt.Errorf("list characters: %w", err)
+	}
+	defer rows.Close()
+	out := []Summary{}
+	for rows.Next() {
+		var sum Summary
+		var card string
+		var last sql.NullInt64
+		if err := rows.Scan(&sum.Avatar, &sum.Name, &card, &sum.CreatedAt, &last, &sum.ChatCount); err != nil {
+			return nil, fmt.Errorf("list characters: %w", err)
+		}
+		var data struct {
+			Tags []string `json:"tags"`
+		}
+		_ = json.Unmarshal([]byte(card), &data)
+		sum.Tags = data.Tags
+		if sum.Tags == nil {
+			sum.Tags = []string{}
+		}
+		if last.Valid {
+			sum.LastChatAt = &last.Int64
+		}
+		out = append(out, sum)
+	}
+	return out, rows.Err()
+}
+
+// Get returns the card of avatar.
+func (s *Service) Get(ctx context.Context, avatar string) (*Card, error) {
+	return getCard(ctx, s.db.Reader(), avatar)
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func getCard(ctx context.Context, q querier, avatar string) (*Card, error) {
+	var c Card
+	var card string
+	var image sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT avatar, card, image, created_at, updated_at FROM characters WHERE avatar = ?`, avatar).
+		Scan(&c.Avatar, &card, &image, &c.CreatedAt, &c.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(avatar)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get character %q: %w", avatar, err)
+	}
+	if err := json.Unmarshal([]byte(card), &c.Data); err != nil {
+		return nil, fmt.Errorf("character %q has a corrupt card: %w", avatar, err)
+	}
+	c.HasImage = image.Valid
+	return &c, nil
+}
+
+// ImagePath returns the file holding avatar's image.
+func (s *Service) ImagePath(ctx context.Context, avatar string) (string, error) {
+	var image sql.NullString
+	err := s.db.Reader().QueryRowContext(ctx, `SELECT image FROM characters WHERE avatar = ?`, avatar).Scan(&image)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", notFound(avatar)
+	}
+	if err != nil {
+		return "", fmt.Errorf("character image %q: %w", avatar, err)
+	}
+	if !image.Valid {
+		return "", apperr.New(apperr.CodeCharacterNotFound, "character %q has no image", avatar)
+	}
+	return s.media.Path(image.String)
+}

@@ -1,0 +1,75 @@
+package chats
+
+import (
+	"encoding/json"
+
+	"hearth/backend/jsonx"
+)
+
+// Object is a JSON object with raw values; see jsonx.Object.
+type Object = jsonx.Object
+
+// StMessage is a SillyTavern chat message as Hearth stores it: the fields it
+// reasons about are typed, everything else rides along in Fields.
+type StMessage struct {
+	ID        string
+	Name      string
+	IsUser    bool
+	IsSystem  bool
+	SwipeID   int
+	Swipes    []string
+	SwipeInfo []Object // aligned with Swipes
+	Extra     Object
+	Fields    Object // send_date, gen_started, title, force_avatar, unknown keys…
+}
+
+// Mes is the active swipe's text; StMessage keeps mes === swipes[swipe_id].
+func (m *StMessage) Mes() string { return m.Swipes[m.SwipeID] }
+
+// Clone deep-copies m so a candidate edit never aliases stored state.
+func (m *StMessage) Clone() *StMessage {
+	c := *m
+	c.Swipes = append([]string(nil), m.Swipes...)
+	c.SwipeInfo = make([]Object, len(m.SwipeInfo))
+	for i, info := range m.SwipeInfo {
+		c.SwipeInfo[i] = info.Clone()
+	}
+	c.Extra = m.Extra.Clone()
+	c.Fields = m.Fields.Clone()
+	return &c
+}
+
+// typedKeys are the top-level keys owned by StMessage's typed fields;
+// every other key lives in Fields.
+var typedKeys = map[string]bool{
+	"id": true, "name": true, "is_user": true, "is_system": true, "mes": true,
+	"swipe_id": true, "swipes": true, "swipe_info": true, "extra": true,
+}
+
+// MarshalJSON writes the SillyTavern object with sorted keys.
+func (m *StMessage) MarshalJSON() ([]byte, error) {
+	obj := m.Fields.Clone()
+	if m.ID != "" {
+		obj.Set("id", m.ID)
+	}
+	obj.Set("name", m.Name)
+	obj.Set("is_user", m.IsUser)
+	obj.Set("is_system", m.IsSystem)
+	obj.Set("mes", m.Mes())
+	obj.Set("swipe_id", m.SwipeID)
+	obj.Set("swipes", m.Swipes)
+	infos := make([]json.RawMessage, len(m.SwipeInfo))
+	for i, info := range m.SwipeInfo {
+		infos[i], _ = info.MarshalJSON()
+	}
+	obj.Set("swipe_info", infos)
+	extra, _ := m.Extra.MarshalJSON()
+	obj["extra"] = extra
+	return obj.MarshalJSON()
+}
+
+// mustJSON encodes m; StMessage encoding cannot fail.
+func (m *StMessage) mustJSON() []byte {
+	b, _ := m.MarshalJSON()
+	return b
+}

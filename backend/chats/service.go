@@ -1,0 +1,35 @@
+// Package chats owns chats and their messages: lifecycle, index- and
+// id-based message writes, swipes, metadata, RFC 6902 patches, per-chat
+// revisions and the change journal.
+//
+// Every mutation runs through Service.mutate: one store transaction that
+// checks ifRevision, applies the change, bumps the revision, appends the
+// journal entry and schedules its events for after the commit.
+package chats
+
+import (
+	"context"
+	"time"
+
+	"hearth/backend/characters"
+	"hearth/backend/events"
+	"hearth/backend/store"
+)
+
+// CharacterSource is what chats need to know about characters.
+type CharacterSource interface {
+	Get(ctx context.Context, avatar string) (*characters.Card, error)
+}
+
+// Service manages chats and messages.
+type Service struct {
+	db    *store.Store
+	bus   *events.Bus
+	chars CharacterSource
+	now   func() time.Time
+}
+
+// New returns a chat service.
+func New(db *store.Store, bus *events.Bus, chars CharacterSource, now func() time.Time) *Service {
+	return &Service{db: db, bus: bus, chars: chars, now: now}
+}

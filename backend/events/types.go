@@ -1,0 +1,58 @@
+package events
+
+// Event type names use SillyTavern's event_types string values so that
+// extensions written for SillyTavern, Luker or Lumiverse recognise them;
+// Hearth's own additions follow the same snake_case style.
+const (
+	AppReady            = "app_ready"
+	MessageSent         = "message_sent"
+	MessageReceived     = "message_received"
+	MessageEdited       = "message_edited"
+	MessageUpdated      = "message_updated"
+	MessageDeleted      = "message_deleted"
+	MessageSwiped       = "message_swiped"
+	MessageSwipeDeleted = "message_swipe_deleted"
+	ChatChanged         = "chat_id_changed"
+	ChatCreated         = "chat_created"
+	ChatDeleted         = "chat_deleted"
+	CharacterEdited     = "character_edited"
+	CharacterDeleted    = "characterDeleted"
+
+	// Hearth additions.
+	SwipeEdited         = "swipe_edited"
+	ChatRenamed         = "chat_renamed"
+	ChatMetadataUpdated = "chat_metadata_updated"
+	ChatPatched         = "chat_patched"
+	CharacterCreated    = "character_created"
+	ChatBranchCreated   = "chat_branch_created"
+	ChatStateChanged    = "chat_state_changed"
+	AgentRunEvent       = "agent_run_event"
+	WorkspaceFileChange = "workspace_file_changed"
+)
+
+// TypeNames maps the SillyTavern-style constant names to their values; the
+// frontend publishes this map as api.events.types.
+var TypeNames = map[string]string{
+	"APP_READY":              AppReady,
+	"MESSAGE_SENT":           MessageSent,
+	"MESSAGE_RECEIVED":       MessageReceived,
+	"MESSAGE_EDITED":         MessageEdited,
+	"MESSAGE_UPDATED":        MessageUpdated,
+	"MESSAGE_DELETED":        MessageDeleted,
+	"MESSAGE_SWIPED":         MessageSwiped,
+	"MESSAGE_SWIPE_DELETED":  MessageSwipeDeleted,
+	"CHAT_CHANGED":           ChatChanged,
+	"CHAT_CREATED":           ChatCreated,
+	"CHAT_DELETED":           ChatDeleted,
+	"CHARACTER_EDITED":       CharacterEdited,
+	"CHARACTER_DELETED":      CharacterDeleted,
+	"SWIPE_EDITED":           SwipeEdited,
+	"CHAT_RENAMED":           ChatRenamed,
+	"CHAT_METADATA_UPDATED":  ChatMetadataUpdated,
+	"CHAT_PATCHED":           ChatPatched,
+	"CHARACTER_CREATED":      CharacterCreated,
+	"CHAT_BRANCH_CREATED":    ChatBranchCreated,
+	"CHAT_STATE_CHANGED":     ChatStateChanged,
+	"AGENT_RUN_EVENT":        AgentRunEvent,
+	"WORKSPACE_FILE_CHANGED": WorkspaceFileChange,
+}

@@ -1,0 +1,147 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"hearth/backend/apperr"
+	"hearth/backend/jsonx"
+)
+
+// Args are a call's positional arguments, kept raw until a handler asks for
+// a typed value. Every accessor validates strictly: wrong JSON types,
+// fractional numbers and missing required arguments are
+// validation.invalid_argument errors, never coerced.
+type Args []json.RawMessage
+
+func parseArgs(raw []byte) (Args, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	var args Args
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, apperr.Invalid("arguments must be a JSON array: %v", err)
+	}
+	return args, nil
+}
+
+// Has reports whether argument i was supplied and is not null/undefined.
+func (a Args) Has(i int) bool {
+	return i < len(a) && !isNull(a[i])
+}
+
+// Raw returns argument i as raw JSON (nil when absent).
+func (a Args) Raw(i int) json.RawMessage {
+	if !a.Has(i) {
+		return nil
+	}
+	return a[i]
+}
+
+func isNull(r json.RawMessage) bool {
+	t := bytes.TrimSpace(r)
+	return len(t) == 0 || bytes.Equal(t, []byte("null"))
+}
+
+// String returns the required string argument i.
+func (a Args) String(i int, name string) (string, error) {
+	if !a.Has(i) {
+		return "", apperr.Invalid("%s is required", name)
+	}
+	var s string
+	if err := json.Unmarshal(a[i], &s); err != nil {
+		return "", apperr.Invalid("%s must be a string", name)
+	}
+	return s, nil
+}
+
+// Bool returns the required boolean argument i.
+func (a Args) Bool(i int, name string) (bool, error) {
+	if !a.Has(i) {
+		return false, apperr.Invalid("%s is required", name)
+	}
+	var b bool
+	if err := json.Unmarshal(a[i], &b); err != nil {
+		return false, apperr.Invalid("%s must be a boolean", name)
+	}
+	return b, nil
+}
+
+// Int returns the required integer argument i.
+func (a Args) Int(i int, name string) (int, error) {
+	if !a.Has(i) {
+		return 0, apperr.Invalid("%s is required", name)
+	}
+	return DecodeInt(a[i], name)
+}
+
+// Object decodes the required object argument i into dst.
+func (a Args) Object(i int, name string, dst any) error {
+	if !a.Has(i) {
+		return apperr.Invalid("%s is required", name)
+	}
+	return DecodeObject(a[i], name, dst)
+}
+
+// OptObject decodes argument i into dst when present; absent leaves dst as is.
+func (a Args) OptObject(i int, name string, dst any) error {
+	if !a.Has(i) {
+		return nil
+	}
+	return DecodeObject(a[i], name, dst)
+}
+
+// IsArray reports whether argument i is a JSON array.
+func (a Args) IsArray(i int) bool {
+	if !a.Has(i) {
+		return false
+	}
+	t := bytes.TrimSpace(a[i])
+	return len(t) > 0 && t[0] == '['
+}
+
+// DecodeObject decodes raw, which must be a JSON object, into dst. Unknown
+// keys are ignored: callers written for other hosts pass extra options.
+func DecodeObject(raw json.RawMessage, name string, dst any) error {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '{' {
+		return apperr.Invalid("%s must be an object", name)
+	}
+	if err := json.Unmarshal(t, dst); err != nil {
+		return apperr.Invalid("%s: %s", name, describeJSONError(err))
+	}
+	return nil
+}
+
+// DecodeInt decodes raw as an integer; see jsonx.Int.
+func DecodeInt(raw json.RawMessage, name string) (int, error) { return jsonx.Int(raw, name) }
+
+func describeJSONError(err error) string {
+	if te, ok := err.(*json.UnmarshalTypeError); ok {
+		field := te.Field
+		if field == "" {
+			field = "value"
+		}
+		return field + " must be " + jsonKind(te.Type.Kind().String())
+	}
+	return err.Error()
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "int", "int64", "float64":
+		return "a number"
+	case "slice":
+		return "an array"
+	case "map", "struct", "ptr":
+		return "an object"
+	}
+	return "of another type"
+}
+
+func invalid(format string, args ...any) error { return apperr.Invalid(format, args...) }

@@ -1,0 +1,5 @@
+package host
+
+import "hearth/backend/chats"
+
+func registerChats(r *Router, svc *chats.Service) {}

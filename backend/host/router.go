@@ -1,0 +1,65 @@
+// Package host is Hearth's API surface: a router from "namespace.method"
+// names to handlers over the domain services, with one argument-validation
+// path and one error shape for every caller (desktop bridge, HTTP, tests).
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"hearth/backend/apperr"
+)
+
+// Handler serves one method. args are the caller's positional arguments.
+type Handler func(ctx context.Context, args Args) (any, error)
+
+// Router maps method names to handlers.
+type Router struct {
+	methods map[string]Handler
+}
+
+// NewRouter returns an empty router; Register adds methods.
+func NewRouter() *Router { return &Router{methods: map[string]Handler{}} }
+
+// Register adds a method. Registering a name twice is a programming error.
+func (r *Router) Register(name string, h Handler) {
+	if _, dup := r.methods[name]; dup {
+		panic(fmt.Sprintf("host: method %q registered twice", name))
+	}
+	r.methods[name] = h
+}
+
+// Methods lists the registered method names, sorted.
+func (r *Router) Methods() []string {
+	out := make([]string, 0, len(r.methods))
+	for name := range r.methods {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Invoke runs method with rawArgs (a JSON array of positional arguments, or
+// empty for none) and returns the JSON-encoded result. Errors are always
+// *apperr.Error so every transport shapes them the same way.
+func (r *Router) Invoke(ctx context.Context, method string, rawArgs []byte) ([]byte, error) {
+	h, ok := r.methods[method]
+	if !ok {
+		return nil, apperr.New(apperr.CodeUnknownMethod, "unknown method %q", method)
+	}
+	args, err := parseArgs(rawArgs)
+	if err != nil {
+		return nil, err
+	}
+	result, err := h(ctx, args)
+	if err != nil {
+		return nil, apperr.Shape(err)
+	}
+	out, err := json.Marshal(result)
+	if err != nil {
+		return nil, apperr.Shape(fmt.Errorf("encode result of %s: %w", method, err))
+	}
+	return out, nil
+}

@@ -1,0 +1,20 @@
+package host
+
+import (
+	"hearth/backend/characters"
+	"hearth/backend/chats"
+)
+
+// Services are the domain services the router exposes.
+type Services struct {
+	Chats      *chats.Service
+	Characters *characters.Service
+}
+
+// New returns a router with every ABI method registered.
+func New(s Services) *Router {
+	r := NewRouter()
+	registerCharacters(r, s.Characters)
+	registerChats(r, s.Chats)
+	return r
+}

@@ -1,0 +1,63 @@
+// Package jsonx holds small JSON helpers shared by the host edge and the
+// domain: strict integer decoding that never coerces what JavaScript sends.
+package jsonx
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+
+	"hearth/backend/apperr"
+)
+
+// MaxSafeInt is JavaScript's Number.MAX_SAFE_INTEGER.
+const MaxSafeInt = 1<<53 - 1
+
+// Int decodes raw as an integer. Strings, booleans, null (what JSON makes of
+// NaN and Infinity), fractions and values beyond MaxSafeInt are
+// validation.invalid_argument errors naming the argument.
+func Int(raw json.RawMessage, name string) (int, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return 0, apperr.Invalid("%s must be an integer, got null (NaN or undefined?)", name)
+	}
+	var n json.Number
+	if err := json.Unmarshal(t, &n); err != nil {
+		return 0, apperr.Invalid("%s must be an integer, got %s", name, abbreviate(t))
+	}
+	return NumberToInt(n, name)
+}
+
+// NumberToInt converts a JSON number to int, rejecting fractions and
+// magnitudes beyond MaxSafeInt.
+func NumberToInt(n json.Number, name string) (int, error) {
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		if i > MaxSafeInt || i < -MaxSafeInt {
+			return 0, apperr.Invalid("%s is out of range", name)
+		}
+		return int(i), nil
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > MaxSafeInt {
+		return 0, apperr.Invalid("%s must be an integer, got %s", name, n)
+	}
+	return int(f), nil
+}
+
+// Number decodes raw as a finite number.
+func Number(raw json.RawMessage, name string) (float64, error) {
+	var f float64
+	t := bytes.TrimSpace(raw)
+	if bytes.Equal(t, []byte("null")) || json.Unmarshal(t, &f) != nil {
+		return 0, apperr.Invalid("%s must be a number, got %s", name, abbreviate(t))
+	}
+	return f, nil
+}
+
+func abbreviate(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "…"
+	}
+	return string(b)
+}

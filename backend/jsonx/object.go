@@ -1,0 +1,136 @@
+package jsonx
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+
+	"hearth/backend/apperr"
+)
+
+// Object is a JSON object whose values stay raw, so unknown keys and number
+// formats survive a round-trip untouched.
+type Object map[string]json.RawMessage
+
+// Clone returns a shallow copy (values are immutable raw bytes).
+func (o Object) Clone() Object {
+	out := make(Object, len(o))
+	for k, v := range o {
+		out[k] = v
+	}
+	return out
+}
+
+// MarshalJSON encodes with sorted keys so bytes are stable: the change
+// journal and the idempotent-add check compare them.
+func (o Object) MarshalJSON() ([]byte, error) {
+	keys := make([]string, 0, len(o))
+	for k := range o {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		v := bytes.TrimSpace(o[k])
+		if len(v) == 0 {
+			v = []byte("null")
+		}
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// Set stores v under k, encoding it.
+func (o Object) Set(k string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only called with plain values
+	}
+	o[k] = b
+}
+
+// DecodeObject parses raw as a JSON object; name labels errors.
+func DecodeObject(raw json.RawMessage, name string) (Object, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '{' {
+		return nil, apperr.Invalid("%s must be an object", name)
+	}
+	var o Object
+	if err := json.Unmarshal(t, &o); err != nil {
+		return nil, apperr.Invalid("%s is not valid JSON: %v", name, err)
+	}
+	if o == nil {
+		o = Object{}
+	}
+	return o, nil
+}
+
+// IsNull reports whether raw is JSON null (or empty).
+func IsNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || bytes.Equal(t, []byte("null"))
+}
+
+// String decodes a required string value.
+func String(raw json.RawMessage, name string) (string, error) {
+	var s string
+	if IsNull(raw) || json.Unmarshal(raw, &s) != nil {
+		return "", apperr.Invalid("%s must be a string", name)
+	}
+	return s, nil
+}
+
+// Bool decodes a required boolean value.
+func Bool(raw json.RawMessage, name string) (bool, error) {
+	var b bool
+	if IsNull(raw) || json.Unmarshal(raw, &b) != nil {
+		return false, apperr.Invalid("%s must be a boolean", name)
+	}
+	return b, nil
+}
+
+// Strings decodes an array of strings.
+func Strings(raw json.RawMessage, name string) ([]string, error) {
+	var ss []string
+	if IsNull(raw) || json.Unmarshal(raw, &ss) != nil {
+		return nil, apperr.Invalid("%s must be an array of strings", name)
+	}
+	if ss == nil {
+		ss = []string{}
+	}
+	return ss, nil
+}
+
+// Objects decodes an array of objects.
+func Objects(raw json.RawMessage, name string) ([]Object, error) {
+	var items []json.RawMessage
+	if IsNull(raw) || json.Unmarshal(raw, &items) != nil {
+		return nil, apperr.Invalid("%s must be an array of objects", name)
+	}
+	out := make([]Object, len(items))
+	for i, it := range items {
+		o, err := DecodeObject(it, name+"[]")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = o
+	}
+	return out, nil
+}
+
+// Raw encodes v, panicking only on values that cannot be JSON (a bug).
+func Raw(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

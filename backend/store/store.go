@@ -1,0 +1,166 @@
+// Package store owns Hearth's SQLite database: opening it with the right
+// pragmas, running migrations, and handing out transactions.
+//
+// Writes go through one connection (SQLite allows one writer at a time, and a
+// single connection turns lock contention into a queue instead of
+// SQLITE_BUSY retries); reads go to a pool that sees the last commit through
+// WAL. After-commit hooks let callers publish events only once data is durable.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Store is an open Hearth database.
+type Store struct {
+	path   string
+	write  *sql.DB
+	read   *sql.DB
+	mu     sync.Mutex // serializes write transactions and their after-commit hooks
+	closed bool
+}
+
+// Options tune Open. The zero value is what the app uses.
+type Options struct {
+	// BackupDir receives a VACUUM INTO copy before any pending migration runs.
+	// Empty means next to the database, in "backups".
+	BackupDir string
+}
+
+// Open opens (creating if needed) the database at path and migrates it.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	write, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		return nil, fmt.Errorf("open db: %w", err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+
+	read, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open db: %w", err)
+	}
+	n := max(4, runtime.NumCPU())
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+
+	s := &Store{path: path, write: write, read: read}
+	if err := write.PingContext(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
+	backupDir := opts.BackupDir
+	if backupDir == "" {
+		backupDir = filepath.Join(filepath.Dir(path), "backups")
+	}
+	if err := s.migrate(ctx, backupDir); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// dsn builds the connection string. busy_timeout comes first so that the
+// pragmas after it already wait instead of failing on a locked database.
+func dsn(path string, writer bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(ON)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "mmap_size(0)")
+	if writer {
+		q.Add("_txlock", "immediate")
+	} else {
+		q.Add("_pragma", "query_only(ON)")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Path is the database file path.
+func (s *Store) Path() string { return s.path }
+
+// Reader is the pool for read-only queries.
+func (s *Store) Reader() *sql.DB { return s.read }
+
+// Close closes both pools. Safe to call twice.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return errors.Join(s.read.Close(), s.write.Close())
+}
+
+// Tx is a write transaction with after-commit hooks.
+type Tx struct {
+	*sql.Tx
+	after []func()
+}
+
+// AfterCommit schedules fn to run once the transaction has committed, in
+// registration order, still inside the store's write lock, so hooks of
+// successive transactions run in commit order. Hooks must not block.
+func (tx *Tx) AfterCommit(fn func()) { tx.after = append(tx.after, fn) }
+
+// InTx runs fn in one IMMEDIATE write transaction. fn's error rolls back and
+// drops the hooks; a nil error commits and then runs the hooks.
+func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("store is closed")
+	}
+	sqlTx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	tx := &Tx{Tx: sqlTx}
+	if err := fn(tx); err != nil {
+		_ = sqlTx.Rollback()
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	for _, hook := range tx.after {
+		hook()
+	}
+	return nil
+}
+
+// Backup writes a consistent copy of the database to dst with VACUUM INTO.
+// It runs on the writer connection (readers are query_only) and so waits for
+// any write transaction in progress.
+func (s *Store) Backup(ctx context.Context, dst string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return backupTo(ctx, s.write, dst)
+}
+
+func backupTo(ctx context.Context, db *sql.DB, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return fmt.Errorf("create backup dir: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", dst); err != nil {
+		return fmt.Errorf("backup to %s: %w", dst, err)
+	}
+	return nil
+}
