@@ -1,0 +1,136 @@
+package chats
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"hearth/backend/apperr"
+)
+
+// Range selects messages by whole-chat index. Exactly one form is used:
+// {start, end} (end exclusive), {tail}, or {before, limit}. Bounds past the
+// end of the chat read up to the end, like Array.prototype.slice; negative
+// numbers and start > end are errors.
+type Range struct {
+	Start  *int `json:"start"`
+	End    *int `json:"end"`
+	Tail   *int `json:"tail"`
+	Before *int `json:"before"`
+	Limit  *int `json:"limit"`
+}
+
+// bounds resolves r against a chat of length n.
+func (r *Range) bounds(n int) (int, int, error) {
+	if r == nil {
+		return 0, n, nil
+	}
+	forms := 0
+	if r.Start != nil || r.End != nil {
+		forms++
+	}
+	if r.Tail != nil {
+		forms++
+	}
+	if r.Before != nil || r.Limit != nil {
+		forms++
+	}
+	if forms > 1 {
+		return 0, 0, apperr.Invalid("range takes one of {start, end}, {tail} or {before, limit}")
+	}
+	nonNeg := func(p *int, name string) error {
+		if p != nil && *p < 0 {
+			return apperr.New(apperr.CodeIndexOutOfRange, "range.%s must not be negative (got %d)", name, *p).
+				WithDetails(map[string]any{name: *p, "length": n})
+		}
+		return nil
+	}
+	for _, f := range []struct {
+		p    *int
+		name string
+	}{{r.Start, "start"}, {r.End, "end"}, {r.Tail, "tail"}, {r.Before, "before"}, {r.Limit, "limit"}} {
+		if err := nonNeg(f.p, f.name); err != nil {
+			return 0, 0, err
+		}
+	}
+	switch {
+	case r.Tail != nil:
+		return max(0, n-*r.Tail), n, nil
+	case r.Before != nil || r.Limit != nil:
+		if r.Before == nil || r.Limit == nil {
+			return 0, 0, apperr.Invalid("range {before, limit} needs both")
+		}
+		end := min(*r.Before, n)
+		return max(0, end-*r.Limit), end, nil
+	default:
+		start, end := 0, n
+		if r.Start != nil {
+			start = min(*r.Start, n)
+		}
+		if r.End != nil {
+			end = min(*r.End, n)
+		}
+		if start > end {
+			return 0, 0, apperr.Invalid("range.start (%d) is after range.end (%d)", start, end)
+		}
+		return start, end, nil
+	}
+}
+
+// readSnapshot runs fn in a read transaction so the chat row and its
+// messages come from one consistent snapshot.
+func (s *Service) readSnapshot(ctx context.Context, chatID string, fn func(q queryer, c *chatRow) error) error {
+	tx, err := s.db.Reader().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("begin read: %w", err)
+	}
+	defer tx.Rollback()
+	c, err := loadChat(ctx, tx, chatID)
+	if err != nil {
+		return err
+	}
+	return fn(tx, c)
+}
+
+// StMessages returns SillyTavern message objects of a chat in r.
+func (s *Service) StMessages(ctx context.Context, chatID string, r *Range) ([]*StMessage, error) {
+	var out []*StMessage
+	err := s.readSnapshot(ctx, chatID, func(q queryer, c *chatRow) error {
+		start, end, err := r.bounds(c.messageCount)
+		if err != nil {
+			return err
+		}
+		got, err := loadRange(ctx, q, c.id, start, end)
+		if err != nil {
+			return err
+		}
+		out = make([]*StMessage, len(got))
+		for i, sm := range got {
+			out[i] = sm.msg
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Messages returns the id-based (Spindle) view of a chat's messages in r.
+func (s *Service) Messages(ctx context.Context, chatID string, r *Range) ([]*ChatMessage, error) {
+	st, err := s.StMessages(ctx, chatID, r)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*ChatMessage, len(st))
+	for i, m := range st {
+		out[i] = toChatMessage(m)
+	}
+	return out, nil
+}
+
+// Count returns the number of messages in a chat.
+func (s *Service) Count(ctx context.Context, chatID string) (int, error) {
+	c, err := loadChat(ctx, s.db.Reader(), chatID)
+	if err != nil {
+		return 0, err
+	}
+	return c.messageCount, nil
+}

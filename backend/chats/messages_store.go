@@ -1,0 +1,250 @@
+package chats
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"hearth/backend/jsonx"
+	"hearth/backend/store"
+)
+
+// storedMessage is a message with its storage identity and position.
+type storedMessage struct {
+	rowID int64
+	index int
+	msg   *StMessage
+}
+
+// loadRange reads messages with start <= idx < end, in order, swipes included.
+func loadRange(ctx context.Context, q queryer, chatID int64, start, end int) ([]storedMessage, error) {
+	if start >= end {
+		return []storedMessage{}, nil
+	}
+	rows, err := q.QueryContext(ctx, `
+		SELECT m.id, m.idx, m.uuid, b.name, b.is_user, b.is_system, b.swipe_id, b.extra, b.fields
+		FROM messages m JOIN message_bodies b ON b.message_id = m.id
+		WHERE m.chat_id = ? AND m.idx >= ? AND m.idx < ?
+		ORDER BY m.idx`, chatID, start, end)
+	if err != nil {
+		return nil, fmt.Errorf("load messages: %w", err)
+	}
+	out := make([]storedMessage, 0, end-start)
+	byRow := make(map[int64]*StMessage, end-start)
+	for rows.Next() {
+		var sm storedMessage
+		m := &StMessage{}
+		var extra, fields string
+		if err := rows.Scan(&sm.rowID, &sm.index, &m.ID, &m.Name, &m.IsUser, &m.IsSystem, &m.SwipeID, &extra, &fields); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("load messages: %w", err)
+		}
+		if err := json.Unmarshal([]byte(extra), &m.Extra); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("message %s: corrupt extra: %w", m.ID, err)
+		}
+		if err := json.Unmarshal([]byte(fields), &m.Fields); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("message %s: corrupt fields: %w", m.ID, err)
+		}
+		sm.msg = m
+		byRow[sm.rowID] = m
+		out = append(out, sm)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load messages: %w", err)
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	srows, err := q.QueryContext(ctx, `
+		SELECT s.message_id, s.ord, s.mes, s.info
+		FROM message_swipes s
+		WHERE s.message_id IN (SELECT id FROM messages WHERE chat_id = ? AND idx >= ? AND idx < ?)
+		ORDER BY s.message_id, s.ord`, chatID, start, end)
+	if err != nil {
+		return nil, fmt.Errorf("load swipes: %w", err)
+	}
+	defer srows.Close()
+	for srows.Next() {
+		var rowID int64
+		var ord int
+		var mes, info string
+		if err := srows.Scan(&rowID, &ord, &mes, &info); err != nil {
+			return nil, fmt.Errorf("load swipes: %w", err)
+		}
+		m := byRow[rowID]
+		if m == nil || ord != len(m.Swipes) {
+			return nil, fmt.Errorf("message row %d: swipe %d out of order", rowID, ord)
+		}
+		var o jsonx.Object
+		if err := json.Unmarshal([]byte(info), &o); err != nil {
+			return nil, fmt.Errorf("message %s: corrupt swipe_info: %w", m.ID, err)
+		}
+		m.Swipes = append(m.Swipes, mes)
+		m.SwipeInfo = append(m.SwipeInfo, o)
+	}
+	if err := srows.Err(); err != nil {
+		return nil, fmt.Errorf("load swipes: %w", err)
+	}
+	for _, sm := range out {
+		if len(sm.msg.Swipes) == 0 || sm.msg.SwipeID >= len(sm.msg.Swipes) {
+			return nil, fmt.Errorf("message %s: stored without a valid active swipe", sm.msg.ID)
+		}
+	}
+	return out, nil
+}
+
+// loadAt reads the message at index, or message.index_out_of_range.
+func loadAt(ctx context.Context, q queryer, chat *chatRow, index int) (storedMessage, error) {
+	if err := checkIndex(index, chat.messageCount); err != nil {
+		return storedMessage{}, err
+	}
+	got, err := loadRange(ctx, q, chat.id, index, index+1)
+	if err != nil {
+		return storedMessage{}, err
+	}
+	if len(got) != 1 {
+		return storedMessage{}, fmt.Errorf("chat %s: no row at index %d of %d", chat.uuid, index, chat.messageCount)
+	}
+	return got[0], nil
+}
+
+// loadByID reads the message with public id messageID in chat.
+func loadByID(ctx context.Context, q queryer, chat *chatRow, messageID string) (storedMessage, error) {
+	var index int
+	err := q.QueryRowContext(ctx, `SELECT idx FROM messages WHERE chat_id = ? AND uuid = ?`, chat.id, messageID).Scan(&index)
+	if errors.Is(err, sql.ErrNoRows) {
+		return storedMessage{}, messageNotFound(chat.uuid, messageID)
+	}
+	if err != nil {
+		return storedMessage{}, fmt.Errorf("find message %s: %w", messageID, err)
+	}
+	return loadAt(ctx, q, chat, index)
+}
+
+// insertMessage stores msg at index (which must be the chat's end: callers
+// append) and assigns it a fresh id.
+func insertMessage(ctx context.Context, tx *store.Tx, chatID int64, index int, msg *StMessage) (int64, error) {
+	msg.ID = uuid.NewString()
+	res, err := tx.ExecContext(ctx, `INSERT INTO messages (chat_id, idx, uuid) VALUES (?, ?, ?)`, chatID, index, msg.ID)
+	if err != nil {
+		return 0, fmt.Errorf("insert message: %w", err)
+	}
+	rowID, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("insert message: %w", err)
+	}
+	if err := writeBody(ctx, tx, rowID, msg, true); err != nil {
+		return 0, err
+	}
+	for i := range msg.Swipes {
+		if err := insertSwipe(ctx, tx, rowID, i, msg.Swipes[i], msg.SwipeInfo[i]); err != nil {
+			return 0, err
+		}
+	}
+	return rowID, nil
+}
+
+func writeBody(ctx context.Context, tx *store.Tx, rowID int64, msg *StMessage, insert bool) error {
+	extra, _ := msg.Extra.MarshalJSON()
+	fields, _ := msg.Fields.MarshalJSON()
+	hidden := isHidden(msg.Extra)
+	var err error
+	if insert {
+		_, err = tx.ExecContext(ctx, `INSERT INTO message_bodies (message_id, name, is_user, is_system, hidden, swipe_id, extra, fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			rowID, msg.Name, msg.IsUser, msg.IsSystem, hidden, msg.SwipeID, string(extra), string(fields))
+	} else {
+		_, err = tx.ExecContext(ctx, `UPDATE message_bodies SET name = ?, is_user = ?, is_system = ?, hidden = ?, swipe_id = ?, extra = ?, fields = ? WHERE message_id = ?`,
+			msg.Name, msg.IsUser, msg.IsSystem, hidden, msg.SwipeID, string(extra), string(fields), rowID)
+	}
+	if err != nil {
+		return fmt.Errorf("write message body: %w", err)
+	}
+	return nil
+}
+
+func insertSwipe(ctx context.Context, tx *store.Tx, rowID int64, ord int, mes string, info jsonx.Object) error {
+	raw, _ := info.MarshalJSON()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO message_swipes (message_id, ord, mes, info) VALUES (?, ?, ?, ?)`, rowID, ord, mes, string(raw)); err != nil {
+		return fmt.Errorf("insert swipe: %w", err)
+	}
+	return nil
+}
+
+// rewriteMessage stores next over prev, touching only the rows that
+// differ: editing one swipe rewrites one swipe row.
+func rewriteMessage(ctx context.Context, tx *store.Tx, rowID int64, prev, next *StMessage) error {
+	if prev.Name != next.Name || prev.IsUser != next.IsUser || prev.IsSystem != next.IsSystem || prev.SwipeID != next.SwipeID ||
+		!objectsEqual(prev.Extra, next.Extra) || !objectsEqual(prev.Fields, next.Fields) {
+		if err := writeBody(ctx, tx, rowID, next, false); err != nil {
+			return err
+		}
+	}
+	for i := range next.Swipes {
+		if i >= len(prev.Swipes) {
+			if err := insertSwipe(ctx, tx, rowID, i, next.Swipes[i], next.SwipeInfo[i]); err != nil {
+				return err
+			}
+			continue
+		}
+		if prev.Swipes[i] == next.Swipes[i] && objectsEqual(prev.SwipeInfo[i], next.SwipeInfo[i]) {
+			continue
+		}
+		raw, _ := next.SwipeInfo[i].MarshalJSON()
+		if _, err := tx.ExecContext(ctx, `UPDATE message_swipes SET mes = ?, info = ? WHERE message_id = ? AND ord = ?`,
+			next.Swipes[i], string(raw), rowID, i); err != nil {
+			return fmt.Errorf("update swipe: %w", err)
+		}
+	}
+	if len(next.Swipes) < len(prev.Swipes) {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM message_swipes WHERE message_id = ? AND ord >= ?`, rowID, len(next.Swipes)); err != nil {
+			return fmt.Errorf("trim swipes: %w", err)
+		}
+	}
+	return nil
+}
+
+// deleteRows removes messages (by row id) from a chat and closes the gaps
+// in idx. indexes must be sorted ascending and match rowIDs.
+func deleteRows(ctx context.Context, tx *store.Tx, chatID int64, rowIDs []int64, indexes []int) error {
+	if len(rowIDs) == 0 {
+		return nil
+	}
+	ph := strings.TrimSuffix(strings.Repeat("?,", len(rowIDs)), ",")
+	args := make([]any, len(rowIDs))
+	for i, id := range rowIDs {
+		args[i] = id
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE id IN (`+ph+`)`, args...); err != nil {
+		return fmt.Errorf("delete messages: %w", err)
+	}
+	// Shift every later row down by the number of deleted rows before it,
+	// one band at a time, ascending, so (chat_id, idx) stays unique at each step.
+	for i, from := range indexes {
+		to := int64(1 << 62)
+		if i+1 < len(indexes) {
+			to = int64(indexes[i+1])
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE messages SET idx = idx - ? WHERE chat_id = ? AND idx > ? AND idx < ?`,
+			i+1, chatID, from, to); err != nil {
+			return fmt.Errorf("renumber messages: %w", err)
+		}
+	}
+	return nil
+}
+
+func objectsEqual(a, b jsonx.Object) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x, _ := a.MarshalJSON()
+	y, _ := b.MarshalJSON()
+	return string(x) == string(y)
+}

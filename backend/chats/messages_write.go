@@ -1,0 +1,235 @@
+package chats
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+
+	"hearth/backend/apperr"
+	"hearth/backend/events"
+	"hearth/backend/jsonx"
+)
+
+// defaultNamer names messages that arrive without a name: users get the
+// active persona's name, others the chat character's.
+func (s *Service) defaultNamer(ctx context.Context, c *chatRow) func(bool) string {
+	var user, char *string
+	return func(isUser bool) string {
+		if isUser {
+			if user == nil {
+				n := s.userName(ctx)
+				user = &n
+			}
+			return *user
+		}
+		if char == nil {
+			n := "Assistant"
+			if c.ownerKind == "character" {
+				if card, err := s.chars.Get(ctx, c.owner); err == nil {
+					n = card.Name()
+				}
+			}
+			char = &n
+		}
+		return *char
+	}
+}
+
+// addPrepared appends already-validated messages inside m and queues
+// MESSAGE_SENT (user) or MESSAGE_RECEIVED (others) for each.
+func addPrepared(ctx context.Context, m *mutation, msgs []*StMessage) ([]int, error) {
+	out := make([]int, len(msgs))
+	for i, msg := range msgs {
+		index := m.chat.messageCount
+		if _, err := insertMessage(ctx, m.tx, m.chat.id, index, msg); err != nil {
+			return nil, err
+		}
+		m.chat.messageCount++
+		m.recordAdd(index, msg.mustJSON())
+		out[i] = index
+		typ := events.MessageReceived
+		payload := messagePayload(index, msg)
+		if msg.IsUser {
+			typ = events.MessageSent
+		} else {
+			payload["type"] = "normal"
+		}
+		m.emit(typ, payload)
+	}
+	return out, nil
+}
+
+// AddMessages appends messages (SillyTavern objects) in one transaction and
+// returns their indexes.
+func (s *Service) AddMessages(ctx context.Context, chatID string, raws []json.RawMessage, opts WriteOptions) ([]int, error) {
+	var out []int
+	_, err := s.mutate(ctx, chatID, "addMessages", opts, func(m *mutation) error {
+		namer := s.defaultNamer(ctx, m.chat)
+		now := s.now()
+		msgs := make([]*StMessage, len(raws))
+		for i, raw := range raws {
+			label := "message"
+			if len(raws) > 1 {
+				label = "messages[" + itoa(i) + "]"
+			}
+			msg, err := decodeNewMessage(raw, label, namer, now)
+			if err != nil {
+				return err
+			}
+			msgs[i] = msg
+		}
+		var err error
+		out, err = addPrepared(ctx, m, msgs)
+		return err
+	})
+	return out, err
+}
+
+// Update is one entry of updateMessages.
+type Update struct {
+	Index int
+	Patch jsonx.Object
+}
+
+// UpdateMessages shallow-merges each patch into its message (SillyTavern
+// semantics; `mes` also sets the active swipe), all in one transaction.
+func (s *Service) UpdateMessages(ctx context.Context, chatID string, updates []Update, opts WriteOptions) error {
+	_, err := s.mutate(ctx, chatID, "updateMessages", opts, func(m *mutation) error {
+		now := s.now()
+		current := map[int]storedMessage{}
+		for i, u := range updates {
+			label := "patch"
+			if len(updates) > 1 {
+				label = "updates[" + itoa(i) + "].patch"
+			}
+			sm, ok := current[u.Index]
+			if !ok {
+				var err error
+				if sm, err = loadAt(ctx, m.tx, m.chat, u.Index); err != nil {
+					return err
+				}
+			}
+			next, err := applyStPatch(sm.msg, u.Patch, label, now)
+			if err != nil {
+				return err
+			}
+			if err := s.commitRewrite(ctx, m, sm, next); err != nil {
+				return err
+			}
+			current[u.Index] = storedMessage{rowID: sm.rowID, index: sm.index, msg: next}
+		}
+		return nil
+	})
+	return err
+}
+
+// commitRewrite stores next over sm and journals it; an identical message
+// records nothing. It queues MESSAGE_EDITED and MESSAGE_UPDATED.
+func (s *Service) commitRewrite(ctx context.Context, m *mutation, sm storedMessage, next *StMessage) error {
+	changed, err := s.rewrite(ctx, m, sm, next)
+	if err != nil || !changed {
+		return err
+	}
+	m.emit(events.MessageEdited, messagePayload(sm.index, next))
+	m.emit(events.MessageUpdated, messagePayload(sm.index, next))
+	return nil
+}
+
+// rewrite stores next over sm and journals the diff, reporting whether
+// anything changed.
+func (s *Service) rewrite(ctx context.Context, m *mutation, sm storedMessage, next *StMessage) (bool, error) {
+	changed, err := m.recordReplace(sm.index, sm.msg.mustJSON(), next.mustJSON())
+	if err != nil || !changed {
+		return false, err
+	}
+	if err := rewriteMessage(ctx, m.tx, sm.rowID, sm.msg, next); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// DeleteOptions select a single swipe to delete instead of the message.
+type DeleteOptions struct {
+	WriteOptions
+	Swipe *int
+}
+
+// DeleteMessages removes messages by index (indexes refer to the chat before
+// the call) and returns them in the order asked. With opts.Swipe, only that
+// swipe of the single given message goes.
+func (s *Service) DeleteMessages(ctx context.Context, chatID string, indexes []int, opts DeleteOptions) ([]*StMessage, error) {
+	if opts.Swipe != nil {
+		if len(indexes) != 1 {
+			return nil, apperr.Invalid("the swipe option takes exactly one message index")
+		}
+		msg, _, err := s.DeleteSwipe(ctx, chatID, indexes[0], *opts.Swipe, opts.WriteOptions)
+		if err != nil {
+			return nil, err
+		}
+		return []*StMessage{msg}, nil
+	}
+	seen := map[int]bool{}
+	for _, i := range indexes {
+		if seen[i] {
+			return nil, apperr.Invalid("index %d is listed twice", i)
+		}
+		seen[i] = true
+	}
+	var out []*StMessage
+	_, err := s.mutate(ctx, chatID, "deleteMessages", opts.WriteOptions, func(m *mutation) error {
+		var err error
+		out, err = deleteIndexes(ctx, m, indexes)
+		return err
+	})
+	return out, err
+}
+
+// deleteIndexes removes the messages at indexes inside m, queues one
+// MESSAGE_DELETED with the new length, and returns the removed messages in
+// the order given.
+func deleteIndexes(ctx context.Context, m *mutation, indexes []int) ([]*StMessage, error) {
+	if len(indexes) == 0 {
+		return []*StMessage{}, nil
+	}
+	for _, i := range indexes {
+		if err := checkIndex(i, m.chat.messageCount); err != nil {
+			return nil, err
+		}
+	}
+	sorted := append([]int(nil), indexes...)
+	sort.Ints(sorted)
+	byIndex := map[int]storedMessage{}
+	rowIDs := make([]int64, len(sorted))
+	for i, idx := range sorted {
+		sm, err := loadAt(ctx, m.tx, m.chat, idx)
+		if err != nil {
+			return nil, err
+		}
+		byIndex[idx] = sm
+		rowIDs[i] = sm.rowID
+	}
+	if err := deleteRows(ctx, m.tx, m.chat.id, rowIDs, sorted); err != nil {
+		return nil, err
+	}
+	// Journal removals from the highest index down so every path is valid
+	// against the document as the previous op left it.
+	for i := len(sorted) - 1; i >= 0; i-- {
+		m.recordRemove(sorted[i], byIndex[sorted[i]].msg.mustJSON())
+	}
+	m.chat.messageCount -= len(sorted)
+	out := make([]*StMessage, len(indexes))
+	deleted := make([]map[string]any, len(sorted))
+	for i, idx := range indexes {
+		out[i] = byIndex[idx].msg
+	}
+	for i, idx := range sorted {
+		deleted[i] = map[string]any{"index": idx, "id": byIndex[idx].msg.ID}
+	}
+	m.emit(events.MessageDeleted, map[string]any{"length": m.chat.messageCount, "deleted": deleted})
+	return out, nil
+}
+
+func itoa(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}

@@ -1,0 +1,192 @@
+package chats
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/wI2L/jsondiff"
+
+	"hearth/backend/apperr"
+	"hearth/backend/events"
+	"hearth/backend/store"
+)
+
+// WriteOptions are the options every chat write accepts.
+type WriteOptions struct {
+	// Silent suppresses the write's events (the change is still committed).
+	Silent bool `json:"silent"`
+	// IfRevision, when set, makes the write fail with chat.conflict unless the
+	// chat is at exactly this revision.
+	IfRevision *int64 `json:"ifRevision"`
+}
+
+// journalKeep is how many revisions of change journal each chat keeps.
+const journalKeep = 1000
+
+// mutation collects what one write transaction changed: the journal ops, the
+// events to publish after commit, and counters for the chats row.
+type mutation struct {
+	tx      *store.Tx
+	chat    *chatRow
+	method  string
+	ops     jsondiff.Patch
+	inverse []jsondiff.Patch // one group per change; applied in reverse order
+	events  []events.Event
+	changed bool
+	// touchMeta marks a change of chat fields outside the journal (rename).
+	touchMeta bool
+}
+
+// mutate runs fn as one transaction against chatID. If fn records no
+// change, nothing is written and no event is sent. Otherwise the revision is
+// bumped, the journal appended and the events published after commit, each
+// carrying chatId and the new revision.
+func (s *Service) mutate(ctx context.Context, chatID, method string, opts WriteOptions, fn func(m *mutation) error) (int64, error) {
+	var rev int64
+	err := s.db.InTx(ctx, func(tx *store.Tx) error {
+		chat, err := loadChat(ctx, tx, chatID)
+		if err != nil {
+			return err
+		}
+		if opts.IfRevision != nil && *opts.IfRevision != chat.revision {
+			return apperr.New(apperr.CodeChatConflict, "chat is at revision %d, not %d", chat.revision, *opts.IfRevision).
+				WithDetails(map[string]any{"chatId": chatID, "currentRevision": chat.revision, "expectedRevision": *opts.IfRevision})
+		}
+		m := &mutation{tx: tx, chat: chat, method: method}
+		if err := fn(m); err != nil {
+			return err
+		}
+		rev = chat.revision
+		if !m.changed {
+			return nil
+		}
+		chat.revision++
+		rev = chat.revision
+		chat.updatedAt = s.now().UnixMilli()
+		meta, _ := chat.metadata.MarshalJSON()
+		if _, err := tx.ExecContext(ctx, `UPDATE chats SET revision = ?, message_count = ?, bytes = ?, metadata = ?, updated_at = ? WHERE id = ?`,
+			chat.revision, chat.messageCount, chat.bytes, string(meta), chat.updatedAt, chat.id); err != nil {
+			return fmt.Errorf("bump revision: %w", err)
+		}
+		if err := m.appendJournal(ctx, s.now().UnixMilli()); err != nil {
+			return err
+		}
+		if opts.Silent {
+			return nil
+		}
+		evs := m.events
+		for _, e := range evs {
+			e.Payload["chatId"] = chat.uuid
+			e.Payload["revision"] = chat.revision
+		}
+		tx.AfterCommit(func() {
+			for _, e := range evs {
+				s.bus.Publish(e)
+			}
+		})
+		return nil
+	})
+	return rev, err
+}
+
+// emit queues an event for after commit; mutate fills chatId and revision.
+func (m *mutation) emit(typ string, payload map[string]any) {
+	m.events = append(m.events, events.Event{Type: typ, Payload: payload})
+}
+
+func (m *mutation) appendJournal(ctx context.Context, now int64) error {
+	inverse := jsondiff.Patch{}
+	for i := len(m.inverse) - 1; i >= 0; i-- {
+		inverse = append(inverse, m.inverse[i]...)
+	}
+	ops := m.ops
+	if ops == nil {
+		ops = jsondiff.Patch{}
+	}
+	opsJSON, err := json.Marshal(ops)
+	if err != nil {
+		return fmt.Errorf("encode journal ops: %w", err)
+	}
+	invJSON, err := json.Marshal(inverse)
+	if err != nil {
+		return fmt.Errorf("encode journal inverse: %w", err)
+	}
+	if _, err := m.tx.ExecContext(ctx, `INSERT INTO chat_journal (chat_id, revision, method, ops, inverse, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		m.chat.id, m.chat.revision, m.method, string(opsJSON), string(invJSON), now); err != nil {
+		return fmt.Errorf("append journal: %w", err)
+	}
+	if m.chat.revision%100 == 0 {
+		if _, err := m.tx.ExecContext(ctx, `DELETE FROM chat_journal WHERE chat_id = ? AND revision <= ?`,
+			m.chat.id, m.chat.revision-journalKeep); err != nil {
+			return fmt.Errorf("prune journal: %w", err)
+		}
+	}
+	return nil
+}
+
+func messagePath(index int) string { return "/messages/" + strconv.Itoa(index) }
+
+// recordAdd journals the insertion of msg at index.
+func (m *mutation) recordAdd(index int, msgJSON []byte) {
+	path := messagePath(index)
+	m.ops = append(m.ops, jsondiff.Operation{Type: jsondiff.OperationAdd, Path: path, Value: json.RawMessage(msgJSON)})
+	m.inverse = append(m.inverse, jsondiff.Patch{{Type: jsondiff.OperationRemove, Path: path}})
+	m.chat.bytes += int64(len(msgJSON) + 1)
+	m.changed = true
+}
+
+// recordRemove journals the removal of the message at index.
+func (m *mutation) recordRemove(index int, oldJSON []byte) {
+	path := messagePath(index)
+	m.ops = append(m.ops, jsondiff.Operation{Type: jsondiff.OperationRemove, Path: path})
+	m.inverse = append(m.inverse, jsondiff.Patch{{Type: jsondiff.OperationAdd, Path: path, Value: json.RawMessage(oldJSON)}})
+	m.chat.bytes -= int64(len(oldJSON) + 1)
+	m.changed = true
+}
+
+// recordReplace journals the change of message index from old to new as a
+// minimal RFC 6902 diff. It reports whether anything differed.
+func (m *mutation) recordReplace(index int, oldJSON, newJSON []byte) (bool, error) {
+	return m.recordDiff(messagePath(index), oldJSON, newJSON, int64(len(newJSON)-len(oldJSON)))
+}
+
+// recordMetadata journals a metadata change.
+func (m *mutation) recordMetadata(oldJSON, newJSON []byte) (bool, error) {
+	return m.recordDiff("/metadata", oldJSON, newJSON, int64(len(newJSON)-len(oldJSON)))
+}
+
+func (m *mutation) recordDiff(prefix string, oldJSON, newJSON []byte, sizeDelta int64) (bool, error) {
+	if string(oldJSON) == string(newJSON) {
+		return false, nil
+	}
+	fwd, err := jsondiff.CompareJSON(oldJSON, newJSON)
+	if err != nil {
+		return false, fmt.Errorf("diff %s: %w", prefix, err)
+	}
+	if len(fwd) == 0 {
+		return false, nil
+	}
+	back, err := jsondiff.CompareJSON(newJSON, oldJSON)
+	if err != nil {
+		return false, fmt.Errorf("diff %s: %w", prefix, err)
+	}
+	m.ops = append(m.ops, prefixed(prefix, fwd)...)
+	m.inverse = append(m.inverse, prefixed(prefix, back))
+	m.chat.bytes += sizeDelta
+	m.changed = true
+	return true, nil
+}
+
+func prefixed(prefix string, p jsondiff.Patch) jsondiff.Patch {
+	out := make(jsondiff.Patch, len(p))
+	for i, op := range p {
+		op.Path = prefix + op.Path
+		if op.From != "" {
+			op.From = prefix + op.From
+		}
+		out[i] = op
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+package chats
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/wI2L/jsondiff"
+
+	"hearth/backend/apperr"
+	"hearth/backend/jsonx"
+)
+
+// patchWhole applies ops that restructure the message array (insert,
+// remove, move, replace whole messages) to the full document, then
+// reconciles the result with the stored rows: messages keep their id (and
+// row) when the patched document still carries it; new objects become new
+// messages; missing ones are deleted.
+func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) error {
+	old, err := loadRange(ctx, m.tx, m.chat.id, 0, m.chat.messageCount)
+	if err != nil {
+		return err
+	}
+	oldDoc := wholeDoc(m.chat.metadata, old)
+	raws := make([]json.RawMessage, len(ops))
+	for i, op := range ops {
+		raws[i] = op.raw
+	}
+	patchJSON, _ := json.Marshal(raws)
+	p, err := jsonpatch.DecodePatch(patchJSON)
+	if err != nil {
+		return apperr.New(apperr.CodePatchInvalid, "patch: %v", err)
+	}
+	newDoc, err := p.Apply(oldDoc)
+	if err != nil {
+		return explainPatchFailure(oldDoc, ops, err)
+	}
+	var doc struct {
+		Metadata json.RawMessage   `json:"metadata"`
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(newDoc, &doc); err != nil || doc.Messages == nil {
+		return apperr.New(apperr.CodePatchInvalid, "the patched document must keep metadata as an object and messages as an array")
+	}
+	meta, err := jsonx.DecodeObject(doc.Metadata, "metadata")
+	if err != nil {
+		return apperr.New(apperr.CodePatchInvalid, "metadata must stay an object")
+	}
+
+	byID := make(map[string]storedMessage, len(old))
+	for _, sm := range old {
+		byID[sm.msg.ID] = sm
+	}
+	type slot struct {
+		old *storedMessage
+		msg *StMessage
+	}
+	final := make([]slot, len(doc.Messages))
+	namer := s.defaultNamer(ctx, m.chat)
+	for i, raw := range doc.Messages {
+		o, err := jsonx.DecodeObject(raw, fmt.Sprintf("messages[%d]", i))
+		if err != nil {
+			return apperr.New(apperr.CodePatchInvalid, "messages[%d] must be an object", i)
+		}
+		var id string
+		_ = json.Unmarshal(o["id"], &id)
+		if sm, ok := byID[id]; ok {
+			delete(byID, id)
+			msg, err := messageFromPatched(sm.msg, raw, i, s.now)
+			if err != nil {
+				return err
+			}
+			final[i] = slot{old: &sm, msg: msg}
+			continue
+		}
+		delete(o, "id")
+		clean, _ := o.MarshalJSON()
+		msg, err := decodeNewMessage(clean, fmt.Sprintf("messages[%d]", i), namer, s.now())
+		if err != nil {
+			return err
+		}
+		final[i] = slot{msg: msg}
+	}
+
+	gone := make([]any, 0, len(byID))
+	for _, sm := range byID {
+		gone = append(gone, sm.rowID)
+	}
+	for len(gone) > 0 {
+		batch := gone[:min(len(gone), 500)]
+		gone = gone[len(batch):]
+		ph := strings.TrimSuffix(strings.Repeat("?,", len(batch)), ",")
+		if _, err := m.tx.ExecContext(ctx, `DELETE FROM messages WHERE id IN (`+ph+`)`, batch...); err != nil {
+			return fmt.Errorf("patch: delete messages: %w", err)
+		}
+	}
+	// Park every surviving row at a negative index, then place each at its
+	// final position, so (chat_id, idx) stays unique throughout.
+	if _, err := m.tx.ExecContext(ctx, `UPDATE messages SET idx = -idx - 1 WHERE chat_id = ?`, m.chat.id); err != nil {
+		return fmt.Errorf("patch: park messages: %w", err)
+	}
+	var bytes int64
+	for i, sl := range final {
+		if sl.old == nil {
+			if _, err := insertMessage(ctx, m.tx, m.chat.id, i, sl.msg); err != nil {
+				return err
+			}
+		} else {
+			if _, err := m.tx.ExecContext(ctx, `UPDATE messages SET idx = ? WHERE id = ?`, i, sl.old.rowID); err != nil {
+				return fmt.Errorf("patch: place message: %w", err)
+			}
+			if err := rewriteMessage(ctx, m.tx, sl.old.rowID, sl.old.msg, sl.msg); err != nil {
+				return err
+			}
+		}
+		bytes += int64(len(sl.msg.mustJSON()) + 1)
+	}
+
+	msgs := make([]storedMessage, len(final))
+	for i, sl := range final {
+		msgs[i] = storedMessage{index: i, msg: sl.msg}
+	}
+	after := wholeDoc(meta, msgs)
+	if string(after) == string(oldDoc) {
+		return nil
+	}
+	fwd, err := jsondiff.CompareJSON(oldDoc, after)
+	if err != nil {
+		return fmt.Errorf("patch: diff: %w", err)
+	}
+	back, err := jsondiff.CompareJSON(after, oldDoc)
+	if err != nil {
+		return fmt.Errorf("patch: diff: %w", err)
+	}
+	m.ops = append(m.ops, fwd...)
+	m.inverse = append(m.inverse, back)
+	m.chat.metadata = meta
+	m.chat.messageCount = len(final)
+	m.chat.bytes = bytes
+	m.changed = true
+	return nil
+}
+
+// wholeDoc renders the chat document { metadata, messages }.
+func wholeDoc(meta jsonx.Object, msgs []storedMessage) []byte {
+	var b strings.Builder
+	metaJSON, _ := meta.MarshalJSON()
+	b.WriteString(`{"metadata":`)
+	b.Write(metaJSON)
+	b.WriteString(`,"messages":[`)
+	for i, sm := range msgs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(sm.msg.mustJSON())
+	}
+	b.WriteString("]}")
+	return []byte(b.String())
+}
+
+// explainPatchFailure finds the first failing op to report it precisely.
+func explainPatchFailure(doc []byte, ops []patchOp, cause error) error {
+	for i, op := range ops {
+		next, err := applyOne(doc, op, 0, i)
+		if err != nil {
+			return err
+		}
+		doc = next
+	}
+	return apperr.New(apperr.CodePatchInvalid, "patch: %v", cause)
+}

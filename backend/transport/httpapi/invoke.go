@@ -1,0 +1,60 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+
+	"hearth/backend/apperr"
+)
+
+// invokeRequest is the body of POST /api/invoke. Args stay raw: the host
+// router validates them, once, for every transport.
+type invokeRequest struct {
+	Method string          `json:"method"`
+	Args   json.RawMessage `json:"args"`
+}
+
+// handleInvoke decodes, calls the router, encodes — no logic of its own.
+func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			e := apperr.New(CodeTooLarge, "request body exceeds %d bytes", tooBig.Limit).
+				WithDetails(map[string]any{"limit": tooBig.Limit})
+			writeError(w, statusFor(e.Code), e)
+			return
+		}
+		writeError(w, http.StatusBadRequest, apperr.Invalid("read request body: %v", err))
+		return
+	}
+	var req invokeRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeError(w, http.StatusBadRequest, apperr.Invalid(`request body must be {"method": string, "args": array}: %v`, err))
+		return
+	}
+	if req.Method == "" {
+		writeError(w, http.StatusBadRequest, apperr.Invalid("method is required"))
+		return
+	}
+	out, err := s.router.Invoke(r.Context(), req.Method, req.Args)
+	if err != nil {
+		e := apperr.Shape(err)
+		writeError(w, statusFor(e.Code), e)
+		return
+	}
+	if len(bytes.TrimSpace(out)) == 0 {
+		out = []byte("null")
+	} else if !json.Valid(out) {
+		writeError(w, http.StatusInternalServerError, apperr.New(apperr.CodeInternal, "%s returned invalid JSON", req.Method))
+		return
+	}
+	resp := make([]byte, 0, len(out)+len(`{"result":}`))
+	resp = append(resp, `{"result":`...)
+	resp = append(resp, out...)
+	resp = append(resp, '}')
+	writeJSONBytes(w, http.StatusOK, resp)
+}

@@ -1,0 +1,270 @@
+// Package httpapi is Hearth's browser-mode transport: the same host router
+// the desktop bridge uses, served as POST /api/invoke, with push events over
+// a WebSocket and the built frontend as static files.
+//
+// The routes are internal (HOST-ABI §0: only window.__HEARTH__ is public);
+// the frontend's HTTP/WS transport and this package's Client are their only
+// callers. Security follows DESIGN §2/§6: loopback by default, a password
+// for any other address, an HttpOnly session cookie, Host and Origin checks
+// against DNS rebinding and CSRF, and a rate-limited login.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"hearth/backend/events"
+)
+
+// Invoker runs one host method. *host.Router satisfies it, and so does
+// Client, which lets a test suite run the same scenarios in process and
+// through HTTP.
+type Invoker interface {
+	Invoke(ctx context.Context, method string, rawArgs []byte) ([]byte, error)
+}
+
+// AvatarSource finds the image file of a character; *characters.Service
+// satisfies it. It is an interface so the transport does not depend on the
+// domain package.
+type AvatarSource interface {
+	ImagePath(ctx context.Context, avatar string) (string, error)
+}
+
+// Config is what a Server needs. Only Router is required.
+type Config struct {
+	// Router runs /api/invoke calls.
+	Router Invoker
+	// Bus feeds /api/events; nil disables the event stream.
+	Bus *events.Bus
+	// Avatars serves /api/avatar/{avatar}; nil makes every avatar 404.
+	Avatars AvatarSource
+	// Assets is the built frontend; nil serves a placeholder page that says
+	// Hearth is running.
+	Assets fs.FS
+	// Password, when not empty, gates every API call behind a login. It is
+	// kept in memory only (as a digest).
+	Password string
+	// Addr is the listen address; "" means 127.0.0.1:0. Anything but a
+	// loopback address requires a Password.
+	Addr string
+	// Logger receives transport diagnostics; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Defaults for the tunables below; tests in this package shrink them.
+const (
+	defaultAddr         = "127.0.0.1:0"
+	defaultMaxBody      = 64 << 20
+	defaultMaxQueue     = 5000
+	defaultPingInterval = 30 * time.Second
+	defaultPingTimeout  = 15 * time.Second
+	defaultWriteTimeout = 15 * time.Second
+)
+
+// Server is the browser-mode HTTP/WebSocket server. Create it with New, then
+// either Start it or mount Handler on a server of your own.
+type Server struct {
+	router   Invoker
+	bus      *events.Bus
+	avatars  AvatarSource
+	assets   fs.FS
+	addr     string
+	loopback bool
+	log      *slog.Logger
+	auth     *authenticator
+	handler  http.Handler
+
+	maxBody      int64
+	maxQueue     int
+	pingInterval time.Duration
+	pingTimeout  time.Duration
+	writeTimeout time.Duration
+	overflows    atomic.Int64
+
+	mu      sync.Mutex
+	closed  bool
+	done    chan struct{}
+	sockets int
+	wg      sync.WaitGroup
+	httpSrv *http.Server
+	url     string
+	stopCtx func() bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New validates cfg and builds a Server. It refuses a non-loopback Addr
+// without a Password: anyone on the network could otherwise read and write
+// every chat.
+func New(cfg Config) (*Server, error) {
+	if cfg.Router == nil {
+		return nil, errors.New("httpapi: Config.Router is required")
+	}
+	addr := cfg.Addr
+	if addr == "" {
+		addr = defaultAddr
+	}
+	loopback, err := isLoopbackAddr(addr)
+	if err != nil {
+		return nil, err
+	}
+	if !loopback && cfg.Password == "" {
+		return nil, fmt.Errorf("httpapi: refusing to listen on %s without a password: only loopback addresses (127.0.0.1, ::1, localhost) may run without one", addr)
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	s := &Server{
+		router:       cfg.Router,
+		bus:          cfg.Bus,
+		avatars:      cfg.Avatars,
+		assets:       cfg.Assets,
+		addr:         addr,
+		loopback:     loopback,
+		log:          logger,
+		auth:         newAuthenticator(cfg.Password),
+		maxBody:      defaultMaxBody,
+		maxQueue:     defaultMaxQueue,
+		pingInterval: defaultPingInterval,
+		pingTimeout:  defaultPingTimeout,
+		writeTimeout: defaultWriteTimeout,
+		done:         make(chan struct{}),
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler returns the server's full handler (guards included), for tests
+// with httptest or for embedding in another server.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Start listens on the configured address and serves in the background
+// until Close is called or ctx is done. It returns the base URL to open in
+// a browser.
+func (s *Server) Start(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return "", errors.New("httpapi: server is closed")
+	}
+	if s.httpSrv != nil {
+		return "", errors.New("httpapi: server already started")
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", s.addr)
+	if err != nil {
+		return "", fmt.Errorf("httpapi: listen on %s: %w", s.addr, err)
+	}
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	s.httpSrv = srv
+	s.url = baseURL(ln.Addr())
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("httpapi: serve", "err", err)
+		}
+	}()
+	s.stopCtx = context.AfterFunc(ctx, func() { s.Close() })
+	return s.url, nil
+}
+
+// URL returns the base URL after Start, "" before.
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url
+}
+
+// Close stops listening, closes every event socket (each unsubscribes from
+// the bus) and waits for their handlers to finish. Safe to call twice.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		close(s.done)
+		srv, stopCtx := s.httpSrv, s.stopCtx
+		s.mu.Unlock()
+		if stopCtx != nil {
+			stopCtx()
+		}
+		if srv != nil {
+			s.closeErr = srv.Close()
+		}
+		s.wg.Wait()
+	})
+	return s.closeErr
+}
+
+// trackSocket registers a live event socket; false once the server is
+// closing. The Add happens under mu so it never races Close's Wait.
+func (s *Server) trackSocket() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.sockets++
+	s.wg.Add(1)
+	return true
+}
+
+func (s *Server) untrackSocket() {
+	s.mu.Lock()
+	s.sockets--
+	s.mu.Unlock()
+	s.wg.Done()
+}
+
+// activeSockets counts event sockets whose handler (and bus subscription)
+// is still running.
+func (s *Server) activeSockets() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sockets
+}
+
+// isLoopbackAddr reports whether a listen address only accepts local
+// connections. An empty host (":8080") means every interface, and a host
+// name other than localhost may resolve anywhere, so both count as public.
+func isLoopbackAddr(addr string) (bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, fmt.Errorf("httpapi: bad listen address %q: %w", addr, err)
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true, nil
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback(), nil
+}
+
+// baseURL turns a listener address into a URL a local browser can open.
+func baseURL(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return "http://" + a.String()
+	}
+	ip := tcp.IP
+	switch {
+	case ip.Equal(net.IPv4zero) || ip == nil:
+		ip = net.IPv4(127, 0, 0, 1)
+	case ip.Equal(net.IPv6unspecified):
+		ip = net.IPv6loopback
+	}
+	return "http://" + net.JoinHostPort(ip.String(), fmt.Sprint(tcp.Port))
+}
