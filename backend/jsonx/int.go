@@ -23,7 +23,7 @@ func Int(raw json.RawMessage, name string) (int, error) {
 		return 0, apperr.Invalid("%s must be an integer, got null (NaN or undefined?)", name)
 	}
 	var n json.Number
-	if err := json.Unmarshal(t, &n); err != nil {
+	if t[0] == '"' || json.Unmarshal(t, &n) != nil {
 		return 0, apperr.Invalid("%s must be an integer, got %s", name, abbreviate(t))
 	}
 	return NumberToInt(n, name)

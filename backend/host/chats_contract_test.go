@@ -1,0 +1,32 @@
+package host_test
+
+import (
+	"testing"
+
+	"hearth/backend/host/hosttest"
+)
+
+func TestChatContractLuker(t *testing.T) {
+	t.Parallel()
+	hosttest.Run(t, hosttest.LukerScenarios(), nil)
+}
+
+func TestChatContractSpindle(t *testing.T) {
+	t.Parallel()
+	hosttest.Run(t, hosttest.SpindleScenarios(), nil)
+}
+
+func TestChatContractSwipesMetadata(t *testing.T) {
+	t.Parallel()
+	hosttest.Run(t, hosttest.SwipeMetadataScenarios(), nil)
+}
+
+func TestChatContractPatch(t *testing.T) {
+	t.Parallel()
+	hosttest.Run(t, hosttest.PatchScenarios(), nil)
+}
+
+func TestChatContractLifecycle(t *testing.T) {
+	t.Parallel()
+	hosttest.Run(t, hosttest.LifecycleScenarios(), nil)
+}
