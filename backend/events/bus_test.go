@@ -1,0 +1,88 @@
+package events
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestSubscribersGetEventsInOrder(t *testing.T) {
+	t.Parallel()
+	b := NewBus()
+	defer b.Close()
+	const n = 1000
+	var mu sync.Mutex
+	got := map[int][]int{}
+	var unsubs []func()
+	for s := range 3 {
+		unsubs = append(unsubs, b.Subscribe(func(e Event) {
+			mu.Lock()
+			got[s] = append(got[s], e.Payload["i"].(int))
+			mu.Unlock()
+		}))
+	}
+	for i := range n {
+		b.Publish(Event{Type: "x", Payload: map[string]any{"i": i}})
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		done := len(got[0]) == n && len(got[1]) == n && len(got[2]) == n
+		mu.Unlock()
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("events not delivered")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for s, seq := range got {
+		for i, v := range seq {
+			if v != i {
+				t.Fatalf("subscriber %d: event %d is %d", s, i, v)
+			}
+		}
+	}
+	for _, u := range unsubs {
+		u()
+		u() // idempotent
+	}
+}
+
+func TestSlowSubscriberDoesNotBlockPublish(t *testing.T) {
+	t.Parallel()
+	b := NewBus()
+	defer b.Close()
+	release := make(chan struct{})
+	unsub := b.Subscribe(func(Event) { <-release })
+	// The subscriber is stuck until every publish returned: a blocking
+	// Publish would deadlock here.
+	for range 10000 {
+		b.Publish(Event{Type: "x", Payload: map[string]any{}})
+	}
+	close(release)
+	unsub()
+}
+
+func TestUnsubscribeStopsDelivery(t *testing.T) {
+	t.Parallel()
+	b := NewBus()
+	var mu sync.Mutex
+	count := 0
+	unsub := b.Subscribe(func(Event) { mu.Lock(); count++; mu.Unlock() })
+	unsub()
+	b.Publish(Event{Type: "x", Payload: map[string]any{}})
+	b.Close()
+	b.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if count != 0 {
+		t.Errorf("got %d events after unsubscribe", count)
+	}
+	if u := b.Subscribe(func(Event) {}); u == nil {
+		t.Error("subscribe after close returned nil")
+	} else {
+		u()
+	}
+}
