@@ -38,7 +38,7 @@ func statusFor(code string) int {
 		return http.StatusNotFound
 	case strings.HasSuffix(code, ".conflict"), strings.HasSuffix(code, "_taken"):
 		return http.StatusConflict
-	case strings.HasSuffix(code, ".denied"):
+	case strings.HasSuffix(code, ".denied"), strings.HasSuffix(code, "_denied"):
 		return http.StatusForbidden
 	default:
 		// validation.*, patch.* and the other domain errors the caller can fix.

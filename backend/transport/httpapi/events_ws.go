@@ -17,7 +17,9 @@ import (
 // handleEvents upgrades to a WebSocket and pushes every bus event as a text
 // frame {"type", "payload"}, in bus order. The socket is send-only: a data
 // frame from the client closes it. Each socket has its own bus subscription,
-// removed before the handler returns.
+// removed before the handler returns. A client that falls more than maxQueue
+// events behind is closed with StatusPolicyViolation: it should reconnect
+// and reload its state rather than hold an unbounded backlog.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	if s.bus == nil {
 		writeError(w, http.StatusServiceUnavailable, apperr.New(apperr.CodeInternal, "this server has no event stream"))
@@ -28,20 +30,24 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.untrackSocket()
-	// Origin was checked by the guard; Accept repeats its own same-host
-	// check, which the guard's rule implies.
-	conn, err := websocket.Accept(w, r, nil)
-	if err != nil {
-		s.log.Debug("httpapi: websocket accept", "err", err)
-		return
-	}
-	ctx := conn.CloseRead(context.Background())
+	// Subscribe before the handshake completes: once a client sees the
+	// socket open, no later event can be missed, so it may fetch its
+	// initial state right away.
 	q := newEventQueue(s.maxQueue)
 	unsubscribe := s.bus.Subscribe(func(e events.Event) {
 		if q.push(s.encodeEvent(e)) {
 			s.overflows.Add(1)
 		}
 	})
+	// Origin was checked by the guard; Accept repeats its own same-host
+	// check, which the guard's rule implies.
+	conn, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		unsubscribe()
+		s.log.Debug("httpapi: websocket accept", "err", err)
+		return
+	}
+	ctx := conn.CloseRead(context.Background())
 	pingCtx, stopPing := context.WithCancel(ctx)
 	pingDone := s.keepAlive(pingCtx, conn)
 
