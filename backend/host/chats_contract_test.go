@@ -30,3 +30,8 @@ func TestChatContractLifecycle(t *testing.T) {
 	t.Parallel()
 	hosttest.Run(t, hosttest.LifecycleScenarios(), nil)
 }
+
+func TestCharacterContract(t *testing.T) {
+	t.Parallel()
+	hosttest.Run(t, hosttest.CharacterScenarios(), nil)
+}

@@ -153,6 +153,8 @@ func (e *Env) Snapshot() string {
 		{"chat.getStMessages", []any{e.ChatID}},
 		{"chat.get", []any{e.ChatID}},
 		{"chat.list", []any{map[string]any{"avatar": e.Avatar}}},
+		{"characters.list", nil},
+		{"characters.get", []any{e.Avatar}},
 	} {
 		out, err := e.Call(call.method, call.args...)
 		if err != nil {
