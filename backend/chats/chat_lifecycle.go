@@ -128,7 +128,7 @@ func (s *Service) List(ctx context.Context, owner Owner) ([]Summary, error) {
 	}
 	kind, key := owner.kind()
 	rows, err := s.db.Reader().QueryContext(ctx, `SELECT `+prefixCols("c.", chatColumns)+`, `+lastMesSQL+`
-		FROM chats c WHERE c.owner_kind = ? AND c.owner = ? ORDER BY c.updated_at DESC, c.id DESC`, kind, key)
+		FROM chats c WHERE c.owner_kind = ? AND c.owner = ? ORDER BY c.change_seq DESC`, kind, key)
 	if err != nil {
 		return nil, fmt.Errorf("list chats: %w", err)
 	}
@@ -284,8 +284,8 @@ func (s *Service) Create(ctx context.Context, owner Owner, opts CreateOptions) (
 			c.bytes = int64(len(greeting.mustJSON()) + 1)
 			last = greeting.Mes()
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO chats (uuid, owner_kind, owner, file_name, kind, metadata, revision, message_count, bytes, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, '{}', 0, ?, ?, ?, ?)`, c.uuid, c.ownerKind, c.owner, c.fileName, c.kind, c.messageCount, c.bytes, c.createdAt, c.updatedAt)
+		res, err := tx.ExecContext(ctx, `INSERT INTO chats (uuid, owner_kind, owner, file_name, kind, metadata, revision, message_count, bytes, created_at, updated_at, change_seq)
+			VALUES (?, ?, ?, ?, ?, '{}', 0, ?, ?, ?, ?, (SELECT COALESCE(MAX(change_seq), 0) + 1 FROM chats))`, c.uuid, c.ownerKind, c.owner, c.fileName, c.kind, c.messageCount, c.bytes, c.createdAt, c.updatedAt)
 		if err != nil {
 			return fmt.Errorf("create chat: %w", err)
 		}

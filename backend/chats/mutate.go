@@ -66,7 +66,8 @@ func (s *Service) mutate(ctx context.Context, chatID, method string, opts WriteO
 		rev = chat.revision
 		chat.updatedAt = s.now().UnixMilli()
 		meta, _ := chat.metadata.MarshalJSON()
-		if _, err := tx.ExecContext(ctx, `UPDATE chats SET revision = ?, message_count = ?, bytes = ?, metadata = ?, updated_at = ? WHERE id = ?`,
+		if _, err := tx.ExecContext(ctx, `UPDATE chats SET revision = ?, message_count = ?, bytes = ?, metadata = ?, updated_at = ?,
+			change_seq = (SELECT MAX(change_seq) + 1 FROM chats) WHERE id = ?`,
 			chat.revision, chat.messageCount, chat.bytes, string(meta), chat.updatedAt, chat.id); err != nil {
 			return fmt.Errorf("bump revision: %w", err)
 		}

@@ -32,9 +32,11 @@ CREATE TABLE chats (
     bytes         INTEGER NOT NULL DEFAULT 0, -- size of the chat as SillyTavern JSONL, kept incrementally
     created_at    INTEGER NOT NULL,
     updated_at    INTEGER NOT NULL,      -- last change, unix ms (SillyTavern's last_mes)
+    change_seq    INTEGER NOT NULL,      -- database-wide order of last change: breaks same-millisecond ties
     UNIQUE (owner_kind, owner, file_name)
 );
-CREATE INDEX chats_by_owner ON chats (owner_kind, owner, updated_at DESC);
+CREATE INDEX chats_by_owner ON chats (owner_kind, owner, change_seq DESC);
+CREATE INDEX chats_by_change ON chats (change_seq);
 
 CREATE TABLE messages (
     id      INTEGER PRIMARY KEY,
