@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+	"strconv"
 
 	"hearth/backend/apperr"
 	"hearth/backend/events"
@@ -70,7 +71,7 @@ func (s *Service) AddMessages(ctx context.Context, chatID string, raws []json.Ra
 		for i, raw := range raws {
 			label := "message"
 			if len(raws) > 1 {
-				label = "messages[" + itoa(i) + "]"
+				label = "messages[" + strconv.Itoa(i) + "]"
 			}
 			msg, err := decodeNewMessage(raw, label, namer, now)
 			if err != nil {
@@ -100,7 +101,7 @@ func (s *Service) UpdateMessages(ctx context.Context, chatID string, updates []U
 		for i, u := range updates {
 			label := "patch"
 			if len(updates) > 1 {
-				label = "updates[" + itoa(i) + "].patch"
+				label = "updates[" + strconv.Itoa(i) + "].patch"
 			}
 			sm, ok := current[u.Index]
 			if !ok {
@@ -227,9 +228,4 @@ func deleteIndexes(ctx context.Context, m *mutation, indexes []int) ([]*StMessag
 	}
 	m.emit(events.MessageDeleted, map[string]any{"length": m.chat.messageCount, "deleted": deleted})
 	return out, nil
-}
-
-func itoa(i int) string {
-	b, _ := json.Marshal(i)
-	return string(b)
 }

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"hearth/backend/apperr"
 	"hearth/backend/chats"
@@ -195,7 +196,7 @@ func registerChatWrites(r *Router, svc *chats.Service) {
 		}
 		updates := make([]chats.Update, len(raws))
 		for i, raw := range raws {
-			label := "updates[" + itoa(i) + "]"
+			label := "updates[" + strconv.Itoa(i) + "]"
 			if single {
 				label = "update"
 			}
@@ -463,9 +464,4 @@ func chatAndMessage(a Args) (string, string, error) {
 	}
 	mid, err := a.String(1, "messageId")
 	return id, mid, err
-}
-
-func itoa(i int) string {
-	b, _ := json.Marshal(i)
-	return string(b)
 }
