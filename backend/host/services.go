@@ -14,6 +14,7 @@ type Services struct {
 // New returns a router with every ABI method registered.
 func New(s Services) *Router {
 	r := NewRouter()
+	registerHost(r)
 	registerCharacters(r, s.Characters)
 	registerChats(r, s.Chats)
 	return r

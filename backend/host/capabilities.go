@@ -1,0 +1,41 @@
+package host
+
+import (
+	"context"
+	"strings"
+
+	"hearth/backend/events"
+)
+
+// ABIVersion is the window.__HEARTH__ contract version this host serves.
+const ABIVersion = 1
+
+// Capabilities describes what this host offers, so a client (or an
+// extension) can feature-detect instead of guessing from a version string.
+type Capabilities struct {
+	ABIVersion int               `json:"abiVersion"`
+	Namespaces map[string]int    `json:"namespaces"`
+	Methods    []string          `json:"methods"`
+	Features   []string          `json:"features"`
+	EventTypes map[string]string `json:"eventTypes"`
+}
+
+// registerHost adds the host's self-description methods.
+func registerHost(r *Router) {
+	r.Register("host.capabilities", func(ctx context.Context, a Args) (any, error) {
+		methods := r.Methods()
+		ns := map[string]int{"events": 1}
+		for _, m := range methods {
+			if prefix, _, ok := strings.Cut(m, "."); ok && prefix != "host" {
+				ns[prefix] = 1
+			}
+		}
+		return Capabilities{
+			ABIVersion: ABIVersion,
+			Namespaces: ns,
+			Methods:    methods,
+			Features:   []string{"chat.revision", "chat.patch", "chat.journal", "chat.spindle"},
+			EventTypes: events.TypeNames,
+		}, nil
+	})
+}
