@@ -1,0 +1,73 @@
+import { describe, expect, it, vi } from 'vitest';
+import { HostError } from './errors';
+import { createHttpTransport } from './http';
+
+function respond(status: number, body: string): typeof fetch {
+  return vi.fn(async () => new Response(body, { status, headers: { 'Content-Type': 'application/json' } }));
+}
+
+describe('http transport', () => {
+  it('posts {method, args} and unwraps {result}', async () => {
+    const f = respond(200, '{"result":[1,2]}');
+    const t = createHttpTransport({ base: 'http://127.0.0.1:9/', fetch: f });
+    await expect(t.invoke('chat.count', ['c1'])).resolves.toEqual([1, 2]);
+    const [url, init] = vi.mocked(f).mock.calls[0]!;
+    expect(url).toBe('http://127.0.0.1:9/api/invoke');
+    expect(JSON.parse(String(init?.body))).toEqual({ method: 'chat.count', args: ['c1'] });
+  });
+
+  it('decodes {"error": shape} into a HostError', async () => {
+    const t = createHttpTransport({
+      base: 'http://h',
+      fetch: respond(409, '{"error":{"code":"chat.conflict","message":"stale","details":{"currentRevision":2}}}'),
+    });
+    const err = await t.invoke('chat.patch', []).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HostError);
+    expect(err).toMatchObject({ code: 'chat.conflict', details: { currentRevision: 2 } });
+  });
+
+  it('reports a non-JSON answer or a network failure as transport.unavailable', async () => {
+    const bad = createHttpTransport({ base: 'http://h', fetch: respond(502, '<html>bad gateway</html>') });
+    await expect(bad.invoke('x.y', [])).rejects.toMatchObject({ code: 'transport.unavailable' });
+    const down = createHttpTransport({
+      base: 'http://h',
+      fetch: vi.fn(async () => {
+        throw new TypeError('Failed to fetch');
+      }),
+    });
+    await expect(down.invoke('x.y', [])).rejects.toMatchObject({ code: 'transport.unavailable' });
+  });
+
+  it('reads the session and logs in', async () => {
+    const t = createHttpTransport({ base: 'http://h', fetch: respond(200, '{"authenticated":false,"passwordRequired":true}') });
+    await expect(t.session()).resolves.toEqual({ authenticated: false, passwordRequired: true });
+    const wrong = createHttpTransport({ base: 'http://h', fetch: respond(401, '{"error":{"code":"auth.denied","message":"wrong password"}}') });
+    await expect(wrong.login('nope')).rejects.toMatchObject({ code: 'auth.denied' });
+  });
+
+  it('opens one event socket while subscribed and closes it after the last unsubscribe', () => {
+    const sockets: { url: string; close: () => void; onmessage: ((ev: { data: unknown }) => void) | null; onclose: (() => void) | null }[] = [];
+    const t = createHttpTransport({
+      base: 'https://h:8',
+      fetch: respond(200, '{}'),
+      openSocket: (url) => {
+        const s = { url, close: vi.fn(), onmessage: null, onclose: null };
+        sockets.push(s);
+        return s;
+      },
+    });
+    const a: string[] = [];
+    const offA = t.subscribe((e) => a.push(e.type));
+    const offB = t.subscribe(() => {});
+    expect(sockets).toHaveLength(1);
+    expect(sockets[0]!.url).toBe('wss://h:8/api/events');
+    sockets[0]!.onmessage?.({ data: '{"type":"chat_created","payload":{}}' });
+    sockets[0]!.onmessage?.({ data: 'not json' });
+    offA();
+    offA();
+    expect(sockets[0]!.close).not.toHaveBeenCalled();
+    offB();
+    expect(sockets[0]!.close).toHaveBeenCalledOnce();
+    expect(a).toEqual(['chat_created']);
+  });
+});

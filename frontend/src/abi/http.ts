@@ -1,0 +1,136 @@
+// The browser transport for `hearth serve`: calls are POST /api/invoke
+// ({method, args} → {result} | {error}), push events arrive on the
+// WebSocket /api/events, and a password-protected server is unlocked with
+// POST /api/login (the session lives in an HttpOnly cookie).
+import { decodeError, HostError, TransportCodes } from './errors';
+import { isHostEvent, type EventHandler, type Transport } from './transport';
+
+/** Session is the server's answer to /api/session and /api/login. */
+export interface Session {
+  authenticated: boolean;
+  passwordRequired: boolean;
+}
+
+export interface HttpTransport extends Transport {
+  session(): Promise<Session>;
+  login(password: string): Promise<Session>;
+}
+
+type SocketLike = Pick<WebSocket, 'close'> & {
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: (() => void) | null;
+};
+
+export interface HttpOptions {
+  /** base is the server's origin, e.g. "http://127.0.0.1:8000". */
+  base: string;
+  fetch?: typeof fetch;
+  openSocket?: (url: string) => SocketLike;
+  /** reconnectMs is the pause before reopening a dropped event socket. */
+  reconnectMs?: number;
+}
+
+async function request(doFetch: typeof fetch, url: string, body: unknown): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await doFetch(url, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new HostError(TransportCodes.unavailable, `cannot reach Hearth: ${String(err)}`);
+  }
+  return readJSON(res);
+}
+
+async function readJSON(res: Response): Promise<unknown> {
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new HostError(TransportCodes.unavailable, `HTTP ${res.status}: response is not JSON`);
+  }
+  if (!res.ok) throw decodeError(parsed);
+  return parsed;
+}
+
+function asSession(v: unknown): Session {
+  const s = v as Partial<Session> | null;
+  return { authenticated: s?.authenticated === true, passwordRequired: s?.passwordRequired === true };
+}
+
+export function createHttpTransport(opts: HttpOptions): HttpTransport {
+  const doFetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
+  const base = opts.base.replace(/\/+$/, '');
+  const wsURL = base.replace(/^http/, 'ws') + '/api/events';
+  const openSocket = opts.openSocket ?? ((url: string) => new WebSocket(url) as SocketLike);
+  const reconnectMs = opts.reconnectMs ?? 1000;
+  const handlers = new Set<EventHandler>();
+  let socket: SocketLike | null = null;
+  let retry: ReturnType<typeof setTimeout> | null = null;
+
+  function connect(): void {
+    if (socket || handlers.size === 0) return;
+    const s = openSocket(wsURL);
+    socket = s;
+    s.onmessage = (ev) => {
+      let event: unknown;
+      try {
+        event = JSON.parse(String(ev.data));
+      } catch {
+        return;
+      }
+      if (isHostEvent(event)) for (const h of [...handlers]) h(event);
+    };
+    s.onclose = () => {
+      if (socket !== s) return;
+      socket = null;
+      if (handlers.size > 0 && retry === null) {
+        retry = setTimeout(() => {
+          retry = null;
+          connect();
+        }, reconnectMs);
+      }
+    };
+  }
+
+  function disconnect(): void {
+    if (retry !== null) clearTimeout(retry);
+    retry = null;
+    const s = socket;
+    socket = null;
+    s?.close();
+  }
+
+  return {
+    mode: 'browser',
+    async invoke(method, args) {
+      const body = await request(doFetch, `${base}/api/invoke`, { method, args });
+      return (body as { result?: unknown } | null)?.result ?? null;
+    },
+    subscribe(handler) {
+      const h: EventHandler = (e) => handler(e);
+      handlers.add(h);
+      connect();
+      return () => {
+        if (!handlers.delete(h)) return;
+        if (handlers.size === 0) disconnect();
+      };
+    },
+    async session() {
+      let res: Response;
+      try {
+        res = await doFetch(`${base}/api/session`, { credentials: 'same-origin' });
+      } catch (err) {
+        throw new HostError(TransportCodes.unavailable, `cannot reach Hearth: ${String(err)}`);
+      }
+      return asSession(await readJSON(res));
+    },
+    async login(password) {
+      return asSession(await request(doFetch, `${base}/api/login`, { password }));
+    },
+  };
+}
