@@ -1,0 +1,228 @@
+// Package cli is the `hearth` command line: global flags, the command
+// table and each command's flags. main.go only supplies what depends on the
+// build (the embedded frontend, the desktop window when Wails is compiled
+// in) and calls Program.Run.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"strings"
+
+	"hearth/backend/app"
+)
+
+// DesktopFunc opens the desktop window on dataDir with the built frontend
+// and blocks until the window closes.
+type DesktopFunc func(ctx context.Context, dataDir string, assets fs.FS) error
+
+// Program is one invocation's environment. The zero values of Stdout,
+// Stderr and Getenv fall back to the process's own.
+type Program struct {
+	// Version is printed by `hearth version`.
+	Version string
+	// Assets is the built frontend (the contents of frontend/dist).
+	Assets fs.FS
+	// Desktop opens the window; nil in builds without Wails (-tags headless).
+	Desktop DesktopFunc
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Getenv  func(string) string
+}
+
+// command is one entry of the command table; new commands (import, export,
+// bench) are added here.
+type command struct {
+	name    string
+	usage   string
+	summary string
+	run     func(p *Program, ctx context.Context, g *globals, args []string) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"desktop", "[desktop]", "open the desktop window (the default)", (*Program).runDesktop},
+		{"serve", "serve [--addr HOST:PORT] [--password-file FILE]", "serve the UI to a browser", (*Program).runServe},
+		{"version", "version", "print the version", (*Program).runVersion},
+	}
+}
+
+// globals are the flags accepted before and after the command name.
+type globals struct {
+	dataDir string
+}
+
+func (g *globals) register(set *flag.FlagSet) {
+	set.StringVar(&g.dataDir, "data-dir", g.dataDir, "data directory (default $HEARTH_DATA_DIR, else the OS user data dir + /hearth)")
+}
+
+// usageError marks a mistake on the command line: Run prints usage hints
+// and exits 2 rather than 1.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// Run parses args (without the program name), runs the command and returns
+// the process exit code: 0 on success, 1 when the command failed, 2 for a
+// bad command line.
+func (p *Program) Run(ctx context.Context, args []string) int {
+	if p.Stdout == nil {
+		p.Stdout = os.Stdout
+	}
+	if p.Stderr == nil {
+		p.Stderr = os.Stderr
+	}
+	if p.Getenv == nil {
+		p.Getenv = os.Getenv
+	}
+	g := &globals{}
+	top := flag.NewFlagSet("hearth", flag.ContinueOnError)
+	top.SetOutput(p.Stderr)
+	top.Usage = func() { p.usage(p.Stderr) }
+	g.register(top)
+	if err := top.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	name := top.Arg(0)
+	if name == "" {
+		name = "desktop"
+	}
+	if name == "help" {
+		p.usage(p.Stdout)
+		return 0
+	}
+	rest := top.Args()
+	if len(rest) > 0 {
+		rest = rest[1:]
+	}
+	for _, c := range commands {
+		if c.name != name {
+			continue
+		}
+		err := c.run(p, ctx, g, rest)
+		var usage usageError
+		switch {
+		case err == nil, errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.As(err, &usage):
+			fmt.Fprintf(p.Stderr, "hearth %s: %s\nRun 'hearth %s --help' for usage.\n", name, usage.msg, name)
+			return 2
+		default:
+			fmt.Fprintf(p.Stderr, "hearth: %v\n", err)
+			return 1
+		}
+	}
+	fmt.Fprintf(p.Stderr, "hearth: unknown command %q\nRun 'hearth --help' for usage.\n", name)
+	return 2
+}
+
+func (p *Program) usage(w io.Writer) {
+	fmt.Fprint(w, "Hearth: AI character chat, as a desktop app or served to a browser.\n\nUsage:\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  hearth [--data-dir DIR] %-48s %s\n", c.usage, c.summary)
+	}
+	fmt.Fprint(w, `
+Global flags (before or after the command):
+  --data-dir DIR   where Hearth keeps its data; default $HEARTH_DATA_DIR,
+                   else the OS user data dir + /hearth
+
+Run 'hearth COMMAND --help' for a command's flags.
+`)
+}
+
+// commandFlags returns a flag set for one command that also accepts the
+// global flags, so `hearth serve --data-dir D` works like
+// `hearth --data-dir D serve`.
+func (p *Program) commandFlags(name, usage string, g *globals) *flag.FlagSet {
+	set := flag.NewFlagSet("hearth "+name, flag.ContinueOnError)
+	set.SetOutput(p.Stderr)
+	set.Usage = func() {
+		fmt.Fprintf(p.Stderr, "Usage: hearth [--data-dir DIR] %s\n\nFlags:\n", usage)
+		set.PrintDefaults()
+	}
+	g.register(set)
+	return set
+}
+
+// parse parses a command's flags and refuses stray arguments.
+func parse(set *flag.FlagSet, args []string) error {
+	if err := set.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		// The flag package has already printed the problem and usage.
+		return usageError{msg: "bad flags"}
+	}
+	if set.NArg() > 0 {
+		return usageError{msg: fmt.Sprintf("unexpected argument %q", set.Arg(0))}
+	}
+	return nil
+}
+
+// dataDir resolves --data-dir, then $HEARTH_DATA_DIR, then the default.
+func (p *Program) dataDir(g *globals) (string, error) {
+	if g.dataDir != "" {
+		return g.dataDir, nil
+	}
+	if d := p.Getenv("HEARTH_DATA_DIR"); d != "" {
+		return d, nil
+	}
+	return app.DefaultDataDir()
+}
+
+func (p *Program) runDesktop(ctx context.Context, g *globals, args []string) error {
+	if err := parse(p.commandFlags("desktop", "[desktop]", g), args); err != nil {
+		return err
+	}
+	if p.Desktop == nil {
+		return errors.New("this hearth was built without the desktop window (-tags headless); " +
+			"run 'hearth serve' and open the printed address in a browser")
+	}
+	if runtime.GOOS == "linux" && p.Getenv("DISPLAY") == "" && p.Getenv("WAYLAND_DISPLAY") == "" {
+		return errors.New("no display found ($DISPLAY and $WAYLAND_DISPLAY are empty); " +
+			"run 'hearth serve' and open the printed address in a browser")
+	}
+	dir, err := p.dataDir(g)
+	if err != nil {
+		return err
+	}
+	return p.Desktop(ctx, dir, p.Assets)
+}
+
+func (p *Program) runVersion(_ context.Context, g *globals, args []string) error {
+	if err := parse(p.commandFlags("version", "version", g), args); err != nil {
+		return err
+	}
+	v := p.Version
+	if v == "" {
+		v = "dev"
+	}
+	fmt.Fprintf(p.Stdout, "hearth %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return nil
+}
+
+// readPasswordFile reads a password from path, without its trailing
+// newline. An empty password is an error: it would silently turn the
+// password off.
+func readPasswordFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read password file: %w", err)
+	}
+	pw := strings.TrimRight(string(b), "\r\n")
+	if pw == "" {
+		return "", fmt.Errorf("password file %s is empty", path)
+	}
+	return pw, nil
+}

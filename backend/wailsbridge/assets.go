@@ -1,0 +1,215 @@
+package wailsbridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"hearth/backend/apperr"
+)
+
+// BootElementID is the id of the element that carries the token to the
+// frontend, which reads it once and removes it (frontend/src/abi/boot.ts).
+const BootElementID = "hearth-boot"
+
+// avatarPrefix is the desktop twin of the browser server's avatar route.
+const avatarPrefix = "/api/avatar/"
+
+// AvatarSource finds the image file of a character; *characters.Service
+// satisfies it.
+type AvatarSource interface {
+	ImagePath(ctx context.Context, avatar string) (string, error)
+}
+
+// Middleware returns the asset-server middleware for the desktop window.
+// It serves /api/avatar/{avatar} from avatars, and injects the capability
+// token into index.html when — and only when — the request is for the main
+// document. Everything else passes to next (the embedded frontend).
+func Middleware(token string, avatars AvatarSource) func(next http.Handler) http.Handler {
+	boot := bootScript(token)
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case strings.HasPrefix(r.URL.Path, avatarPrefix):
+				serveAvatar(w, r, avatars)
+			case isMainDocument(r):
+				serveBootDocument(w, r, next, boot)
+			default:
+				next.ServeHTTP(w, r)
+			}
+		})
+	}
+}
+
+// isMainDocument reports whether r may be the window's own load of
+// index.html, the only response that carries the token.
+//
+// Browsers that send fetch metadata mark frame loads Sec-Fetch-Dest
+// iframe/frame (embed/object for plugins); anything but "document" is
+// refused. WebKitGTK sends no Sec-Fetch-* headers at all for the app's own
+// scheme (measured with 2.4x: a frame's load of "/" looks exactly like the
+// window's), so without the header the request must at least look like a
+// navigation: it asks for text/html and carries no Origin, which fetch()
+// and XMLHttpRequest send for cross-origin requests, as every request from
+// a sandboxed frame is. A sandboxed frame that still loads "/" as a
+// document gets a copy it cannot read (the copy has an opaque origin of its
+// own) and in which the frontend refuses to boot.
+func isMainDocument(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	if r.URL.Path != "/" && r.URL.Path != "/index.html" {
+		return false
+	}
+	if r.Header.Get("Origin") != "" {
+		return false
+	}
+	if dest := r.Header.Get("Sec-Fetch-Dest"); dest != "" {
+		return strings.EqualFold(dest, "document")
+	}
+	return strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// bootScript renders the element the frontend reads the token from. The
+// JSON is escaped for HTML, so no token text could close the element.
+func bootScript(token string) []byte {
+	payload, _ := json.Marshal(map[string]string{"token": token})
+	var b bytes.Buffer
+	b.WriteString(`<script id="` + BootElementID + `" type="application/json">`)
+	json.HTMLEscape(&b, payload)
+	b.WriteString(`</script>`)
+	return b.Bytes()
+}
+
+// serveBootDocument fetches index.html from next and writes it back with the
+// boot element inserted at the top of <head>, where it exists before any
+// script runs. The answer is never cached: a cached copy would be a copy of
+// the token. X-Frame-Options is for webviews that honour it on the app's
+// scheme (WebKitGTK does not); the frontend's own frame check is the
+// guarantee.
+func serveBootDocument(w http.ResponseWriter, r *http.Request, next http.Handler, boot []byte) {
+	inner := r.Clone(r.Context())
+	// A 304 would leave nothing to inject into.
+	inner.Header.Del("If-Modified-Since")
+	inner.Header.Del("If-None-Match")
+	inner.Header.Del("Range")
+	rec := newRecorder()
+	next.ServeHTTP(rec, inner)
+
+	h := w.Header()
+	for k, v := range rec.header {
+		h[k] = v
+	}
+	body := rec.body.Bytes()
+	if rec.status == http.StatusOK && strings.HasPrefix(rec.header.Get("Content-Type"), "text/html") {
+		body = injectIntoHead(body, boot)
+		h.Set("Cache-Control", "no-store")
+		h.Set("X-Frame-Options", "DENY")
+		h.Del("Last-Modified")
+		h.Del("ETag")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(rec.status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// injectIntoHead inserts snippet right after the opening <head> tag, or at
+// the very start when the document has none.
+func injectIntoHead(doc, snippet []byte) []byte {
+	at := 0
+	if i := bytes.Index(bytes.ToLower(doc), []byte("<head")); i >= 0 {
+		if end := bytes.IndexByte(doc[i:], '>'); end >= 0 {
+			at = i + end + 1
+		}
+	}
+	out := make([]byte, 0, len(doc)+len(snippet))
+	out = append(out, doc[:at]...)
+	out = append(out, snippet...)
+	return append(out, doc[at:]...)
+}
+
+// serveAvatar answers /api/avatar/{avatar} with the character's image file.
+func serveAvatar(w http.ResponseWriter, r *http.Request, avatars AvatarSource) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		writeError(w, http.StatusMethodNotAllowed, apperr.Invalid("method %s not allowed", r.Method))
+		return
+	}
+	avatar := strings.TrimPrefix(r.URL.Path, avatarPrefix)
+	if avatar == "" || strings.Contains(avatar, "/") || avatars == nil {
+		writeError(w, http.StatusNotFound, apperr.New(apperr.CodeCharacterNotFound, "no avatar %q", avatar))
+		return
+	}
+	path, err := avatars.ImagePath(r.Context(), avatar)
+	if err != nil {
+		e := apperr.Shape(err)
+		status := http.StatusInternalServerError
+		if strings.HasSuffix(e.Code, ".not_found") {
+			status = http.StatusNotFound
+		}
+		writeError(w, status, e)
+		return
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		status := http.StatusInternalServerError
+		if errors.Is(err, fs.ErrNotExist) {
+			status = http.StatusNotFound
+		}
+		writeError(w, status, apperr.New(apperr.CodeInternal, "open avatar %q: %v", avatar, err))
+		return
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, apperr.Shape(err))
+		return
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-cache")
+	http.ServeContent(w, r, avatar, info.ModTime(), f)
+}
+
+func writeError(w http.ResponseWriter, status int, e *apperr.Error) {
+	body, _ := json.Marshal(map[string]*apperr.Error{"error": e})
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// recorder buffers a response so the document can be rewritten before it
+// is sent.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+	wrote  bool
+}
+
+func newRecorder() *recorder { return &recorder{header: http.Header{}, status: http.StatusOK} }
+
+func (rec *recorder) Header() http.Header { return rec.header }
+
+func (rec *recorder) WriteHeader(status int) {
+	if !rec.wrote {
+		rec.status, rec.wrote = status, true
+	}
+}
+
+func (rec *recorder) Write(p []byte) (int, error) {
+	if !rec.wrote {
+		rec.WriteHeader(http.StatusOK)
+		if rec.header.Get("Content-Type") == "" {
+			rec.header.Set("Content-Type", http.DetectContentType(p))
+		}
+	}
+	return rec.body.Write(p)
+}

@@ -1,0 +1,5 @@
+//go:build bindings
+
+package wailsbridge
+
+const buildMode = "bindings"

@@ -1,0 +1,5 @@
+//go:build !bindings && (production || dev)
+
+package wailsbridge
+
+const buildMode = "window"
