@@ -1,8 +1,6 @@
 package chats
 
 import (
-	"encoding/json"
-
 	"hearth/backend/jsonx"
 )
 
@@ -46,26 +44,18 @@ var typedKeys = map[string]bool{
 	"swipe_id": true, "swipes": true, "swipe_info": true, "extra": true,
 }
 
-// MarshalJSON writes the SillyTavern object with sorted keys.
+// MarshalJSON writes the SillyTavern object (see appendMessageJSON).
 func (m *StMessage) MarshalJSON() ([]byte, error) {
-	obj := m.Fields.Clone()
-	if m.ID != "" {
-		obj.Set("id", m.ID)
-	}
-	obj.Set("name", m.Name)
-	obj.Set("is_user", m.IsUser)
-	obj.Set("is_system", m.IsSystem)
-	obj.Set("mes", m.Mes())
-	obj.Set("swipe_id", m.SwipeID)
-	obj.Set("swipes", m.Swipes)
-	infos := make([]json.RawMessage, len(m.SwipeInfo))
+	infos := make([][]byte, len(m.SwipeInfo))
+	size := 256
 	for i, info := range m.SwipeInfo {
 		infos[i], _ = info.MarshalJSON()
+		size += len(infos[i]) + len(m.Swipes[i])
 	}
-	obj.Set("swipe_info", infos)
 	extra, _ := m.Extra.MarshalJSON()
-	obj["extra"] = extra
-	return obj.MarshalJSON()
+	fields, _ := m.Fields.MarshalJSON()
+	buf := make([]byte, 0, size+len(extra)+len(fields))
+	return appendMessageJSON(buf, m.ID, m.Name, m.IsUser, m.IsSystem, m.SwipeID, m.Swipes, infos, extra, fields), nil
 }
 
 // mustJSON encodes m; StMessage encoding cannot fail.

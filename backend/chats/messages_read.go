@@ -3,6 +3,7 @@ package chats
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 
 	"hearth/backend/apperr"
@@ -109,6 +110,23 @@ func (s *Service) StMessages(ctx context.Context, chatID string, r *Range) ([]*S
 			out[i] = sm.msg
 		}
 		return nil
+	})
+	return out, err
+}
+
+// StMessagesJSON is StMessages already encoded as a JSON array, built
+// straight from the stored rows: the whole-chat read path.
+func (s *Service) StMessagesJSON(ctx context.Context, chatID string, r *Range) (json.RawMessage, error) {
+	var out []byte
+	err := s.readSnapshot(ctx, chatID, func(q queryer, c *chatRow) error {
+		start, end, err := r.bounds(c.messageCount)
+		if err != nil {
+			return err
+		}
+		// Most of a chat's bytes are its message rows; size the buffer once.
+		buf := make([]byte, 0, int64(float64(c.bytes)*float64(end-start)/float64(max(1, c.messageCount)))+64)
+		out, err = appendRangeJSON(ctx, q, c.id, start, end, buf)
+		return err
 	})
 	return out, err
 }

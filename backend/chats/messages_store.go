@@ -21,84 +21,124 @@ type storedMessage struct {
 	msg   *StMessage
 }
 
-// loadRange reads messages with start <= idx < end, in order, swipes included.
-func loadRange(ctx context.Context, q queryer, chatID int64, start, end int) ([]storedMessage, error) {
+// rawMessage is one message as stored: JSON columns still encoded.
+type rawMessage struct {
+	rowID    int64
+	index    int
+	id, name string
+	isUser   bool
+	isSystem bool
+	swipeID  int
+	extra    []byte
+	fields   []byte
+	swipes   []string
+	infos    [][]byte
+}
+
+// scanRange streams the messages with start <= idx < end, in order, with
+// their swipes, to fn. One query walks (chat_id, idx) and joins each
+// message's swipes in ord order, so nothing is sorted or buffered whole.
+// fn must not keep r past the call unless it copies the slices.
+func scanRange(ctx context.Context, q queryer, chatID int64, start, end int, fn func(r *rawMessage) error) error {
 	if start >= end {
-		return []storedMessage{}, nil
+		return nil
 	}
 	rows, err := q.QueryContext(ctx, `
-		SELECT m.id, m.idx, m.uuid, b.name, b.is_user, b.is_system, b.swipe_id, b.extra, b.fields
-		FROM messages m JOIN message_bodies b ON b.message_id = m.id
+		SELECT m.id, m.idx, m.uuid, b.name, b.is_user, b.is_system, b.swipe_id, b.extra, b.fields, s.ord, s.mes, s.info
+		FROM messages m
+		JOIN message_bodies b ON b.message_id = m.id
+		JOIN message_swipes s ON s.message_id = m.id
 		WHERE m.chat_id = ? AND m.idx >= ? AND m.idx < ?
-		ORDER BY m.idx`, chatID, start, end)
+		ORDER BY m.idx, s.ord`, chatID, start, end)
 	if err != nil {
-		return nil, fmt.Errorf("load messages: %w", err)
+		return fmt.Errorf("load messages: %w", err)
 	}
-	out := make([]storedMessage, 0, end-start)
-	byRow := make(map[int64]*StMessage, end-start)
+	defer rows.Close()
+	var cur *rawMessage
+	flush := func() error {
+		if cur == nil {
+			return nil
+		}
+		if len(cur.swipes) == 0 || cur.swipeID < 0 || cur.swipeID >= len(cur.swipes) {
+			return fmt.Errorf("message %s: stored without a valid active swipe", cur.id)
+		}
+		return fn(cur)
+	}
 	for rows.Next() {
-		var sm storedMessage
-		m := &StMessage{}
-		var extra, fields string
-		if err := rows.Scan(&sm.rowID, &sm.index, &m.ID, &m.Name, &m.IsUser, &m.IsSystem, &m.SwipeID, &extra, &fields); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("load messages: %w", err)
-		}
-		if err := json.Unmarshal([]byte(extra), &m.Extra); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("message %s: corrupt extra: %w", m.ID, err)
-		}
-		if err := json.Unmarshal([]byte(fields), &m.Fields); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("message %s: corrupt fields: %w", m.ID, err)
-		}
-		sm.msg = m
-		byRow[sm.rowID] = m
-		out = append(out, sm)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load messages: %w", err)
-	}
-	if len(out) == 0 {
-		return out, nil
-	}
-	srows, err := q.QueryContext(ctx, `
-		SELECT s.message_id, s.ord, s.mes, s.info
-		FROM message_swipes s
-		WHERE s.message_id IN (SELECT id FROM messages WHERE chat_id = ? AND idx >= ? AND idx < ?)
-		ORDER BY s.message_id, s.ord`, chatID, start, end)
-	if err != nil {
-		return nil, fmt.Errorf("load swipes: %w", err)
-	}
-	defer srows.Close()
-	for srows.Next() {
-		var rowID int64
+		var r rawMessage
 		var ord int
-		var mes, info string
-		if err := srows.Scan(&rowID, &ord, &mes, &info); err != nil {
-			return nil, fmt.Errorf("load swipes: %w", err)
+		var mes string
+		var info []byte
+		if err := rows.Scan(&r.rowID, &r.index, &r.id, &r.name, &r.isUser, &r.isSystem, &r.swipeID, &r.extra, &r.fields, &ord, &mes, &info); err != nil {
+			return fmt.Errorf("load messages: %w", err)
 		}
-		m := byRow[rowID]
-		if m == nil || ord != len(m.Swipes) {
-			return nil, fmt.Errorf("message row %d: swipe %d out of order", rowID, ord)
+		if cur == nil || cur.rowID != r.rowID {
+			if err := flush(); err != nil {
+				return err
+			}
+			cur = &r
 		}
-		var o jsonx.Object
-		if err := json.Unmarshal([]byte(info), &o); err != nil {
+		if ord != len(cur.swipes) {
+			return fmt.Errorf("message %s: swipe %d out of order", cur.id, ord)
+		}
+		cur.swipes = append(cur.swipes, mes)
+		cur.infos = append(cur.infos, info)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load messages: %w", err)
+	}
+	return flush()
+}
+
+// decode turns a raw row into an StMessage.
+func (r *rawMessage) decode() (*StMessage, error) {
+	m := &StMessage{ID: r.id, Name: r.name, IsUser: r.isUser, IsSystem: r.isSystem, SwipeID: r.swipeID, Swipes: r.swipes,
+		SwipeInfo: make([]jsonx.Object, len(r.infos))}
+	if err := json.Unmarshal(r.extra, &m.Extra); err != nil {
+		return nil, fmt.Errorf("message %s: corrupt extra: %w", m.ID, err)
+	}
+	if err := json.Unmarshal(r.fields, &m.Fields); err != nil {
+		return nil, fmt.Errorf("message %s: corrupt fields: %w", m.ID, err)
+	}
+	for i, info := range r.infos {
+		if err := json.Unmarshal(info, &m.SwipeInfo[i]); err != nil {
 			return nil, fmt.Errorf("message %s: corrupt swipe_info: %w", m.ID, err)
 		}
-		m.Swipes = append(m.Swipes, mes)
-		m.SwipeInfo = append(m.SwipeInfo, o)
 	}
-	if err := srows.Err(); err != nil {
-		return nil, fmt.Errorf("load swipes: %w", err)
-	}
-	for _, sm := range out {
-		if len(sm.msg.Swipes) == 0 || sm.msg.SwipeID >= len(sm.msg.Swipes) {
-			return nil, fmt.Errorf("message %s: stored without a valid active swipe", sm.msg.ID)
+	return m, nil
+}
+
+// loadRange reads messages with start <= idx < end, in order, swipes included.
+func loadRange(ctx context.Context, q queryer, chatID int64, start, end int) ([]storedMessage, error) {
+	out := make([]storedMessage, 0, max(0, end-start))
+	err := scanRange(ctx, q, chatID, start, end, func(r *rawMessage) error {
+		m, err := r.decode()
+		if err != nil {
+			return err
 		}
+		out = append(out, storedMessage{rowID: r.rowID, index: r.index, msg: m})
+		return nil
+	})
+	return out, err
+}
+
+// appendRangeJSON writes messages start <= idx < end as a JSON array of
+// SillyTavern objects straight from the stored columns.
+func appendRangeJSON(ctx context.Context, q queryer, chatID int64, start, end int, b []byte) ([]byte, error) {
+	b = append(b, '[')
+	first := true
+	err := scanRange(ctx, q, chatID, start, end, func(r *rawMessage) error {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendMessageJSON(b, r.id, r.name, r.isUser, r.isSystem, r.swipeID, r.swipes, r.infos, r.extra, r.fields)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return append(b, ']'), nil
 }
 
 // loadAt reads the message at index, or message.index_out_of_range.

@@ -2,6 +2,7 @@ package chats
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -22,8 +23,13 @@ type WriteOptions struct {
 	IfRevision *int64 `json:"ifRevision"`
 }
 
-// journalKeep is how many revisions of change journal each chat keeps.
-const journalKeep = 1000
+// The change journal keeps, per chat, at most journalKeep revisions and
+// journalMaxBytes of operations (always at least the newest entry), so bulk
+// imports do not keep a second copy of a chat forever.
+const (
+	journalKeep     = 1000
+	journalMaxBytes = 4 << 20
+)
 
 // mutation collects what one write transaction changed: the journal ops, the
 // events to publish after commit, and counters for the chats row.
@@ -114,15 +120,36 @@ func (m *mutation) appendJournal(ctx context.Context, now int64) error {
 	if err != nil {
 		return fmt.Errorf("encode journal inverse: %w", err)
 	}
-	if _, err := m.tx.ExecContext(ctx, `INSERT INTO chat_journal (chat_id, revision, method, ops, inverse, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		m.chat.id, m.chat.revision, m.method, string(opsJSON), string(invJSON), now); err != nil {
+	size := len(opsJSON) + len(invJSON)
+	if _, err := m.tx.ExecContext(ctx, `INSERT INTO chat_journal (chat_id, revision, method, ops, inverse, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		m.chat.id, m.chat.revision, m.method, string(opsJSON), string(invJSON), size, now); err != nil {
 		return fmt.Errorf("append journal: %w", err)
 	}
-	if m.chat.revision%100 == 0 {
-		if _, err := m.tx.ExecContext(ctx, `DELETE FROM chat_journal WHERE chat_id = ? AND revision <= ?`,
-			m.chat.id, m.chat.revision-journalKeep); err != nil {
-			return fmt.Errorf("prune journal: %w", err)
-		}
+	// Pruning scans the chat's journal; do it now and then, and whenever a
+	// big entry may have pushed it over the byte cap.
+	if m.chat.revision%50 == 0 || size > journalMaxBytes/16 {
+		return m.pruneJournal(ctx)
+	}
+	return nil
+}
+
+func (m *mutation) pruneJournal(ctx context.Context) error {
+	var cutoff sql.NullInt64
+	err := m.tx.QueryRowContext(ctx, `
+		SELECT MAX(revision) FROM (
+			SELECT revision,
+			       SUM(size) OVER (ORDER BY revision DESC) AS total,
+			       ROW_NUMBER() OVER (ORDER BY revision DESC) AS n
+			FROM chat_journal WHERE chat_id = ?)
+		WHERE n > 1 AND (total > ? OR n > ?)`, m.chat.id, journalMaxBytes, journalKeep).Scan(&cutoff)
+	if err != nil {
+		return fmt.Errorf("prune journal: %w", err)
+	}
+	if !cutoff.Valid {
+		return nil
+	}
+	if _, err := m.tx.ExecContext(ctx, `DELETE FROM chat_journal WHERE chat_id = ? AND revision <= ?`, m.chat.id, cutoff.Int64); err != nil {
+		return fmt.Errorf("prune journal: %w", err)
 	}
 	return nil
 }

@@ -136,7 +136,7 @@ func registerChatReads(r *Router, svc *chats.Service) {
 		if err != nil {
 			return nil, err
 		}
-		return svc.StMessages(ctx, id, rng)
+		return svc.StMessagesJSON(ctx, id, rng)
 	})
 	r.Register("chat.count", func(ctx context.Context, a Args) (any, error) {
 		id, err := a.String(0, "chatId")

@@ -57,6 +57,11 @@ func (r *Router) Invoke(ctx context.Context, method string, rawArgs []byte) ([]b
 	if err != nil {
 		return nil, apperr.Shape(err)
 	}
+	if raw, ok := result.(json.RawMessage); ok {
+		// Pre-encoded by a handler that built it from trusted data (bulk
+		// reads); encoding/json would only re-scan megabytes of it.
+		return raw, nil
+	}
 	out, err := json.Marshal(result)
 	if err != nil {
 		return nil, apperr.Shape(fmt.Errorf("encode result of %s: %w", method, err))

@@ -72,6 +72,7 @@ CREATE TABLE chat_journal (
     method     TEXT NOT NULL,
     ops        TEXT NOT NULL,              -- RFC 6902 operations, old -> new
     inverse    TEXT NOT NULL,              -- RFC 6902 operations, new -> old
+    size       INTEGER NOT NULL,           -- bytes of ops + inverse, for the per-chat cap
     created_at INTEGER NOT NULL,
     PRIMARY KEY (chat_id, revision)
 );

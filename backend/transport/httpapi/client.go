@@ -49,16 +49,36 @@ func (c *Client) Invoke(ctx context.Context, method string, rawArgs []byte) ([]b
 	if err != nil {
 		return nil, apperr.Shape(fmt.Errorf("encode %s request: %w", method, err))
 	}
-	var resp struct {
-		Result json.RawMessage `json:"result"`
-	}
+	var resp rawResult
 	if err := c.post(ctx, "/api/invoke", body, &resp); err != nil {
 		return nil, err
 	}
-	if resp.Result == nil {
+	if resp == nil {
 		return []byte("null"), nil
 	}
-	return resp.Result, nil
+	return resp, nil
+}
+
+// rawResult takes the result out of the server's {"result":…} envelope by
+// slicing, which the server writes in exactly that form, instead of
+// decoding megabytes of JSON twice.
+type rawResult json.RawMessage
+
+// UnmarshalJSON implements json.Unmarshaler for the envelope.
+func (r *rawResult) UnmarshalJSON(data []byte) error {
+	const prefix = `{"result":`
+	if bytes.HasPrefix(data, []byte(prefix)) && bytes.HasSuffix(data, []byte("}")) {
+		*r = append((*r)[:0], data[len(prefix):len(data)-1]...)
+		return nil
+	}
+	var env struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(data, &env); err != nil {
+		return err
+	}
+	*r = rawResult(env.Result)
+	return nil
 }
 
 // Login opens a session on a password-protected server; the cookie is kept
@@ -94,6 +114,13 @@ func (c *Client) post(ctx context.Context, route string, body []byte, out any) e
 		return decodeError(route, res.StatusCode, data)
 	}
 	if out == nil {
+		return nil
+	}
+	if rr, ok := out.(*rawResult); ok {
+		// Sliced, not scanned: see rawResult.
+		if err := rr.UnmarshalJSON(data); err != nil {
+			return apperr.Shape(fmt.Errorf("POST %s: decode response: %w", route, err))
+		}
 		return nil
 	}
 	if err := json.Unmarshal(data, out); err != nil {

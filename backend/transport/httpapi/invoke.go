@@ -46,11 +46,10 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		writeError(w, statusFor(e.Code), e)
 		return
 	}
+	// The router's output is JSON it encoded itself; re-validating a
+	// whole chat here would cost more than producing it.
 	if len(bytes.TrimSpace(out)) == 0 {
 		out = []byte("null")
-	} else if !json.Valid(out) {
-		writeError(w, http.StatusInternalServerError, apperr.New(apperr.CodeInternal, "%s returned invalid JSON", req.Method))
-		return
 	}
 	resp := make([]byte, 0, len(out)+len(`{"result":}`))
 	resp = append(resp, `{"result":`...)
