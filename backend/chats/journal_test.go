@@ -100,9 +100,15 @@ func TestJournalOpsReplayAndInvert(t *testing.T) {
 		{"update", func() error {
 			return s.UpdateMessages(ctx, id, []Update{{Index: 2, Patch: jsonx.Object{"mes": raw(`"B"`), "extra": raw(`{"model":"x"}`)}}}, WriteOptions{})
 		}},
-		{"swipe", func() error { _, err := s.Swipe(ctx, id, 2, SwipeTarget{Direction: "right"}, WriteOptions{}); return err }},
+		{"swipe", func() error {
+			_, err := s.Swipe(ctx, id, 2, SwipeTarget{Direction: "right"}, WriteOptions{})
+			return err
+		}},
 		{"deleteSwipe", func() error { _, _, err := s.DeleteSwipe(ctx, id, 2, 0, WriteOptions{}); return err }},
-		{"metadata", func() error { _, err := s.SaveMetadata(ctx, id, jsonx.Object{"k": raw(`[1,2]`)}, WriteOptions{}); return err }},
+		{"metadata", func() error {
+			_, err := s.SaveMetadata(ctx, id, jsonx.Object{"k": raw(`[1,2]`)}, WriteOptions{})
+			return err
+		}},
 		{"hide", func() error {
 			msgs, _ := s.Messages(ctx, id, nil)
 			return s.SetMessagesHidden(ctx, id, []string{msgs[1].ID}, true)
