@@ -1,0 +1,247 @@
+// The public shape of window.__HEARTH__ (HOST-ABI.md, abiVersion 1).
+// Hearth's own UI, extensions and console scripts all see exactly this;
+// nothing else in the page is public.
+
+/** A SillyTavern chat message, lossless: unknown keys survive round-trips. */
+export interface StMessage {
+  /** Hearth's stable message id (read-only). */
+  readonly id: string;
+  name: string;
+  is_user: boolean;
+  is_system: boolean;
+  mes: string;
+  swipe_id: number;
+  swipes: string[];
+  swipe_info: SwipeInfo[];
+  extra: Record<string, unknown>;
+  send_date?: string;
+  force_avatar?: string;
+  title?: string;
+  gen_started?: string | null;
+  gen_finished?: string | null;
+  [key: string]: unknown;
+}
+
+export interface SwipeInfo {
+  send_date?: string;
+  gen_started?: string | null;
+  gen_finished?: string | null;
+  extra?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** The id-based (Lumiverse Spindle) message view. */
+export interface ChatMessage {
+  id: string;
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+  name: string;
+  extra: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  swipe_id: number;
+  swipes: string[];
+  /** Unix epoch seconds, aligned with swipes. */
+  swipe_dates: number[];
+}
+
+export interface ChatSummary {
+  chatId: string;
+  fileName: string;
+  file_name: string;
+  file_id: string;
+  file_size: string;
+  bytes: number;
+  mes: string;
+  last_mes: number;
+  messageCount: number;
+  revision: number;
+  kind: 'main' | 'checkpoint' | 'branch';
+  parentChatId: string | null;
+  branchPoint: number | null;
+  avatar: string | null;
+  groupId: string | null;
+  createdAt: number;
+}
+
+export type ChatDetails = ChatSummary & { metadata: Record<string, unknown> };
+
+export type ChatOwner = { avatar: string } | { groupId: string };
+export type ChatRef = { chatId: string } | { avatar: string; fileName: string } | { groupId: string; fileName: string };
+export type MessageRange = { start?: number; end?: number } | { tail: number } | { before: number; limit: number };
+
+export interface WriteOptions {
+  silent?: boolean;
+  ifRevision?: number;
+}
+
+export interface CharacterSummary {
+  avatar: string;
+  name: string;
+  tags: string[];
+  createdAt: number;
+  lastChatAt: number | null;
+  chatCount: number;
+}
+
+/** A character card: the V2 `data` fields flattened, plus avatar and times. */
+export interface Character {
+  avatar: string;
+  name: string;
+  description: string;
+  personality: string;
+  scenario: string;
+  first_mes: string;
+  mes_example: string;
+  creator_notes: string;
+  system_prompt: string;
+  post_history_instructions: string;
+  alternate_greetings: string[];
+  tags: string[];
+  creator: string;
+  character_version: string;
+  extensions: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+  [key: string]: unknown;
+}
+
+export interface ChatApi {
+  list(owner: ChatOwner): Promise<ChatSummary[]>;
+  create(owner: ChatOwner, options?: { fileName?: string }): Promise<ChatSummary>;
+  get(chatId: string): Promise<ChatDetails>;
+  resolve(ref: ChatRef): Promise<string>;
+  rename(chatId: string, newFileName: string): Promise<ChatSummary>;
+  delete(chatId: string): Promise<void>;
+  /**
+   * Makes chatId this window's current chat (null closes it). The tail is
+   * loaded and shown first, the rest in pages; the promise resolves, and
+   * CHAT_CHANGED fires, once the whole chat is in getContext().chat.
+   */
+  select(chatId: string | null): Promise<void>;
+  /** sync: this window's current chat. */
+  current(): { chatId: string; avatar: string | null; groupId: string | null } | null;
+  /**
+   * sync: the part of the current chat loaded so far, for progressive
+   * rendering while select() is still filling it: messages[i] is the message
+   * at whole-chat index start + i. After select() resolves, start is 0 and
+   * messages is the whole chat. Changes are announced by CHAT_LOAD_PROGRESS
+   * while loading and by the usual message events afterwards.
+   */
+  loaded(): { chatId: string; start: number; total: number; revision: number; messages: readonly Readonly<StMessage>[] } | null;
+
+  getMessages(chatId: string, range?: MessageRange): Promise<ChatMessage[]>;
+  getStMessages(chatId: string, range?: MessageRange): Promise<StMessage[]>;
+  count(chatId: string): Promise<number>;
+
+  addMessages(chatId: string, msg: Partial<StMessage>, options?: WriteOptions): Promise<number>;
+  addMessages(chatId: string, msgs: Partial<StMessage>[], options?: WriteOptions): Promise<number[]>;
+  updateMessages(chatId: string, updates: MessageUpdate | MessageUpdate[], options?: WriteOptions): Promise<void>;
+  deleteMessages(chatId: string, index: number, options?: WriteOptions & { swipe?: number }): Promise<StMessage>;
+  deleteMessages(chatId: string, indexes: number[], options?: WriteOptions): Promise<StMessage[]>;
+  patch(chatId: string, ops: JsonPatchOp[], options?: { ifRevision?: number }): Promise<{ revision: number }>;
+
+  appendMessage(chatId: string, message: { role: ChatMessage['role']; content: string; metadata?: Record<string, unknown>; name?: string; extra?: Record<string, unknown> }, options?: WriteOptions): Promise<{ id: string; index: number }>;
+  updateMessage(chatId: string, messageId: string, patch: SpindlePatch): Promise<void>;
+  deleteMessage(chatId: string, messageId: string): Promise<void>;
+  setMessageHidden(chatId: string, messageId: string, hidden: boolean): Promise<void>;
+  setMessagesHidden(chatId: string, messageIds: string[], hidden: boolean): Promise<void>;
+  isMessageHidden(chatId: string, messageId: string): Promise<boolean>;
+
+  swipe(chatId: string, index: number, target: { to: number } | { direction: 'left' | 'right' }, options?: WriteOptions): Promise<{ swipeId: number }>;
+  addSwipe(chatId: string, index: number, content: string, options?: WriteOptions & { select?: boolean }): Promise<{ swipeId: number }>;
+  deleteSwipe(chatId: string, index: number, swipeId: number, options?: WriteOptions): Promise<{ swipeId: number }>;
+  getMetadata(chatId: string): Promise<Record<string, unknown>>;
+  saveMetadata(chatId: string, withMetadata?: Record<string, unknown>, options?: WriteOptions): Promise<{ revision: number }>;
+}
+
+export interface MessageUpdate {
+  index: number;
+  patch: Partial<StMessage>;
+}
+
+export interface SpindlePatch {
+  content?: string;
+  metadata?: Record<string, unknown>;
+  swipes?: string[];
+  swipe_id?: number;
+  swipe_dates?: number[];
+  reasoning?: { text?: string | null; duration?: number | null };
+  skipChunkRebuild?: boolean;
+}
+
+export type JsonPatchOp =
+  | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
+  | { op: 'remove'; path: string }
+  | { op: 'move' | 'copy'; from: string; path: string };
+
+export interface CharactersApi {
+  list(): Promise<CharacterSummary[]>;
+  get(avatar: string): Promise<Character>;
+  create(fields: Partial<Character> & { name: string }, options?: { image?: string }): Promise<Character>;
+  update(avatar: string, patch: Partial<Character> & { image?: string }): Promise<Character>;
+  delete(avatar: string, options?: { deleteChats?: boolean }): Promise<void>;
+  /** sync: a URL the page can use as <img src> for the avatar image. */
+  avatarUrl(avatar: string): string;
+}
+
+/** A structured event payload: chatId and revision whenever a chat is involved. */
+export type EventPayload = Record<string, unknown> & { chatId?: string; revision?: number };
+export type Unsubscribe = () => void;
+
+export interface EventsApi {
+  on(type: string, handler: (payload: EventPayload) => void): Unsubscribe;
+  once(type: string, handler: (payload: EventPayload) => void): Unsubscribe;
+  off(type: string, handler: (payload: EventPayload) => void): void;
+  /** sync: SillyTavern-style constant names → event type strings. */
+  readonly types: Readonly<Record<string, string>>;
+}
+
+export interface Capabilities {
+  abiVersion: 1;
+  namespaces: Record<string, number>;
+  features: string[];
+}
+
+export interface HearthAbi {
+  readonly abiVersion: 1;
+  readonly ready: Promise<void>;
+  capabilities(): Capabilities;
+  readonly api: {
+    readonly chat: ChatApi;
+    readonly characters: CharactersApi;
+    readonly events: EventsApi;
+  };
+  getContext(): HearthContext;
+}
+
+/** SillyTavern's event emitter semantics: listeners awaited in turn. */
+export interface EventSource {
+  on(event: string, listener: (...args: unknown[]) => unknown): void;
+  once(event: string, listener: (...args: unknown[]) => unknown): void;
+  off(event: string, listener: (...args: unknown[]) => unknown): void;
+  removeListener(event: string, listener: (...args: unknown[]) => unknown): void;
+  makeFirst(event: string, listener: (...args: unknown[]) => unknown): void;
+  makeLast(event: string, listener: (...args: unknown[]) => unknown): void;
+  emit(event: string, ...args: unknown[]): Promise<void>;
+}
+
+/** getContext(): the SillyTavern/Luker facade over this window's current chat. */
+export interface HearthContext {
+  readonly chat: readonly Readonly<StMessage>[];
+  readonly characters: readonly Readonly<Character>[];
+  readonly name1: string;
+  readonly name2: string;
+  readonly characterId: number | undefined;
+  readonly chat_metadata: Readonly<Record<string, unknown>>;
+  readonly chatMetadata: Readonly<Record<string, unknown>>;
+  addMessages(messages: Partial<StMessage> | Partial<StMessage>[], options?: { scroll?: boolean; silent?: boolean }): Promise<number | number[]>;
+  updateMessages(updates: MessageUpdate | MessageUpdate[], options?: { rerender?: boolean; silent?: boolean }): Promise<void>;
+  deleteMessages(index: number | number[], options?: { swipe?: number; silent?: boolean }): Promise<StMessage | StMessage[]>;
+  getMessage(index: number): Readonly<StMessage> | null;
+  getMessageCount(): number;
+  saveChatMetadata(withMetadata?: Record<string, unknown>): Promise<boolean>;
+  getCurrentChatId(): string | undefined;
+  readonly eventSource: EventSource;
+  readonly eventTypes: Readonly<Record<string, string>>;
+  readonly event_types: Readonly<Record<string, string>>;
+}
