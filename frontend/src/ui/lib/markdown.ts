@@ -1,0 +1,207 @@
+// Message rendering: Markdown (marked) → sanitized HTML (DOMPurify).
+//
+// Message text is untrusted (cards, imported chats, model output). Two layers
+// keep it inert:
+//  1. marked: every link and image URL goes through safeUrl, so Markdown
+//     links can only point at http(s)/mailto (images: http(s) or data:image).
+//  2. DOMPurify, with hooks that apply the same URL policy to raw HTML,
+//     force links into new, opener-less tabs, and drop forms, frames,
+//     <style> and friends.
+// Where no DOM is available (unit tests, or a broken environment) DOMPurify
+// would hand the input back untouched; we fail closed instead and render raw
+// HTML as visible text.
+import createDOMPurify, { type Config } from 'dompurify';
+import { Marked, type TokenizerAndRendererExtension, type Tokens } from 'marked';
+
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+const LINK_SCHEMES = new Set(['http', 'https', 'mailto']);
+const IMAGE_DATA = /^data:image\/(?:png|jpe?g|gif|webp|avif);/i;
+
+/**
+ * safeUrl returns url (trimmed) when it may be used as a link target or
+ * image source, or null. Only absolute http(s) and mailto links pass, plus
+ * data:image/* for images; control characters and whitespace are ignored
+ * when reading the scheme, as browsers do ("java\tscript:").
+ */
+export function safeUrl(url: string, kind: 'link' | 'image' = 'link'): string | null {
+  const trimmed = url.trim();
+  // eslint-disable-next-line no-control-regex
+  const squashed = trimmed.replace(/[\u0000-\u0020\u007f-\u009f]/g, '');
+  if (kind === 'image' && IMAGE_DATA.test(squashed)) return trimmed;
+  const scheme = SCHEME.exec(squashed)?.[1]?.toLowerCase();
+  if (!scheme || !LINK_SCHEMES.has(scheme)) return null;
+  return trimmed;
+}
+
+/** escapeHtml makes text safe to place in HTML content or a quoted attribute. */
+export function escapeHtml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+const URL_ATTRS = new Set(['href', 'src', 'xlink:href', 'action', 'formaction', 'poster', 'background', 'cite']);
+const FORBID_TAGS = [
+  'style', 'link', 'meta', 'base', 'form', 'input', 'button', 'textarea', 'select', 'option',
+  'iframe', 'frame', 'frameset', 'object', 'embed', 'dialog', 'template', 'portal',
+];
+const FORBID_ATTR = ['srcset', 'ping', 'formaction', 'autofocus', 'accesskey', 'target'];
+
+/**
+ * attributeAllowed is the URL and style policy applied to raw HTML
+ * attributes (DOMPurify's uponSanitizeAttribute hook).
+ */
+export function attributeAllowed(tag: string, name: string, value: string): boolean {
+  const attr = name.toLowerCase();
+  if (attr.startsWith('on')) return false;
+  if (URL_ATTRS.has(attr)) {
+    return safeUrl(value, tag.toLowerCase() === 'a' ? 'link' : 'image') !== null;
+  }
+  if (attr === 'style') return !/url\s*\(|expression\s*\(|@import|behavior\s*:|-moz-binding/i.test(value);
+  return true;
+}
+
+/** The slice of an Element that decorateElement touches. */
+export interface ElementLike {
+  readonly tagName: string;
+  hasAttribute(name: string): boolean;
+  setAttribute(name: string, value: string): void;
+}
+
+/** decorateElement makes every surviving link open in a new, opener-less tab. */
+export function decorateElement(el: ElementLike): void {
+  if (el.tagName.toUpperCase() === 'A' && el.hasAttribute('href')) {
+    el.setAttribute('target', '_blank');
+    el.setAttribute('rel', 'noopener noreferrer nofollow');
+  }
+}
+
+/** The part of DOMPurify this module uses (a real instance, or null without a DOM). */
+export interface Purifier {
+  sanitize(html: string, cfg: Config & { RETURN_DOM?: false; RETURN_DOM_FRAGMENT?: false }): string;
+}
+
+const PURIFY_CONFIG: Config = {
+  FORBID_TAGS,
+  FORBID_ATTR,
+  ALLOW_DATA_ATTR: false,
+  SANITIZE_NAMED_PROPS: true,
+  ALLOW_UNKNOWN_PROTOCOLS: false,
+};
+
+function browserPurifier(): Purifier | null {
+  const purify = createDOMPurify();
+  if (!purify.isSupported) return null;
+  purify.addHook('uponSanitizeAttribute', (node, data) => {
+    if (!attributeAllowed(node.nodeName, data.attrName, data.attrValue)) data.keepAttr = false;
+  });
+  purify.addHook('afterSanitizeAttributes', (node) => {
+    if ('tagName' in node) decorateElement(node as Element);
+  });
+  return {
+    sanitize: (html, cfg) => purify.sanitize(html, { ...cfg, RETURN_TRUSTED_TYPE: false }) as string,
+  };
+}
+
+interface QuoteToken extends Tokens.Generic {
+  type: 'rpQuote';
+  open: string;
+  close: string;
+}
+
+/** Roleplay dialogue ("…" and “…”) gets its own colour, as in SillyTavern. */
+const quoteExtension: TokenizerAndRendererExtension = {
+  name: 'rpQuote',
+  level: 'inline',
+  start(src) {
+    const at = src.search(/["“]/);
+    return at < 0 ? undefined : at;
+  },
+  tokenizer(src) {
+    const m = /^(?:"([^"\n]{1,4000}?)"|“([^”\n]{1,4000}?)”)/.exec(src);
+    if (!m) return undefined;
+    const raw = m[0];
+    return {
+      type: 'rpQuote',
+      raw,
+      open: raw.charAt(0),
+      close: raw.charAt(raw.length - 1),
+      tokens: this.lexer.inlineTokens(m[1] ?? m[2] ?? ''),
+    } satisfies QuoteToken;
+  },
+  renderer(token) {
+    const t = token as QuoteToken;
+    return `<span class="rp-quote">${escapeHtml(t.open)}${this.parser.parseInline(t.tokens ?? [])}${escapeHtml(t.close)}</span>`;
+  },
+};
+
+/** A Markdown renderer bound to one sanitizer. */
+export interface MarkdownRenderer {
+  render(text: string): string;
+}
+
+/**
+ * createMarkdown builds a renderer. With a purifier, raw HTML in messages
+ * is kept and sanitized; with null, raw HTML is shown as text.
+ */
+export function createMarkdown(purifier: Purifier | null, cacheSize = 2000): MarkdownRenderer {
+  const marked = new Marked({
+    gfm: true,
+    breaks: true,
+    async: false,
+    extensions: [quoteExtension],
+    walkTokens(token) {
+      if (token.type === 'link' || token.type === 'image') {
+        const t = token as Tokens.Link | Tokens.Image;
+        t.href = safeUrl(t.href, token.type === 'image' ? 'image' : 'link') ?? '';
+      }
+    },
+    renderer: {
+      html(token) {
+        return purifier ? token.text : escapeHtml(token.text);
+      },
+      link(token) {
+        const inner = this.parser.parseInline(token.tokens);
+        if (!token.href) return `<span class="bad-link">${inner}</span>`;
+        const title = token.title ? ` title="${escapeHtml(token.title)}"` : '';
+        return `<a href="${escapeHtml(token.href)}"${title} target="_blank" rel="noopener noreferrer nofollow">${inner}</a>`;
+      },
+      image(token) {
+        if (!token.href) return escapeHtml(token.text);
+        const title = token.title ? ` title="${escapeHtml(token.title)}"` : '';
+        return `<img src="${escapeHtml(token.href)}" alt="${escapeHtml(token.text)}"${title} loading="lazy">`;
+      },
+    },
+  });
+
+  const cache = new Map<string, string>();
+  return {
+    render(text: string): string {
+      const hit = cache.get(text);
+      if (hit !== undefined) {
+        cache.delete(text);
+        cache.set(text, hit);
+        return hit;
+      }
+      const html = marked.parse(text) as string;
+      const safe = purifier ? purifier.sanitize(html, PURIFY_CONFIG) : html;
+      cache.set(text, safe);
+      if (cache.size > cacheSize) {
+        const oldest = cache.keys().next().value;
+        if (oldest !== undefined) cache.delete(oldest);
+      }
+      return safe;
+    },
+  };
+}
+
+let shared: MarkdownRenderer | null = null;
+
+/** renderMarkdown renders a message's text to sanitized HTML (cached by text). */
+export function renderMarkdown(text: string): string {
+  shared ??= createMarkdown(browserPurifier());
+  return shared.render(text);
+}

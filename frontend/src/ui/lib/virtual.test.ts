@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { HeightIndex, indexAtOffset, isAtBottom, visibleRange } from './virtual';
+
+const keys = (n: number) => Array.from({ length: n }, (_, i) => `m${i}`);
+
+describe('indexAtOffset', () => {
+  const offsets = [0, 10, 30, 60, 100]; // 4 items: heights 10, 20, 30, 40
+  it.each([
+    [-5, 0],
+    [0, 0],
+    [9.9, 0],
+    [10, 1],
+    [29, 1],
+    [30, 2],
+    [99, 3],
+    [100, 3],
+    [1e9, 3],
+  ])('y=%d → %d', (y, want) => {
+    expect(indexAtOffset(offsets, 4, y)).toBe(want);
+  });
+  it('is 0 for an empty list', () => {
+    expect(indexAtOffset([0], 0, 50)).toBe(0);
+  });
+});
+
+describe('visibleRange', () => {
+  const offsets = Array.from({ length: 101 }, (_, i) => i * 10); // 100 items of 10px
+  it('covers the viewport', () => {
+    expect(visibleRange(offsets, 100, 0, 50, 0)).toEqual({ start: 0, end: 5 });
+    expect(visibleRange(offsets, 100, 15, 50, 0)).toEqual({ start: 1, end: 7 });
+  });
+  it('adds overscan on both sides, clamped', () => {
+    expect(visibleRange(offsets, 100, 500, 100, 30)).toEqual({ start: 47, end: 63 });
+    expect(visibleRange(offsets, 100, 0, 100, 30)).toEqual({ start: 0, end: 13 });
+    expect(visibleRange(offsets, 100, 950, 100, 30)).toEqual({ start: 92, end: 100 });
+  });
+  it('handles empty lists and zero-height viewports', () => {
+    expect(visibleRange([0], 0, 0, 100, 10)).toEqual({ start: 0, end: 0 });
+    expect(visibleRange(offsets, 100, 200, 0, 0)).toEqual({ start: 20, end: 21 });
+  });
+});
+
+describe('HeightIndex', () => {
+  it('uses the initial estimate, then the mean of measurements', () => {
+    const h = new HeightIndex(100);
+    h.setKeys(keys(10));
+    expect(h.totalHeight).toBe(1000);
+    h.setHeight('m0', 50);
+    h.setHeight('m1', 150);
+    expect(h.estimate).toBe(100);
+    h.setHeight('m1', 250);
+    expect(h.estimate).toBe(150);
+    expect(h.offsetOf(1)).toBe(50);
+    expect(h.offsetOf(2)).toBe(300);
+    expect(h.totalHeight).toBe(50 + 250 + 8 * 150);
+  });
+
+  it('reports whether a measurement changed anything', () => {
+    const h = new HeightIndex(100);
+    h.setKeys(keys(3));
+    expect(h.setHeight('m0', 80)).toBe(true);
+    expect(h.setHeight('m0', 80.2)).toBe(false);
+    expect(h.setHeight('m0', Number.NaN)).toBe(false);
+    expect(h.setHeight('m0', -1)).toBe(false);
+  });
+
+  it('keeps heights by key across inserts', () => {
+    const h = new HeightIndex(100);
+    h.setKeys(['a', 'b']);
+    h.setHeight('a', 40);
+    h.setHeight('b', 60);
+    h.setKeys(['z', 'a', 'b']);
+    expect(h.isMeasured('z')).toBe(false);
+    expect(h.offsetOf(1)).toBe(50); // z is estimated at the mean (50)
+    expect(h.heightOf(2)).toBe(60);
+    expect(h.indexOf('b')).toBe(2);
+  });
+
+  it('computes ranges over variable heights', () => {
+    const h = new HeightIndex(10);
+    h.setKeys(keys(5));
+    [10, 20, 30, 40, 50].forEach((px, i) => h.setHeight(`m${i}`, px));
+    // offsets 0 10 30 60 100 150
+    expect(h.range(35, 30, 0)).toEqual({ start: 2, end: 4 });
+    expect(h.range(35, 30, 100)).toEqual({ start: 0, end: 5 });
+    expect(h.indexAt(149)).toBe(4);
+  });
+
+  it('anchors the top item through prepends and re-measurements', () => {
+    const h = new HeightIndex(100);
+    h.setKeys(['c', 'd', 'e']);
+    ['c', 'd', 'e'].forEach((k) => h.setHeight(k, 100));
+    const anchor = h.anchorAt(130); // d starts at 100: 30px of it scrolled past
+    expect(anchor).toEqual({ key: 'd', offset: -30 });
+    h.setKeys(['a', 'b', 'c', 'd', 'e']); // two estimated items before
+    h.setHeight('c', 180);
+    expect(h.estimate).toBeCloseTo((180 + 100 + 100) / 3);
+    expect(h.scrollTopFor(anchor!)).toBeCloseTo(2 * h.estimate + 180 + 30);
+    h.setKeys(['a', 'b', 'c', 'e']);
+    expect(h.scrollTopFor(anchor!)).toBeNull();
+  });
+
+  it('stays fast with 10,000 items', () => {
+    const h = new HeightIndex(120);
+    h.setKeys(keys(10_000));
+    const t0 = performance.now();
+    for (let i = 0; i < 200; i++) {
+      h.setHeight(`m${i * 37}`, 80 + (i % 7) * 15);
+      h.range(i * 3000, 800, 600);
+    }
+    expect(performance.now() - t0).toBeLessThan(500);
+    const r = h.range(h.totalHeight - 800, 800, 0);
+    expect(r.end).toBe(10_000);
+  });
+});
+
+describe('isAtBottom', () => {
+  it('allows a small threshold', () => {
+    expect(isAtBottom(900, 100, 1000)).toBe(true);
+    expect(isAtBottom(880, 100, 1000)).toBe(true);
+    expect(isAtBottom(870, 100, 1000)).toBe(false);
+    expect(isAtBottom(0, 500, 400)).toBe(true);
+  });
+});
