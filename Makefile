@@ -1,0 +1,92 @@
+# Hearth — `make run` and `make test` are all a newcomer needs; both install
+# what is missing first (make deps).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+.DEFAULT_GOAL := help
+
+APT_PACKAGES  := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb chromium imagemagick
+WAILS_VERSION := v2.12.0
+STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+WAILS         := $(shell go env GOPATH)/bin/wails
+VERSION       := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS       := -X main.version=$(VERSION)
+
+# Overridable: make serve ADDR=0.0.0.0:8000 PASSWORD_FILE=~/.hearth-pw DATA_DIR=/srv/hearth
+ADDR          ?= 127.0.0.1:8000
+DATA_DIR      ?=
+PASSWORD_FILE ?=
+BENCHTIME     ?= 500ms
+BENCHCOUNT    ?= 5
+
+serve_flags = --addr $(ADDR) $(if $(DATA_DIR),--data-dir $(DATA_DIR)) $(if $(PASSWORD_FILE),--password-file $(PASSWORD_FILE))
+
+.PHONY: help deps deps-node frontend build build-headless run serve test lint bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-15s %s\n", $$1, $$2 }'
+
+deps: deps-node ## install what is missing: Debian packages, the Wails CLI, frontend packages
+	@missing=$$(for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+		echo "Installing Debian packages:" $$missing; \
+		$$sudo apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $$missing; \
+	fi
+	@if ! "$(WAILS)" version 2>/dev/null | grep -q '^$(WAILS_VERSION)$$'; then \
+		echo "Installing the Wails CLI $(WAILS_VERSION)"; \
+		go install github.com/wailsapp/wails/v2/cmd/wails@$(WAILS_VERSION); \
+	fi
+
+deps-node: ## install frontend packages (npm ci) when node_modules is missing or stale
+	@if [ ! -d frontend/node_modules ] || [ frontend/package-lock.json -nt frontend/node_modules ]; then \
+		echo "Installing frontend packages (npm ci)"; \
+		(cd frontend && npm ci --no-audit --no-fund) && touch frontend/node_modules; \
+	fi
+
+frontend: deps-node ## build the frontend into frontend/dist
+	cd frontend && npm run --silent build
+
+build: deps frontend ## build the desktop app: build/bin/hearth (web inspector enabled)
+	$(WAILS) build -tags webkit2_41 -devtools -s -m -nosyncgomod -skipbindings -ldflags "$(LDFLAGS)"
+	@echo "Built build/bin/hearth"
+
+build-headless: deps-node frontend ## build build/bin/hearth-headless: `serve` only, no GTK/WebKit needed
+	go build -tags headless -ldflags "$(LDFLAGS)" -o build/bin/hearth-headless .
+	@echo "Built build/bin/hearth-headless"
+
+run: deps ## open the desktop window, or serve to a browser when there is no display
+	@if [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
+		echo "This machine is headless (\$$DISPLAY and \$$WAYLAND_DISPLAY are empty): running 'hearth serve' instead; open the address below in a browser."; \
+		$(MAKE) --no-print-directory serve; \
+	else \
+		$(MAKE) --no-print-directory build && \
+		./build/bin/hearth $(if $(DATA_DIR),--data-dir $(DATA_DIR)); \
+	fi
+
+serve: build-headless ## serve the UI to a browser (ADDR, DATA_DIR, PASSWORD_FILE)
+	./build/bin/hearth-headless serve $(serve_flags)
+
+test: deps ## vet, Go tests, fuzzing, frontend checks and tests; ends with "N passed, N failed"
+	./backend/tools/test.sh
+
+lint: deps-node ## gofmt, go vet (all build tags), staticcheck, svelte-check; reports every problem
+	@fail=0; \
+	echo "== gofmt"; unformatted=$$(git ls-files -co --exclude-standard -- '*.go' | xargs gofmt -l); \
+	if [ -n "$$unformatted" ]; then echo "needs gofmt:"; echo "$$unformatted"; fail=1; fi; \
+	echo "== go vet"; go vet ./... || fail=1; \
+	go vet -tags headless . || fail=1; \
+	go vet -tags webkit2_41,desktop,production . || fail=1; \
+	echo "== staticcheck"; go run $(STATICCHECK) ./... || fail=1; \
+	echo "== svelte-check"; (cd frontend && npm run --silent check) || fail=1; \
+	exit $$fail
+
+bench: ## run the Go benchmarks; table + build/bench/results.json (BENCHTIME, BENCHCOUNT)
+	go test -run '^$$' -bench . -benchtime=$(BENCHTIME) -count $(BENCHCOUNT) -timeout 60m ./backend/... \
+		| go run ./backend/tools/benchreport -o build/bench/results.json
+
+clean: ## remove build outputs
+	rm -rf build/bin build/bench build/test-artifacts
+	cd frontend && node scripts/clean-dist.mjs

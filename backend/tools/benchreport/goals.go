@@ -1,0 +1,49 @@
+package main
+
+// Goal is a target for one benchmark metric. Max goals are upper bounds
+// (latency, memory); AtLeast goals are lower bounds (throughput).
+type Goal struct {
+	Value   float64
+	Unit    string
+	AtLeast bool
+}
+
+// goals maps a benchmark name (without the -GOMAXPROCS suffix) to its goal.
+// A key may use path.Match wildcards per name segment, e.g.
+// "BenchmarkRouter/*/updateMessages" for both transports. A goal applies
+// to the metric reported in its unit; when the benchmark reports no such
+// metric, a convertible one stands in: a goal in ms/op is checked against
+// ns/op, shown in ms/op.
+//
+// The numbers are the goals stated beside the benchmarks (a 10k-message
+// generated chat, DESIGN §8); add a row when a benchmark lands.
+var goals = map[string]Goal{
+	"BenchmarkRouter/*/updateMessages":       {Value: 2, Unit: "ms/op"},
+	"BenchmarkRouter/*/addMessages":          {Value: 2, Unit: "ms/op"},
+	"BenchmarkRouter/*/deleteMessagesMiddle": {Value: 20, Unit: "ms/op"},
+	"BenchmarkRouter/*/getMessagesTail100":   {Value: 10, Unit: "ms/op"},
+	"BenchmarkRouter/*/getStMessagesWhole":   {Value: 400, Unit: "ms/op"},
+}
+
+// timeUnits converts per-op time units to nanoseconds.
+var timeUnits = map[string]float64{
+	"ns/op": 1,
+	"us/op": 1e3,
+	"µs/op": 1e3,
+	"ms/op": 1e6,
+	"s/op":  1e9,
+}
+
+// convert returns v (in unit from) expressed in unit to, and whether the
+// two units are convertible.
+func convert(v float64, from, to string) (float64, bool) {
+	if from == to {
+		return v, true
+	}
+	f, ok1 := timeUnits[from]
+	t, ok2 := timeUnits[to]
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	return v * f / t, true
+}
