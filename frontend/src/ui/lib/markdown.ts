@@ -81,7 +81,7 @@ export function decorateElement(el: ElementLike): void {
 
 /** The part of DOMPurify this module uses (a real instance, or null without a DOM). */
 export interface Purifier {
-  sanitize(html: string, cfg: Config & { RETURN_DOM?: false; RETURN_DOM_FRAGMENT?: false }): string;
+  sanitize(html: string): string;
 }
 
 const PURIFY_CONFIG: Config = {
@@ -102,7 +102,7 @@ function browserPurifier(): Purifier | null {
     if ('tagName' in node) decorateElement(node as Element);
   });
   return {
-    sanitize: (html, cfg) => purify.sanitize(html, { ...cfg, RETURN_TRUSTED_TYPE: false }) as string,
+    sanitize: (html) => purify.sanitize(html, { ...PURIFY_CONFIG, RETURN_TRUSTED_TYPE: false }),
   };
 }
 
@@ -187,7 +187,7 @@ export function createMarkdown(purifier: Purifier | null, cacheSize = 2000): Mar
         return hit;
       }
       const html = marked.parse(text) as string;
-      const safe = purifier ? purifier.sanitize(html, PURIFY_CONFIG) : html;
+      const safe = purifier ? purifier.sanitize(html) : html;
       cache.set(text, safe);
       if (cache.size > cacheSize) {
         const oldest = cache.keys().next().value;

@@ -1,0 +1,32 @@
+// The app's stores, handed to components through Svelte context.
+import { getContext, setContext } from 'svelte';
+import type { HearthAbi } from '../abi/types';
+import type { CharacterStore } from './stores/characters';
+import type { ChatViewStore } from './stores/chat';
+import type { ChatListStore } from './stores/chats';
+import type { ConfirmStore } from './stores/confirm';
+import type { ThemeStore } from './stores/theme';
+import type { ToastStore } from './stores/toasts';
+
+export interface AppContext {
+  hearth: HearthAbi;
+  mode: 'desktop' | 'browser';
+  toasts: ToastStore;
+  confirm: ConfirmStore;
+  theme: ThemeStore;
+  characters: CharacterStore;
+  chats: ChatListStore;
+  chat: ChatViewStore;
+}
+
+const KEY = Symbol('hearth.app');
+
+export function setApp(app: AppContext): void {
+  setContext(KEY, app);
+}
+
+export function getApp(): AppContext {
+  const app = getContext<AppContext | undefined>(KEY);
+  if (!app) throw new Error('getApp() outside the Hearth app');
+  return app;
+}

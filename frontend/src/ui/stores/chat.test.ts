@@ -1,0 +1,150 @@
+import { get } from 'svelte/store';
+import { describe, expect, it } from 'vitest';
+import { createChatViewStore } from './chat';
+import { createConfirm } from './confirm';
+import { createFakeHearth, message } from './fake-hearth';
+import { createToasts } from './toasts';
+
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+function setup() {
+  const fake = createFakeHearth();
+  const toasts = createToasts(0);
+  const confirm = createConfirm();
+  const store = createChatViewStore(fake.hearth, toasts, confirm);
+  const stop = store.start();
+  return { fake, toasts, confirm, store, stop };
+}
+
+describe('chat view store', () => {
+  it('shows the tail first while select() loads, then the whole chat', async () => {
+    const { fake, store } = setup();
+    let finish!: () => void;
+    fake.chat.select!.mockImplementation(() => new Promise<void>((r) => (finish = r)));
+    const selecting = store.select('c1');
+    expect(get(store.view)).toMatchObject({ chatId: 'c1', loading: true, messages: [] });
+
+    fake.setLoaded({ chatId: 'c1', start: 8, total: 10, messages: [message('m8'), message('m9')] });
+    fake.emit('chat_load_progress', { chatId: 'c1' });
+    await flush();
+    expect(get(store.view)).toMatchObject({ start: 8, total: 10, loading: true });
+    expect(get(store.view).messages.map((m) => m.id)).toEqual(['m8', 'm9']);
+
+    const all = Array.from({ length: 10 }, (_, i) => message(`m${i}`));
+    fake.setLoaded({ chatId: 'c1', start: 0, total: 10, messages: all });
+    finish();
+    await selecting;
+    expect(get(store.view)).toMatchObject({ start: 0, total: 10, loading: false, avatar: 'Ann.png' });
+  });
+
+  it('ignores a select that was superseded', async () => {
+    const { fake, store } = setup();
+    const resolvers: (() => void)[] = [];
+    fake.chat.select!.mockImplementation(() => new Promise<void>((r) => resolvers.push(r)));
+    const a = store.select('a');
+    const b = store.select('b');
+    fake.setLoaded({ chatId: 'b', start: 0, total: 1, messages: [message('x')] });
+    resolvers[1]!();
+    await b;
+    resolvers[0]!();
+    await a;
+    expect(get(store.view)).toMatchObject({ chatId: 'b', loading: false });
+  });
+
+  it('re-reads loaded() on message events of the open chat only', async () => {
+    const { fake, store } = setup();
+    fake.setLoaded({ chatId: 'c1', start: 0, total: 1, messages: [message('m0')] });
+    await store.select('c1');
+    const v0 = get(store.view).version;
+    fake.setLoaded({ chatId: 'c1', start: 0, total: 2, messages: [message('m0'), message('m1')] });
+    fake.emit('message_received', { chatId: 'other', id: 'zz' });
+    await flush();
+    expect(get(store.view).version).toBe(v0);
+    fake.emit('message_received', { chatId: 'c1', id: 'm1', index: 1 });
+    fake.emit('message_edited', { chatId: 'c1', id: 'm1', index: 1 });
+    await flush();
+    expect(get(store.view).version).toBe(v0 + 1); // coalesced
+    expect(get(store.view).total).toBe(2);
+  });
+
+  it('emits a render event once per new message, after its row mounts', async () => {
+    const { fake, store } = setup();
+    fake.setLoaded({ chatId: 'c1', start: 0, total: 1, messages: [message('m0')] });
+    await store.select('c1');
+    fake.setLoaded({
+      chatId: 'c1',
+      start: 0,
+      total: 3,
+      messages: [message('m0'), message('u1', { is_user: true }), message('m2')],
+    });
+    fake.emit('message_sent', { chatId: 'c1', id: 'u1', index: 1 });
+    fake.emit('message_received', { chatId: 'c1', id: 'm2', index: 2 });
+    await flush();
+    store.rowMounted('m0'); // loaded with the chat: no event
+    expect(fake.emitted).toEqual([]);
+    store.rowMounted('u1');
+    store.rowMounted('u1'); // remounted after scrolling: still once
+    store.rowMounted('m2');
+    await flush();
+    expect(fake.emitted).toEqual([
+      { type: 'user_message_rendered', args: [1] },
+      { type: 'character_message_rendered', args: [2] },
+    ]);
+  });
+
+  it('acts on messages by id, at their current index', async () => {
+    const { fake, store, confirm } = setup();
+    fake.setLoaded({ chatId: 'c1', start: 5, total: 7, messages: [message('a'), message('b', { is_user: true })] });
+    await store.select('c1');
+
+    await store.saveEdit('b', 'new text');
+    expect(fake.chat.updateMessages).toHaveBeenCalledWith('c1', { index: 6, patch: { mes: 'new text' } });
+    await store.setExcluded('a', true);
+    expect(fake.chat.updateMessages).toHaveBeenLastCalledWith('c1', { index: 5, patch: { is_system: true } });
+    await store.setHidden('a', true);
+    expect(fake.chat.setMessageHidden).toHaveBeenCalledWith('c1', 'a', true);
+    await store.swipe('a', 'right');
+    expect(fake.chat.swipe).toHaveBeenCalledWith('c1', 5, { direction: 'right' });
+
+    const removing = store.remove('b');
+    expect(get(confirm)).toMatchObject({ danger: true });
+    confirm.answer(true);
+    await removing;
+    expect(fake.chat.deleteMessages).toHaveBeenCalledWith('c1', 6);
+
+    const cancelled = store.remove('a');
+    confirm.answer(false);
+    await cancelled;
+    expect(fake.chat.deleteMessages).toHaveBeenCalledTimes(1);
+  });
+
+  it('sends user messages as the persona and edits the last one on request', async () => {
+    const { fake, store } = setup();
+    fake.setLoaded({ chatId: 'c1', start: 0, total: 3, messages: [message('a'), message('u', { is_user: true }), message('b')] });
+    await store.select('c1');
+    expect(await store.send('   ')).toBe(false);
+    expect(await store.send('Hello')).toBe(true);
+    expect(fake.chat.addMessages).toHaveBeenCalledWith('c1', { is_user: true, name: 'Me', mes: 'Hello' });
+    expect(store.editLastUserMessage()).toBe('u');
+    expect(get(store.editing)).toBe('u');
+  });
+
+  it('turns failures into toasts', async () => {
+    const { fake, store, toasts } = setup();
+    fake.setLoaded({ chatId: 'c1', start: 0, total: 1, messages: [message('a')] });
+    await store.select('c1');
+    fake.chat.swipe!.mockRejectedValueOnce(Object.assign(new Error('no such swipe'), { code: 'swipe.out_of_range' }));
+    await store.swipe('a', 'right');
+    expect(get(toasts)).toMatchObject([{ kind: 'error', code: 'swipe.out_of_range', message: 'Could not swipe: no such swipe' }]);
+  });
+
+  it('closes the view when the open chat is deleted', async () => {
+    const { fake, store } = setup();
+    fake.setLoaded({ chatId: 'c1', start: 0, total: 1, messages: [message('a')] });
+    await store.select('c1');
+    fake.emit('chat_deleted', { chatId: 'c1' });
+    await flush();
+    expect(get(store.view).chatId).toBeNull();
+    expect(fake.chat.select).toHaveBeenLastCalledWith(null);
+  });
+});

@@ -1,0 +1,229 @@
+// The open chat: what the message list shows, kept in step with the ABI's
+// window cache (api.chat.loaded()) while select() loads it and afterwards
+// through message events, plus the message actions the UI offers.
+import { get, writable, type Readable, type Writable } from 'svelte/store';
+import type { HearthAbi, StMessage } from '../../abi/types';
+import { eventType, listen, MESSAGE_EVENTS } from '../lib/events';
+import type { ConfirmStore } from './confirm';
+import type { ToastStore } from './toasts';
+
+export interface ChatView {
+  chatId: string | null;
+  /** The owning character's avatar key, when it is a character chat. */
+  avatar: string | null;
+  /** messages[i] is the message at whole-chat index start + i. */
+  start: number;
+  total: number;
+  messages: readonly Readonly<StMessage>[];
+  /** version changes on every refresh, so rows re-read messages mutated in place. */
+  version: number;
+  /** loading is true while select() is still filling the window cache. */
+  loading: boolean;
+}
+
+export interface ChatViewStore {
+  view: Readable<ChatView>;
+  /** The id of the message being edited inline, if any. */
+  editing: Writable<string | null>;
+  select(chatId: string | null): Promise<void>;
+  send(text: string): Promise<boolean>;
+  saveEdit(messageId: string, text: string): Promise<boolean>;
+  remove(messageId: string): Promise<void>;
+  setExcluded(messageId: string, excluded: boolean): Promise<void>;
+  setHidden(messageId: string, hidden: boolean): Promise<void>;
+  swipe(messageId: string, direction: 'left' | 'right'): Promise<void>;
+  /** editLastUserMessage starts editing the newest user message; returns its id. */
+  editLastUserMessage(): string | null;
+  /** rowMounted tells the store a message row is in the DOM (render events). */
+  rowMounted(messageId: string): void;
+  start(): () => void;
+}
+
+const EMPTY: ChatView = { chatId: null, avatar: null, start: 0, total: 0, messages: [], version: 0, loading: false };
+
+export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confirm: ConfirmStore): ChatViewStore {
+  const view = writable<ChatView>(EMPTY);
+  const editing = writable<string | null>(null);
+  let version = 0;
+  let selectSeq = 0;
+  /** New messages whose render event is due once their row is in the DOM. */
+  const pendingRender = new Set<string>();
+
+  function current(): ChatView {
+    return get(view);
+  }
+
+  /** refresh re-reads the ABI's window cache for the open chat. */
+  function refresh(): void {
+    const v = current();
+    if (!v.chatId) return;
+    const l = hearth.api.chat.loaded();
+    if (!l || l.chatId !== v.chatId) return;
+    const cur = hearth.api.chat.current();
+    view.set({
+      ...v,
+      avatar: cur?.chatId === v.chatId ? cur.avatar : v.avatar,
+      start: l.start,
+      total: l.total,
+      messages: l.messages,
+      version: ++version,
+    });
+  }
+
+  let refreshQueued = false;
+  function refreshSoon(): void {
+    if (refreshQueued) return;
+    refreshQueued = true;
+    queueMicrotask(() => {
+      refreshQueued = false;
+      refresh();
+    });
+  }
+
+  /** locate finds a message's whole-chat index and data by id in the loaded window. */
+  function locate(messageId: string): { chatId: string; index: number; message: Readonly<StMessage> } | null {
+    const v = current();
+    if (!v.chatId) return null;
+    const i = v.messages.findIndex((m) => m.id === messageId);
+    const message = v.messages[i];
+    return message ? { chatId: v.chatId, index: v.start + i, message } : null;
+  }
+
+  async function select(chatId: string | null): Promise<void> {
+    const mine = ++selectSeq;
+    pendingRender.clear();
+    editing.set(null);
+    view.set({ ...EMPTY, chatId, loading: chatId !== null, version: ++version });
+    try {
+      await hearth.api.chat.select(chatId);
+    } catch (err) {
+      if (mine !== selectSeq) return;
+      toasts.error(err, 'Could not open the chat');
+      view.set({ ...EMPTY, version: ++version });
+      return;
+    }
+    if (mine !== selectSeq) return;
+    refresh();
+    view.update((v) => ({ ...v, loading: false }));
+  }
+
+  async function run(what: string, fn: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await fn();
+      return true;
+    } catch (err) {
+      toasts.error(err, what);
+      return false;
+    }
+  }
+
+  return {
+    view,
+    editing,
+    select,
+    async send(text) {
+      const chatId = current().chatId;
+      if (!chatId || text.trim() === '') return false;
+      const name = hearth.getContext().name1 || 'User';
+      return run('Could not send the message', () => hearth.api.chat.addMessages(chatId, { is_user: true, name, mes: text }));
+    },
+    async saveEdit(messageId, text) {
+      const at = locate(messageId);
+      if (!at) return false;
+      if (at.message.mes === text) {
+        editing.set(null);
+        return true;
+      }
+      const ok = await run('Could not save the edit', () =>
+        hearth.api.chat.updateMessages(at.chatId, { index: at.index, patch: { mes: text } }),
+      );
+      if (ok) editing.set(null);
+      return ok;
+    },
+    async remove(messageId) {
+      const first = locate(messageId);
+      if (!first) return;
+      const preview = first.message.mes.length > 120 ? `${first.message.mes.slice(0, 120)}…` : first.message.mes;
+      const ok = await confirm.ask({
+        title: 'Delete message?',
+        message: `Message #${first.index} from ${first.message.name} will be deleted with all its swipes.\n\n${preview}`,
+        confirmLabel: 'Delete',
+        danger: true,
+      });
+      if (!ok) return;
+      const at = locate(messageId); // indexes may have moved while the dialog was open
+      if (!at) return;
+      await run('Could not delete the message', () => hearth.api.chat.deleteMessages(at.chatId, at.index));
+    },
+    async setExcluded(messageId, excluded) {
+      const at = locate(messageId);
+      if (!at) return;
+      await run('Could not change the message', () =>
+        hearth.api.chat.updateMessages(at.chatId, { index: at.index, patch: { is_system: excluded } }),
+      );
+    },
+    async setHidden(messageId, hidden) {
+      const chatId = current().chatId;
+      if (!chatId) return;
+      await run('Could not change the message', () => hearth.api.chat.setMessageHidden(chatId, messageId, hidden));
+    },
+    async swipe(messageId, direction) {
+      const at = locate(messageId);
+      if (!at) return;
+      await run('Could not swipe', () => hearth.api.chat.swipe(at.chatId, at.index, { direction }));
+    },
+    editLastUserMessage() {
+      const msgs = current().messages;
+      for (let i = msgs.length - 1; i >= 0; i--) {
+        const m = msgs[i];
+        if (m?.is_user) {
+          editing.set(m.id);
+          return m.id;
+        }
+      }
+      return null;
+    },
+    rowMounted(messageId) {
+      if (!pendingRender.delete(messageId)) return;
+      const at = locate(messageId);
+      if (!at) return;
+      const type = eventType(hearth, at.message.is_user ? 'USER_MESSAGE_RENDERED' : 'CHARACTER_MESSAGE_RENDERED');
+      hearth
+        .getContext()
+        .eventSource.emit(type, at.index)
+        .catch((err: unknown) => console.error(`[hearth] ${type} listener failed`, err));
+    },
+    start() {
+      const offMessages = listen(hearth, MESSAGE_EVENTS, (p, name) => {
+        const v = current();
+        if (!v.chatId || p.chatId !== v.chatId) return;
+        if ((name === 'MESSAGE_SENT' || name === 'MESSAGE_RECEIVED') && typeof p.id === 'string') pendingRender.add(p.id);
+        refreshSoon();
+      });
+      const offProgress = listen(hearth, ['CHAT_LOAD_PROGRESS'], (p) => {
+        const v = current();
+        if (v.chatId && (p.chatId === undefined || p.chatId === v.chatId)) refreshSoon();
+      });
+      const offLifecycle = listen(hearth, ['CHAT_DELETED', 'CHAT_CHANGED'], (p, name) => {
+        const v = current();
+        if (name === 'CHAT_DELETED') {
+          if (v.chatId && p.chatId === v.chatId) void select(null);
+          return;
+        }
+        // Someone else (an extension, the console) switched this window's chat.
+        const cur = hearth.api.chat.current();
+        if (!v.loading && (cur?.chatId ?? null) !== v.chatId) {
+          pendingRender.clear();
+          editing.set(null);
+          view.set({ ...EMPTY, chatId: cur?.chatId ?? null, avatar: cur?.avatar ?? null, version: ++version });
+          refresh();
+        }
+      });
+      return () => {
+        offMessages();
+        offProgress();
+        offLifecycle();
+      };
+    },
+  };
+}

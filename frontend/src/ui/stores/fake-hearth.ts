@@ -1,0 +1,84 @@
+// A small in-memory stand-in for the public ABI, for store tests.
+import { vi } from 'vitest';
+import type { EventPayload, HearthAbi, StMessage } from '../../abi/types';
+
+export interface FakeHearth {
+  hearth: HearthAbi;
+  /** emit delivers an event to api.events subscribers. */
+  emit(type: string, payload: EventPayload): void;
+  setLoaded(l: { chatId: string; start: number; total: number; messages: StMessage[] } | null): void;
+  emitted: { type: string; args: unknown[] }[];
+  chat: Record<string, ReturnType<typeof vi.fn>>;
+}
+
+export function message(id: string, fields: Partial<StMessage> = {}): StMessage {
+  const mes = fields.mes ?? `text of ${id}`;
+  return { id, name: 'Ann', is_user: false, is_system: false, mes, swipe_id: 0, swipes: [mes], swipe_info: [{}], extra: {}, ...fields };
+}
+
+export function createFakeHearth(): FakeHearth {
+  const handlers = new Map<string, Set<(p: EventPayload) => void>>();
+  let loaded: { chatId: string; start: number; total: number; revision: number; messages: StMessage[] } | null = null;
+  const emitted: { type: string; args: unknown[] }[] = [];
+  const chat = {
+    list: vi.fn(async () => []),
+    select: vi.fn(async () => {}),
+    addMessages: vi.fn(async () => 0),
+    updateMessages: vi.fn(async () => {}),
+    deleteMessages: vi.fn(async () => ({})),
+    setMessageHidden: vi.fn(async () => {}),
+    swipe: vi.fn(async () => ({ swipeId: 1 })),
+    create: vi.fn(),
+    rename: vi.fn(),
+    delete: vi.fn(),
+  };
+  const types: Record<string, string> = {
+    MESSAGE_SENT: 'message_sent',
+    MESSAGE_RECEIVED: 'message_received',
+    CHAT_LOAD_PROGRESS: 'chat_load_progress',
+    USER_MESSAGE_RENDERED: 'user_message_rendered',
+    CHARACTER_MESSAGE_RENDERED: 'character_message_rendered',
+  };
+  const hearth = {
+    abiVersion: 1,
+    ready: Promise.resolve(),
+    capabilities: () => ({ abiVersion: 1, namespaces: {}, features: [] }),
+    api: {
+      chat: {
+        ...chat,
+        loaded: () => loaded,
+        current: () => (loaded ? { chatId: loaded.chatId, avatar: 'Ann.png', groupId: null } : null),
+      },
+      characters: { list: vi.fn(async () => []), avatarUrl: (a: string) => `/api/avatar/${a}` },
+      events: {
+        types,
+        on(type: string, h: (p: EventPayload) => void) {
+          let set = handlers.get(type);
+          if (!set) handlers.set(type, (set = new Set()));
+          set.add(h);
+          return () => set.delete(h);
+        },
+        once: vi.fn(),
+        off: vi.fn(),
+      },
+    },
+    getContext: () => ({
+      name1: 'Me',
+      eventSource: {
+        emit: async (type: string, ...args: unknown[]) => void emitted.push({ type, args }),
+      },
+    }),
+  } as unknown as HearthAbi;
+
+  return {
+    hearth,
+    emit(type, payload) {
+      handlers.get(type)?.forEach((h) => h(payload));
+    },
+    setLoaded(l) {
+      loaded = l ? { ...l, revision: 1 } : null;
+    },
+    emitted,
+    chat,
+  };
+}
