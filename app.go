@@ -81,7 +81,8 @@ func windowOptions(bridge *wailsbridge.Bridge, assets fs.FS, middleware assetser
 		AssetServer:      &assetserver.Options{Assets: assets, Middleware: middleware},
 		Bind:             []any{bridge},
 		// The inspector is compiled in by `wails build -devtools` (see the
-		// Makefile); the default context menu carries its "Inspect Element".
+		// Makefile); WebKit's context menu, which the frontend keeps with
+		// --default-contextmenu: show, carries its "Inspect Element".
 		EnableDefaultContextMenu: true,
 		Debug:                    options.Debug{OpenInspectorOnStartup: false},
 		Linux: &linux.Options{
