@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"sync"
 
 	"github.com/wailsapp/wails/v2"
@@ -48,6 +49,9 @@ func runDesktop(ctx context.Context, dataDir string, assets fs.FS) error {
 	if !wailsbridge.WindowCompiledIn {
 		return errors.New("this hearth was built without the Wails window tags; build it with 'make build' " +
 			"(or go build -tags webkit2_41,desktop,production), or run 'hearth serve'")
+	}
+	if err := wailsbridge.CheckDisplay(os.Getenv); err != nil {
+		return err
 	}
 	token, err := wailsbridge.NewToken()
 	if err != nil {

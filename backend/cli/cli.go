@@ -189,10 +189,6 @@ func (p *Program) runDesktop(ctx context.Context, g *globals, args []string) err
 		return errors.New("this hearth was built without the desktop window (-tags headless); " +
 			"run 'hearth serve' and open the printed address in a browser")
 	}
-	if runtime.GOOS == "linux" && p.Getenv("DISPLAY") == "" && p.Getenv("WAYLAND_DISPLAY") == "" {
-		return errors.New("no display found ($DISPLAY and $WAYLAND_DISPLAY are empty); " +
-			"run 'hearth serve' and open the printed address in a browser")
-	}
 	dir, err := p.dataDir(g)
 	if err != nil {
 		return err
