@@ -6,6 +6,14 @@ function respond(status: number, body: string): typeof fetch {
   return vi.fn(async () => new Response(body, { status, headers: { 'Content-Type': 'application/json' } }));
 }
 
+interface FakeSocket {
+  url: string;
+  close: () => void;
+  onopen: (() => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: (() => void) | null;
+}
+
 describe('http transport', () => {
   it('posts {method, args} and unwraps {result}', async () => {
     const f = respond(200, '{"result":[1,2]}');
@@ -46,12 +54,12 @@ describe('http transport', () => {
   });
 
   it('opens one event socket while subscribed and closes it after the last unsubscribe', () => {
-    const sockets: { url: string; close: () => void; onmessage: ((ev: { data: unknown }) => void) | null; onclose: (() => void) | null }[] = [];
+    const sockets: FakeSocket[] = [];
     const t = createHttpTransport({
       base: 'https://h:8',
       fetch: respond(200, '{}'),
       openSocket: (url) => {
-        const s = { url, close: vi.fn(), onmessage: null, onclose: null };
+        const s: FakeSocket = { url, close: vi.fn(), onopen: null, onmessage: null, onclose: null };
         sockets.push(s);
         return s;
       },

@@ -1,7 +1,10 @@
 // The browser transport for `hearth serve`: calls are POST /api/invoke
 // ({method, args} → {result} | {error}), push events arrive on the
 // WebSocket /api/events, and a password-protected server is unlocked with
-// POST /api/login (the session lives in an HttpOnly cookie).
+// POST /api/login (the session lives in an HttpOnly cookie). A dropped event
+// socket is reopened after reconnectMs for as long as anyone is subscribed;
+// events sent while it was down are lost, so onReconnect tells the ABI to
+// re-fetch what it caches.
 import { decodeError, HostError, TransportCodes } from './errors';
 import { isHostEvent, type EventHandler, type Transport } from './transport';
 
@@ -12,11 +15,13 @@ export interface Session {
 }
 
 export interface HttpTransport extends Transport {
+  onReconnect(handler: () => void): () => void;
   session(): Promise<Session>;
   login(password: string): Promise<Session>;
 }
 
 type SocketLike = Pick<WebSocket, 'close'> & {
+  onopen: (() => void) | null;
   onmessage: ((ev: { data: unknown }) => void) | null;
   onclose: (() => void) | null;
 };
@@ -69,13 +74,24 @@ export function createHttpTransport(opts: HttpOptions): HttpTransport {
   const openSocket = opts.openSocket ?? ((url: string) => new WebSocket(url) as SocketLike);
   const reconnectMs = opts.reconnectMs ?? 1000;
   const handlers = new Set<EventHandler>();
+  const reconnectHandlers = new Set<() => void>();
   let socket: SocketLike | null = null;
   let retry: ReturnType<typeof setTimeout> | null = null;
+  // dropped: an open socket closed without us asking, so events were missed.
+  let dropped = false;
 
   function connect(): void {
     if (socket || handlers.size === 0) return;
     const s = openSocket(wsURL);
     socket = s;
+    let opened = false;
+    s.onopen = () => {
+      if (socket !== s) return;
+      opened = true;
+      if (!dropped) return;
+      dropped = false;
+      for (const h of [...reconnectHandlers]) h();
+    };
     s.onmessage = (ev) => {
       let event: unknown;
       try {
@@ -88,6 +104,7 @@ export function createHttpTransport(opts: HttpOptions): HttpTransport {
     s.onclose = () => {
       if (socket !== s) return;
       socket = null;
+      if (opened) dropped = true;
       if (handlers.size > 0 && retry === null) {
         retry = setTimeout(() => {
           retry = null;
@@ -119,6 +136,11 @@ export function createHttpTransport(opts: HttpOptions): HttpTransport {
         if (!handlers.delete(h)) return;
         if (handlers.size === 0) disconnect();
       };
+    },
+    onReconnect(handler) {
+      const h = () => handler();
+      reconnectHandlers.add(h);
+      return () => void reconnectHandlers.delete(h);
     },
     async session() {
       let res: Response;

@@ -18,6 +18,12 @@ export interface Transport {
   invoke(method: string, args: readonly unknown[]): Promise<unknown>;
   /** subscribe delivers every push event to handler until the returned function is called. */
   subscribe(handler: EventHandler): () => void;
+  /**
+   * onReconnect, where push events can be lost (a dropped WebSocket),
+   * calls handler each time the event stream is back after a drop, so the
+   * ABI can re-fetch what it caches. Returns an idempotent unsubscribe.
+   */
+  onReconnect?(handler: () => void): () => void;
 }
 
 /** isHostEvent guards values arriving from the wire before handlers see them. */
