@@ -199,7 +199,11 @@ export interface EventsApi {
 export interface Capabilities {
   abiVersion: 1;
   namespaces: Record<string, number>;
+  /** Every host method name ("chat.addMessages"). */
+  methods: string[];
   features: string[];
+  /** The backend's event constants (names → values), as in api.events.types. */
+  eventTypes: Record<string, string>;
 }
 
 export interface HearthAbi {
@@ -223,6 +227,8 @@ export interface EventSource {
   makeFirst(event: string, listener: (...args: unknown[]) => unknown): void;
   makeLast(event: string, listener: (...args: unknown[]) => unknown): void;
   emit(event: string, ...args: unknown[]): Promise<void>;
+  /** SillyTavern's synchronous emit: calls listeners in turn without awaiting them. */
+  emitAndWait(event: string, ...args: unknown[]): void;
 }
 
 /** getContext(): the SillyTavern/Luker facade over this window's current chat. */

@@ -1,0 +1,122 @@
+// createHearthAbi assembles window.__HEARTH__ (HOST-ABI §0) over one
+// transport: the host calls, the current-chat cache, the two event
+// fan-outs (api.events, structured; getContext().eventSource, SillyTavern
+// style and ordered) and getContext().
+import { createCharactersApi } from './api-characters';
+import { createChatApi } from './api-chat';
+import { createCharactersCache } from './characters-cache';
+import { createChatCache } from './chat-cache';
+import type { LoadOptions } from './chat-load';
+import { createContext } from './context';
+import { createEmitter } from './emitter';
+import { HostError } from './errors';
+import { createEmitQueue, createEventSource } from './event-source';
+import { CHAT_LIST_EVENTS, mergeEventTypes, stArgs, T } from './event-types';
+import { createCall } from './host';
+import { deepFreeze } from './readonly';
+import type { HostEvent, Transport } from './transport';
+import type { Capabilities, EventPayload, HearthAbi } from './types';
+
+export interface AbiOptions {
+  /** connected resolves once the transport may be used (after login in browser mode). */
+  connected: Promise<void>;
+  /** load tunes windowed chat loading (tests use small pages). */
+  load?: Omit<LoadOptions, 'first'>;
+  /** settleMs is how long a context write waits for its events before re-fetching. */
+  settleMs?: number;
+}
+
+export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthAbi {
+  const call = createCall(transport);
+  let types = mergeEventTypes(undefined);
+  let caps: Capabilities | null = null;
+
+  const events = createEmitter(() => types);
+  events.sticky(T.APP_READY);
+  // The UI emits *_RENDERED on the eventSource once a new message's row is
+  // in the DOM; api.events hears them too, as structured payloads.
+  const eventSource = createEventSource([T.APP_READY], (event, args) => {
+    if (event !== T.USER_MESSAGE_RENDERED && event !== T.CHARACTER_MESSAGE_RENDERED) return;
+    const chatId = cache.current()?.chatId;
+    const payload: Record<string, unknown> = { ...(chatId === undefined ? {} : { chatId }), index: args[0] };
+    if (event === T.CHARACTER_MESSAGE_RENDERED) payload.type = args[1];
+    events.emit(event, Object.freeze(payload) as EventPayload);
+  });
+  const queue = createEmitQueue(eventSource);
+  const characters = createCharactersCache(call);
+
+  /** publish sends a window-made event to both fan-outs. */
+  function publish(type: string, payload: EventPayload): void {
+    const p = Object.freeze(payload);
+    queue.push(type, stArgs(type, p));
+    events.emit(type, p);
+  }
+
+  /** toSource queues a backend event for the eventSource, after everything queued before it. */
+  function toSource(ev: HostEvent): void {
+    queue.push(ev.type, stArgs(ev.type, ev.payload));
+  }
+
+  const cache = createChatCache(
+    call,
+    {
+      progress: (chatId, start, total, revision) => publish(T.CHAT_LOAD_PROGRESS, { chatId, start, total, revision }),
+      // A closed chat has no chatId, as SillyTavern's getCurrentChatId() is undefined then.
+      changed: (chatId) => publish(T.CHAT_CHANGED, chatId === null ? {} : { chatId }),
+      applied: toSource,
+    },
+    opts.load,
+  );
+
+  function onEvent(raw: HostEvent): void {
+    const ev: HostEvent = { type: raw.type, payload: deepFreeze(raw.payload) };
+    characters.ingest(ev);
+    const chatId = ev.payload.chatId;
+    const current = cache.current()?.chatId;
+    // The cache reports its own events (in revision order) through applied.
+    if (!cache.ingest(ev) && (chatId === undefined || chatId === current || CHAT_LIST_EVENTS.has(ev.type))) toSource(ev);
+    events.emit(ev.type, ev.payload);
+  }
+
+  const ready = (async () => {
+    await opts.connected;
+    transport.subscribe(onEvent);
+    transport.onReconnect?.(() => {
+      cache.resync();
+      characters.load().catch((err: unknown) => console.warn('Hearth: could not reload characters', err));
+    });
+    const c = (await call('host.capabilities')) as Capabilities | null;
+    if (typeof c !== 'object' || c === null || c.abiVersion !== 1) {
+      throw new HostError('host.incompatible', 'the backend does not serve Hearth host ABI version 1');
+    }
+    caps = deepFreeze({ ...c });
+    types = mergeEventTypes(c.eventTypes);
+    await characters.load();
+    publish(T.APP_READY, {});
+  })();
+
+  const context = createContext({
+    call,
+    cache,
+    characters,
+    eventSource,
+    types: () => types,
+    ...(opts.settleMs === undefined ? {} : { settleMs: opts.settleMs }),
+  });
+  const getContext = () => context;
+
+  return Object.freeze({
+    abiVersion: 1 as const,
+    ready,
+    capabilities(): Capabilities {
+      if (!caps) throw new HostError('host.not_ready', 'capabilities() is available once __HEARTH__.ready has resolved');
+      return caps;
+    },
+    api: Object.freeze({
+      chat: createChatApi(call, cache),
+      characters: createCharactersApi(call),
+      events: events.api,
+    }),
+    getContext,
+  });
+}

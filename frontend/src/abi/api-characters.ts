@@ -1,0 +1,20 @@
+// api.characters: the characters.* host methods, plus avatarUrl, which
+// needs no call: the browser server and the desktop asset handler both
+// serve avatar images under the same path.
+import { bind } from './api-chat';
+import type { Call } from './host';
+import type { CharactersApi } from './types';
+
+const CHARACTER_METHODS = ['list', 'get', 'create', 'update', 'delete'] as const;
+
+/** avatarUrl returns the image URL for a character's avatar key. */
+export function avatarUrl(avatar: string): string {
+  return `/api/avatar/${encodeURIComponent(avatar)}`;
+}
+
+export function createCharactersApi(call: Call): CharactersApi {
+  return Object.freeze({
+    ...bind(call, 'characters', CHARACTER_METHODS),
+    avatarUrl,
+  }) as unknown as CharactersApi;
+}

@@ -1,0 +1,53 @@
+// api.chat: thin calls onto the host router ("chat.get" with the same
+// positional arguments), plus the window-local parts that never reach the
+// backend (select/current/loaded).
+import type { ChatCache } from './chat-cache';
+import type { Call } from './host';
+import type { ChatApi } from './types';
+
+/** The chat.* host methods, called with the caller's positional arguments. */
+const CHAT_METHODS = [
+  'list',
+  'create',
+  'get',
+  'resolve',
+  'rename',
+  'delete',
+  'getMessages',
+  'getStMessages',
+  'count',
+  'addMessages',
+  'updateMessages',
+  'deleteMessages',
+  'patch',
+  'appendMessage',
+  'updateMessage',
+  'deleteMessage',
+  'setMessageHidden',
+  'setMessagesHidden',
+  'isMessageHidden',
+  'swipe',
+  'addSwipe',
+  'deleteSwipe',
+  'getMetadata',
+  'saveMetadata',
+] as const;
+
+/** bind makes one forwarding function per host method of namespace. */
+export function bind(call: Call, namespace: string, names: readonly string[]): Record<string, (...args: unknown[]) => Promise<unknown>> {
+  const out: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  for (const name of names) {
+    const method = `${namespace}.${name}`;
+    out[name] = (...args) => call(method, ...args);
+  }
+  return out;
+}
+
+export function createChatApi(call: Call, cache: ChatCache): ChatApi {
+  return Object.freeze({
+    ...bind(call, 'chat', CHAT_METHODS),
+    select: (chatId: string | null) => cache.select(chatId),
+    current: () => cache.current(),
+    loaded: () => cache.loaded(),
+  }) as unknown as ChatApi;
+}
