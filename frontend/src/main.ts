@@ -1,11 +1,11 @@
 // Entry point: pick the transport (reading the boot token exactly once),
-// publish window.__HEARTH__, then mount the UI on top of it.
-import { mount } from 'svelte';
+// build the ABI and publish it as window.__HEARTH__ (with the SillyTavern
+// and Luker aliases), then mount the UI on top of that same public object.
+import { createHearthAbi } from './abi/abi';
 import { connect, type Connection } from './abi/boot';
 import { decodeError } from './abi/errors';
-import { createHearth } from './abi/hearth';
-import App from './ui/App.svelte';
-import './ui/theme.css';
+import { install } from './abi/install';
+import { mountApp } from './ui/mount';
 
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element');
@@ -18,12 +18,16 @@ try {
 }
 
 if (conn) {
+  // In browser mode the UI logs in first; the ABI starts talking to the
+  // host (events, capabilities) only once onReady says it may.
   let markReady: () => void = () => {};
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-  const hearth = createHearth(conn.transport, ready);
-  Object.defineProperty(window, '__HEARTH__', { value: hearth, enumerable: true });
-  mount(App, {
-    target,
-    props: { hearth, login: conn.mode === 'browser' ? conn.transport : null, onReady: markReady },
+  const connected = new Promise<void>((resolve) => (markReady = resolve));
+  const hearth = createHearthAbi(conn.transport, { connected });
+  install(window, hearth);
+  hearth.ready.catch((err: unknown) => console.error('Hearth: the host ABI failed to start', err));
+  mountApp(target, hearth, {
+    mode: conn.mode,
+    login: conn.mode === 'browser' ? conn.transport : null,
+    onReady: markReady,
   });
 }
