@@ -41,8 +41,6 @@ type mutation struct {
 	inverse []jsondiff.Patch // one group per change; applied in reverse order
 	events  []events.Event
 	changed bool
-	// touchMeta marks a change of chat fields outside the journal (rename).
-	touchMeta bool
 }
 
 // mutate runs fn as one transaction against chatID. If fn records no
