@@ -17,6 +17,7 @@ import { deepFreeze } from './readonly';
 import type { HostEvent, Transport } from './transport';
 import type { Capabilities, EventPayload, HearthAbi } from './types';
 
+/** AbiOptions configure createHearthAbi. */
 export interface AbiOptions {
   /** connected resolves once the transport may be used (after login in browser mode). */
   connected: Promise<void>;
@@ -26,6 +27,11 @@ export interface AbiOptions {
   settleMs?: number;
 }
 
+/**
+ * createHearthAbi returns the frozen public object. Nothing talks to the
+ * host before opts.connected resolves; ready then subscribes to events,
+ * loads capabilities and characters, and fires APP_READY.
+ */
 export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthAbi {
   const call = createCall(transport);
   let types = mergeEventTypes(undefined);

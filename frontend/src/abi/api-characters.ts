@@ -12,6 +12,7 @@ export function avatarUrl(avatar: string): string {
   return `/api/avatar/${encodeURIComponent(avatar)}`;
 }
 
+/** createCharactersApi returns the frozen api.characters. */
 export function createCharactersApi(call: Call): CharactersApi {
   return Object.freeze({
     ...bind(call, 'characters', CHARACTER_METHODS),

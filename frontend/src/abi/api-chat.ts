@@ -43,6 +43,7 @@ export function bind(call: Call, namespace: string, names: readonly string[]): R
   return out;
 }
 
+/** createChatApi returns the frozen api.chat over the host and this window's cache. */
 export function createChatApi(call: Call, cache: ChatCache): ChatApi {
   return Object.freeze({
     ...bind(call, 'chat', CHAT_METHODS),

@@ -10,6 +10,7 @@ import type { Character, CharacterSummary } from './types';
 /** How many characters.get calls run at once while loading the list. */
 const CONCURRENCY = 8;
 
+/** CharactersCache holds the full cards, in characters.list order plus later additions. */
 export interface CharactersCache {
   /** load (re)reads every card; events that arrive meanwhile trigger one more pass. */
   load(): Promise<void>;
@@ -21,6 +22,7 @@ function isCard(v: unknown): v is Character {
   return typeof v === 'object' && v !== null && typeof (v as { avatar?: unknown }).avatar === 'string';
 }
 
+/** createCharactersCache returns an empty cache; call load() to fill it. */
 export function createCharactersCache(call: Call): CharactersCache {
   let cards: readonly Character[] = Object.freeze([]);
   let loading: Promise<void> | null = null;

@@ -16,6 +16,7 @@ import type { ChatApi, ChatDetails, StMessage } from './types';
 /** The code a select() rejects with when a newer select() (or close) replaced it. */
 export const SUPERSEDED = 'chat.select_superseded';
 
+/** Loaded is what api.chat.loaded() returns: a frozen window of the current chat. */
 export type Loaded = NonNullable<ReturnType<ChatApi['loaded']>>;
 
 /** CacheHooks is how the cache tells the rest of the ABI what happened. */
@@ -62,6 +63,7 @@ interface Waiter {
   done: () => void;
 }
 
+/** ChatCache is the window's current chat (see the file comment). */
 export interface ChatCache {
   select(chatId: string | null): Promise<void>;
   current(): ReturnType<ChatApi['current']>;
@@ -85,6 +87,7 @@ export interface ChatCache {
   waitFor(chatId: string, revision: number, resyncAfterMs: number): Promise<void>;
 }
 
+/** createChatCache returns an empty cache (no chat selected). */
 export function createChatCache(call: Call, hooks: CacheHooks, loadOptions: Omit<LoadOptions, 'first'> = {}): ChatCache {
   let seq = 0;
   let entry: Entry | null = null;

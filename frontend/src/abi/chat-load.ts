@@ -35,6 +35,7 @@ export interface LoadControl {
   window?(details: ChatDetails, start: number, msgs: StMessage[]): void;
 }
 
+/** LoadOptions tune loadChat; the defaults suit real chats. */
 export interface LoadOptions {
   tailSize?: number;
   pageSize?: number;

@@ -13,6 +13,7 @@ import type { EventSource, HearthContext, MessageUpdate, StMessage } from './typ
 /** How long a write waits for its events before the cache re-fetches instead. */
 export const SETTLE_MS = 2000;
 
+/** ContextDeps are what getContext() reads and writes through. */
 export interface ContextDeps {
   call: Call;
   cache: ChatCache;
@@ -29,6 +30,7 @@ const EMPTY_METADATA: Readonly<Record<string, unknown>> = Object.freeze({});
 
 type Options = { silent?: unknown; swipe?: unknown } | undefined;
 
+/** createContext returns the one frozen context object getContext() hands out. */
 export function createContext(deps: ContextDeps): HearthContext {
   const { call, cache, characters } = deps;
   const settleMs = deps.settleMs ?? SETTLE_MS;

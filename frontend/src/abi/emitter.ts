@@ -1,7 +1,8 @@
 // api.events: the structured fan-out of every event this window sees (all
 // chats, backend and frontend events alike). Handlers run synchronously in
-// registration order, right after the current-chat cache has applied the
-// event, so a handler that reads api.chat.loaded() sees the change.
+// registration order, right after the current-chat cache has taken the
+// event in, so a handler that reads api.chat.loaded() sees the change
+// (unless select() is still loading that chat: then CHAT_CHANGED follows).
 import { HostError } from './errors';
 import type { EventPayload, EventsApi, Unsubscribe } from './types';
 
@@ -29,6 +30,7 @@ function report(type: string, err: unknown): void {
   console.error(`Hearth: an api.events handler for "${type}" threw`, err);
 }
 
+/** createEmitter returns api.events (with types read from types()) and its emit side. */
 export function createEmitter(types: () => Readonly<Record<string, string>>): Emitter {
   // Each registration is its own entry, so the same function registered
   // twice runs twice and off() removes one registration at a time.

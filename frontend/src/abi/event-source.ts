@@ -119,6 +119,7 @@ export interface EmitQueue {
   idle(): Promise<void>;
 }
 
+/** createEmitQueue returns an empty queue emitting on source. */
 export function createEmitQueue(source: Pick<EventSource, 'emit'>): EmitQueue {
   let tail: Promise<void> = Promise.resolve();
   const run = (label: string, task: () => unknown): void => {

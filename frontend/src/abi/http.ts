@@ -14,6 +14,7 @@ export interface Session {
   passwordRequired: boolean;
 }
 
+/** HttpTransport is the browser-mode Transport plus the session calls the login form needs. */
 export interface HttpTransport extends Transport {
   onReconnect(handler: () => void): () => void;
   session(): Promise<Session>;
@@ -26,6 +27,7 @@ type SocketLike = Pick<WebSocket, 'close'> & {
   onclose: (() => void) | null;
 };
 
+/** HttpOptions configure createHttpTransport; fetch and openSocket are replaceable for tests. */
 export interface HttpOptions {
   /** base is the server's origin, e.g. "http://127.0.0.1:8000". */
   base: string;
@@ -67,6 +69,7 @@ function asSession(v: unknown): Session {
   return { authenticated: s?.authenticated === true, passwordRequired: s?.passwordRequired === true };
 }
 
+/** createHttpTransport returns a transport for the `hearth serve` origin in opts.base. */
 export function createHttpTransport(opts: HttpOptions): HttpTransport {
   const doFetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
   const base = opts.base.replace(/\/+$/, '');

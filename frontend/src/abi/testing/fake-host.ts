@@ -5,6 +5,7 @@
 import { HostError } from '../errors';
 import type { EventHandler, HostEvent, Transport } from '../transport';
 
+/** FakeMessage is a stored StMessage as the fake keeps it. */
 export interface FakeMessage {
   id: string;
   name: string;
@@ -18,6 +19,7 @@ export interface FakeMessage {
   [key: string]: unknown;
 }
 
+/** FakeChat is one chat of the fake backend. */
 export interface FakeChat {
   chatId: string;
   fileName: string;
@@ -42,6 +44,7 @@ export async function tick(n = 5): Promise<void> {
 
 type Handler = (args: unknown[]) => unknown;
 
+/** FakeHost is both the Transport under test and the backend behind it. */
 export class FakeHost implements Transport {
   readonly mode = 'desktop' as const;
   readonly chats = new Map<string, FakeChat>();

@@ -3,6 +3,7 @@ import { createHearthAbi, type AbiOptions } from '../abi';
 import type { HearthAbi } from '../types';
 import { FakeHost } from './fake-host';
 
+/** Setup is a ready ABI and the fake host it talks to. */
 export interface Setup {
   host: FakeHost;
   h: HearthAbi;
