@@ -98,7 +98,7 @@ describe('renderMarkdown', () => {
       expect(html, src).not.toMatch(/href\s*=\s*["']?\s*javascript:/i);
     }
     const html = renderMarkdown('[click](javascript:alert(1))');
-    expect(html).toContain('<span class="bad-link">click</span>');
+    expect(html).toContain('<span class="bad-link" title="Link removed: unsafe address">click</span>');
   });
 
   it('neutralizes javascript: links in raw HTML', () => {

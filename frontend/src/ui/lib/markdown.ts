@@ -165,7 +165,7 @@ export function createMarkdown(purifier: Purifier | null, cacheSize = 2000): Mar
       },
       link(token) {
         const inner = this.parser.parseInline(token.tokens);
-        if (!token.href) return `<span class="bad-link">${inner}</span>`;
+        if (!token.href) return `<span class="bad-link" title="Link removed: unsafe address">${inner}</span>`;
         const title = token.title ? ` title="${escapeHtml(token.title)}"` : '';
         return `<a href="${escapeHtml(token.href)}"${title} target="_blank" rel="noopener noreferrer nofollow">${inner}</a>`;
       },

@@ -1,5 +1,21 @@
 // Human-friendly times for the chat list and message headers.
 
+// Intl formatters are expensive to build; messages format many times while scrolling.
+const DAY_MONTH = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric' });
+const DAY_MONTH_YEAR = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', year: 'numeric' });
+const CLOCK = new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit' });
+const FULL = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+
+/** Newer ICU puts a narrow no-break space before AM/PM; keep output plain. */
+function plain(text: string): string {
+  return text.replace(/\s/g, ' ');
+}
+
+function shortDate(ms: number, now: number): string {
+  const sameYear = new Date(ms).getFullYear() === new Date(now).getFullYear();
+  return (sameYear ? DAY_MONTH : DAY_MONTH_YEAR).format(ms);
+}
+
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
@@ -25,12 +41,7 @@ export function relativeTime(ms: number | null | undefined, now: number = Date.n
   if (days === 0) return `${Math.floor(diff / HOUR)} h ago`;
   if (days === 1) return 'Yesterday';
   if (days < 7) return `${days} days ago`;
-  const sameYear = new Date(ms).getFullYear() === new Date(now).getFullYear();
-  return new Date(ms).toLocaleDateString('en-US', {
-    month: 'short',
-    day: 'numeric',
-    ...(sameYear ? {} : { year: 'numeric' }),
-  });
+  return shortDate(ms, now);
 }
 
 /** parseDate reads a SillyTavern send_date (ISO, epoch ms, or its old "June 5, 2024 3:04pm"). */
@@ -45,21 +56,15 @@ export function parseDate(value: unknown): number | null {
 /** fullTime is the tooltip form of a time: "Mar 4, 2024, 3:05 PM". */
 export function fullTime(ms: number | null): string {
   if (ms === null) return '';
-  return new Date(ms).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+  return plain(FULL.format(ms));
 }
 
 /** clockTime is the short form for message headers: today "3:05 PM", else "Mar 4, 3:05 PM". */
 export function clockTime(ms: number | null, now: number = Date.now()): string {
   if (ms === null) return '';
-  // Newer ICU puts a narrow no-break space before AM/PM; keep output stable.
-  const time = new Date(ms).toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit' }).replace(/\s/g, ' ');
-  if (startOfDay(ms) === startOfDay(now)) return time;
-  if (startOfDay(now) - startOfDay(ms) === DAY) return `Yesterday ${time}`;
-  const sameYear = new Date(ms).getFullYear() === new Date(now).getFullYear();
-  const date = new Date(ms).toLocaleDateString('en-US', {
-    month: 'short',
-    day: 'numeric',
-    ...(sameYear ? {} : { year: 'numeric' }),
-  });
-  return `${date}, ${time}`;
+  const time = plain(CLOCK.format(ms));
+  const days = Math.round((startOfDay(now) - startOfDay(ms)) / DAY);
+  if (days === 0) return time;
+  if (days === 1) return `Yesterday ${time}`;
+  return `${shortDate(ms, now)}, ${time}`;
 }

@@ -78,7 +78,7 @@ describe('chat view store', () => {
       messages: [message('m0'), message('u1', { is_user: true }), message('m2')],
     });
     fake.emit('message_sent', { chatId: 'c1', id: 'u1', index: 1 });
-    fake.emit('message_received', { chatId: 'c1', id: 'm2', index: 2 });
+    fake.emit('message_received', { chatId: 'c1', id: 'm2', index: 2, type: 'normal' });
     await flush();
     store.rowMounted('m0'); // loaded with the chat: no event
     expect(fake.emitted).toEqual([]);
@@ -88,7 +88,7 @@ describe('chat view store', () => {
     await flush();
     expect(fake.emitted).toEqual([
       { type: 'user_message_rendered', args: [1] },
-      { type: 'character_message_rendered', args: [2] },
+      { type: 'character_message_rendered', args: [2, 'normal'] },
     ]);
   });
 

@@ -46,8 +46,8 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
   const editing = writable<string | null>(null);
   let version = 0;
   let selectSeq = 0;
-  /** New messages whose render event is due once their row is in the DOM. */
-  const pendingRender = new Set<string>();
+  /** New messages whose render event is due once their row is in the DOM (id → MESSAGE_RECEIVED type). */
+  const pendingRender = new Map<string, unknown>();
 
   function current(): ChatView {
     return get(view);
@@ -184,20 +184,25 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
       return null;
     },
     rowMounted(messageId) {
-      if (!pendingRender.delete(messageId)) return;
+      if (!pendingRender.has(messageId)) return;
+      const kind = pendingRender.get(messageId);
+      pendingRender.delete(messageId);
       const at = locate(messageId);
       if (!at) return;
-      const type = eventType(hearth, at.message.is_user ? 'USER_MESSAGE_RENDERED' : 'CHARACTER_MESSAGE_RENDERED');
+      // SillyTavern: USER_MESSAGE_RENDERED(mesId), CHARACTER_MESSAGE_RENDERED(mesId, type).
+      const user = at.message.is_user;
+      const type = eventType(hearth, user ? 'USER_MESSAGE_RENDERED' : 'CHARACTER_MESSAGE_RENDERED');
+      const args: unknown[] = user ? [at.index] : [at.index, typeof kind === 'string' ? kind : 'normal'];
       hearth
         .getContext()
-        .eventSource.emit(type, at.index)
+        .eventSource.emit(type, ...args)
         .catch((err: unknown) => console.error(`[hearth] ${type} listener failed`, err));
     },
     start() {
       const offMessages = listen(hearth, MESSAGE_EVENTS, (p, name) => {
         const v = current();
         if (!v.chatId || p.chatId !== v.chatId) return;
-        if ((name === 'MESSAGE_SENT' || name === 'MESSAGE_RECEIVED') && typeof p.id === 'string') pendingRender.add(p.id);
+        if ((name === 'MESSAGE_SENT' || name === 'MESSAGE_RECEIVED') && typeof p.id === 'string') pendingRender.set(p.id, p.type);
         refreshSoon();
       });
       const offProgress = listen(hearth, ['CHAT_LOAD_PROGRESS'], (p) => {

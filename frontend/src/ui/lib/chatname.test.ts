@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { chatTitle } from './chatname';
+
+describe('chatTitle', () => {
+  it('turns SillyTavern time stamps into dates', () => {
+    expect(chatTitle('Seraphina - 2026-11-22@03h04m05s123ms', 'Seraphina')).toBe('Nov 22, 2026, 3:04 AM');
+    expect(chatTitle('Seraphina - 2024-1-5 @15h30m00s', 'Seraphina')).toBe('Jan 5, 2024, 3:30 PM');
+    expect(chatTitle('2026-11-22@13h04m05s123ms')).toBe('Nov 22, 2026, 1:04 PM');
+  });
+  it('keeps names the user chose', () => {
+    expect(chatTitle('Evening in the glade', 'Seraphina')).toBe('Evening in the glade');
+    expect(chatTitle('Seraphina - Branch #2', 'Seraphina')).toBe('Branch #2');
+    expect(chatTitle('Kai - 2026-11-22@03h04m05s123ms', 'Seraphina')).toBe('Kai - 2026-11-22@03h04m05s123ms');
+    expect(chatTitle('Seraphina - ', 'Seraphina')).toBe('Seraphina - ');
+  });
+});
+
+describe('plainPreview', async () => {
+  const { plainPreview } = await import('./chatname');
+  it('drops Markdown marks and tags', () => {
+    expect(plainPreview('*The fire crackles.* "Rest now."')).toBe('The fire crackles. "Rest now."');
+    expect(plainPreview('**bold** and `code` and [a link](https://x.y)\n\n> quoted\n- item')).toBe('bold and code and a link quoted item');
+    expect(plainPreview('<b>hi</b> <img src=x onerror=alert(1)>there')).toBe('hi there');
+    expect(plainPreview('5 * 3 = 15')).toBe('5 * 3 = 15');
+  });
+  it('truncates', () => {
+    expect(plainPreview('a'.repeat(10), 5)).toBe('aaaa…');
+  });
+});
