@@ -1,0 +1,224 @@
+// Shared fixture for the browser end-to-end tests (DESIGN §7.4): one
+// `hearth-headless serve` on a random loopback port with a temp data dir per
+// test file, Debian's Chromium driven by playwright-core, and helpers that
+// wait for conditions with deadlines instead of sleeping.
+//
+// Nothing here builds anything: `make test` builds build/bin/hearth-headless
+// first (HEARTH_BIN overrides the path, CHROMIUM the browser).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const artifactsDir = join(repoRoot, 'build/test-artifacts/e2e');
+export const hearthBin = process.env.HEARTH_BIN || join(repoRoot, 'build/bin/hearth-headless');
+export const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+
+/** How long a single wait may take before the test fails. */
+export const DEADLINE_MS = Number(process.env.E2E_DEADLINE_MS || 30_000);
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+/**
+ * startHearth starts `hearth-headless serve --addr 127.0.0.1:0` on a fresh
+ * temp data dir and resolves once it printed the address it serves at.
+ */
+export async function startHearth() {
+  if (!existsSync(hearthBin)) {
+    throw new Error(`${hearthBin} does not exist: run 'make build-headless' first (or set HEARTH_BIN)`);
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-e2e-'));
+  const proc = spawn(hearthBin, ['serve', '--addr', '127.0.0.1:0', '--data-dir', dataDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, HEARTH_DATA_DIR: '' },
+  });
+  let stderr = '';
+  proc.stderr.setEncoding('utf8');
+  proc.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const url = await new Promise((resolveUrl, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`hearth serve printed no address within ${DEADLINE_MS} ms; stderr:\n${stderr}`));
+    }, DEADLINE_MS);
+    const lines = createInterface({ input: proc.stdout });
+    lines.on('line', (line) => {
+      const m = /^Hearth is serving at (http:\/\/[^\s/]+)\/$/.exec(line.trim());
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]);
+      }
+    });
+    proc.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`hearth serve exited (${code ?? signal}) before serving; stderr:\n${stderr}`));
+    });
+  });
+  const exited = new Promise((res) => proc.once('exit', res));
+
+  /** invoke calls one host method through POST /api/invoke, as a non-browser client. */
+  async function invoke(method, ...args) {
+    const res = await fetch(`${url}/api/invoke`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ method, args }),
+    });
+    const body = await res.json();
+    if (!res.ok || body.error) {
+      const e = body.error ?? { code: 'http', message: `HTTP ${res.status}` };
+      throw Object.assign(new Error(`${method}: ${e.code}: ${e.message}`), { code: e.code, details: e.details });
+    }
+    return body.result;
+  }
+
+  async function stop() {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGTERM');
+      const killer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  return { url, dataDir, invoke, stop, stderr: () => stderr };
+}
+
+/** launchBrowser starts Debian's Chromium headless with the machine's required flags. */
+export async function launchBrowser() {
+  if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} does not exist (make deps installs chromium)`);
+  return chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS, headless: true });
+}
+
+/**
+ * openApp opens Hearth in a new page (in a fresh browser context unless one
+ * is given), waits for window.__HEARTH__.ready and for the UI shell, and
+ * records uncaught page errors in page.errors.
+ */
+export async function openApp(target, url, { theme = 'dark', viewport = { width: 1280, height: 800 } } = {}) {
+  const context = 'newContext' in target ? await target.newContext({ viewport }) : target;
+  if (theme) {
+    await context.addInitScript((t) => {
+      try {
+        if (!localStorage.getItem('hearth.theme')) localStorage.setItem('hearth.theme', t);
+      } catch {
+        // storage unavailable: the default theme is fine
+      }
+    }, theme);
+  }
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (err) => page.errors.push(err));
+  page.setDefaultTimeout(DEADLINE_MS);
+  await page.goto(`${url}/`);
+  await page.waitForFunction(() => typeof window.__HEARTH__ === 'object' && window.__HEARTH__ !== null);
+  await page.evaluate(() => window.__HEARTH__.ready);
+  await page.getByRole('button', { name: 'New character' }).waitFor();
+  return page;
+}
+
+/**
+ * waitFor polls fn (sync or async) until it returns a truthy value and
+ * returns that value; it throws, naming what it waited for and the last
+ * value or error seen, once the deadline passes.
+ */
+export async function waitFor(fn, what, { timeout = DEADLINE_MS, interval = 25 } = {}) {
+  const end = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+      last = v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > end) {
+      const detail = last instanceof Error ? last.message : JSON.stringify(last);
+      throw new Error(`timed out after ${timeout} ms waiting for ${what} (last: ${detail})`);
+    }
+    await new Promise((r) => setTimeout(r, interval));
+  }
+}
+
+/** screenshot saves a PNG under build/test-artifacts/e2e/ and returns its path. */
+export async function screenshot(page, name) {
+  mkdirSync(artifactsDir, { recursive: true });
+  const path = join(artifactsDir, `${name}.png`);
+  await page.screenshot({ path });
+  return path;
+}
+
+/** message locates the row of the message at index (MessageRow's aria-label). */
+export function messageRow(page, index) {
+  return page.locator(`article[aria-label^="Message ${index} from "]`);
+}
+
+/** pngImage returns a small solid-colour PNG (an avatar to upload). */
+export async function pngImage(width = 64, height = 64, rgb = [0xd9, 0x77, 0x3a]) {
+  const { deflateSync } = await import('node:zlib');
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc32 = (buf) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // truecolour
+  const row = Buffer.alloc(1 + width * 3);
+  for (let x = 0; x < width; x++) row.set(rgb, 1 + x * 3);
+  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/**
+ * useHearth registers before/after hooks for one test file: a server, a
+ * browser, and a clean shutdown. It returns a live object whose fields are
+ * filled in by the before hook.
+ */
+export function useHearth({ before, after }) {
+  const env = { server: null, browser: null };
+  before(async () => {
+    env.server = await startHearth();
+    env.browser = await launchBrowser();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.stop();
+  });
+  return env;
+}
