@@ -38,6 +38,9 @@ type Summary struct {
 	CreatedAt  int64    `json:"createdAt"`
 	LastChatAt *int64   `json:"lastChatAt"`
 	ChatCount  int      `json:"chatCount"`
+	// HasImage says whether the avatar URL serves an image, so a list can
+	// show an initial instead of requesting a missing one.
+	HasImage bool `json:"hasImage"`
 }
 
 // Card is a character: the V2 data fields flattened, plus avatar and times.
@@ -55,6 +58,7 @@ func (c *Card) MarshalJSON() ([]byte, error) {
 	obj.Set("avatar", c.Avatar)
 	obj.Set("createdAt", c.CreatedAt)
 	obj.Set("updatedAt", c.UpdatedAt)
+	obj.Set("hasImage", c.HasImage)
 	return obj.MarshalJSON()
 }
 
@@ -85,7 +89,7 @@ func notFound(avatar string) error {
 // List returns every character with its chat statistics, by name.
 func (s *Service) List(ctx context.Context) ([]Summary, error) {
 	rows, err := s.db.Reader().QueryContext(ctx, `
-		SELECT c.avatar, c.name, c.card, c.created_at,
+		SELECT c.avatar, c.name, c.card, c.created_at, c.image IS NOT NULL,
 		       (SELECT MAX(updated_at) FROM chats WHERE owner_kind = 'character' AND owner = c.avatar),
 		       (SELECT COUNT(*) FROM chats WHERE owner_kind = 'character' AND owner = c.avatar)
 		FROM characters c ORDER BY c.name COLLATE NOCASE, c.avatar`)
@@ -98,7 +102,7 @@ func (s *Service) List(ctx context.Context) ([]Summary, error) {
 		var sum Summary
 		var card string
 		var last sql.NullInt64
-		if err := rows.Scan(&sum.Avatar, &sum.Name, &card, &sum.CreatedAt, &last, &sum.ChatCount); err != nil {
+		if err := rows.Scan(&sum.Avatar, &sum.Name, &card, &sum.CreatedAt, &sum.HasImage, &last, &sum.ChatCount); err != nil {
 			return nil, fmt.Errorf("list characters: %w", err)
 		}
 		var data struct {

@@ -56,7 +56,7 @@ func validateFields(fields jsonx.Object) error {
 			return err
 		}
 	}
-	for _, k := range []string{"avatar", "createdAt", "updatedAt"} {
+	for _, k := range []string{"avatar", "createdAt", "updatedAt", "hasImage"} {
 		delete(fields, k) // identity and times are the host's, never the caller's
 	}
 	return nil

@@ -36,9 +36,16 @@ func CharacterScenarios() []Scenario {
 			},
 			WantEvents: []string{"character_created"},
 			Check: func(t *testing.T, e *Env, out json.RawMessage) {
-				path, err := e.App.Characters.ImagePath(t.Context(), Decode[map[string]any](t, out)["avatar"].(string))
+				c := Decode[map[string]any](t, out)
+				path, err := e.App.Characters.ImagePath(t.Context(), c["avatar"].(string))
 				if err != nil || path == "" {
 					t.Errorf("image path = %q, %v", path, err)
+				}
+				Eq(t, "hasImage", c["hasImage"], true)
+				var list []map[string]any
+				e.Must(&list, "characters.list")
+				for _, l := range list {
+					Eq(t, "listed hasImage of "+l["name"].(string), l["hasImage"], l["avatar"] == c["avatar"])
 				}
 			}},
 		{Name: "create without name", Method: "characters.create", Args: func(e *Env) []any { return []any{map[string]any{"description": "x"}} }, WantErr: "validation.invalid_argument"},

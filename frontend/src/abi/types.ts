@@ -81,6 +81,8 @@ export interface CharacterSummary {
   createdAt: number;
   lastChatAt: number | null;
   chatCount: number;
+  /** Whether avatarUrl(avatar) serves an image (else show an initial). */
+  hasImage: boolean;
 }
 
 /** A character card: the V2 `data` fields flattened, plus avatar and times. */
@@ -102,6 +104,7 @@ export interface Character {
   extensions: Record<string, unknown>;
   createdAt: number;
   updatedAt: number;
+  hasImage: boolean;
   [key: string]: unknown;
 }
 

@@ -168,7 +168,7 @@ export class FakeHost implements Transport {
       features: ['chat.revision'],
       eventTypes: { CHAT_CHANGED: 'chat_id_changed', MESSAGE_SENT: 'message_sent', HEARTH_TEST: 'hearth_test' },
     });
-    m['characters.list'] = () => this.characters.map((c) => ({ avatar: c.avatar, name: c.name, tags: [], createdAt: 0, lastChatAt: null, chatCount: 0 }));
+    m['characters.list'] = () => this.characters.map((c) => ({ avatar: c.avatar, name: c.name, tags: [], createdAt: 0, lastChatAt: null, chatCount: 0, hasImage: false }));
     m['characters.get'] = ([avatar]) => {
       const c = this.characters.find((x) => x.avatar === avatar);
       if (!c) throw new HostError('character.not_found', `no character ${String(avatar)}`);
