@@ -15,7 +15,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -24,7 +27,9 @@ import (
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"hearth/backend/app"
+	"hearth/backend/cli"
 	"hearth/backend/events"
+	"hearth/backend/selftest"
 	"hearth/backend/wailsbridge"
 )
 
@@ -39,8 +44,9 @@ const eventName = "hearth:event"
 
 func init() { desktop = runDesktop }
 
-// runDesktop opens dataDir and shows the window until the user closes it.
-func runDesktop(ctx context.Context, dataDir string, assets fs.FS) error {
+// runDesktop opens the data dir and shows the window until the user closes
+// it, or, with o.SelfTest, until the self-test has reported.
+func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 	if wailsbridge.GeneratingBindings {
 		// `wails build` runs this binary once to generate JS bindings; it
 		// only needs the bound type, and must not open a data dir.
@@ -57,18 +63,43 @@ func runDesktop(ctx context.Context, dataDir string, assets fs.FS) error {
 	if err != nil {
 		return err
 	}
-	a, err := app.Open(ctx, dataDir)
+	a, err := app.Open(ctx, o.DataDir)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 
 	w := &window{bus: a.Bus}
-	opts := windowOptions(wailsbridge.New(ctx, a.Router, token), assets, wailsbridge.Middleware(token, a.Characters))
+	var bridgeOpts []wailsbridge.BridgeOption
+	var assetOpts []wailsbridge.MiddlewareOption
+	if o.SelfTest != "" {
+		w.selfTest = selftest.New(selftest.Options{
+			Report:     o.SelfTest,
+			Screenshot: strings.TrimSuffix(o.SelfTest, filepath.Ext(o.SelfTest)) + ".png",
+		})
+		if err := w.selfTest.Seed(ctx, a.Router); err != nil {
+			return err
+		}
+		w.selfTest.Register(a.Router)
+		w.invoker = a.Router
+		bridgeOpts = append(bridgeOpts, wailsbridge.WithCallObserver(w.selfTest.ObserveCall))
+		assetOpts = append(assetOpts,
+			wailsbridge.WithScripts(
+				wailsbridge.ExtraScript{Path: selftest.ScriptPath, Body: selftest.PageScript(), Boot: true},
+				wailsbridge.ExtraScript{Path: selftest.FrameScriptPath, Body: selftest.FrameScript()},
+			),
+			wailsbridge.WithBootObserver(w.selfTest.ObserveBootDocument),
+		)
+	}
+	opts := windowOptions(wailsbridge.New(ctx, a.Router, token, bridgeOpts...), o.Assets,
+		wailsbridge.Middleware(token, a.Characters, assetOpts...))
 	opts.OnStartup = w.startup
 	opts.OnShutdown = w.shutdown
 	if err := wails.Run(opts); err != nil {
 		return fmt.Errorf("desktop window: %w", err)
+	}
+	if w.selfTest != nil {
+		return selftest.Err(w.result())
 	}
 	return nil
 }
@@ -97,12 +128,18 @@ func windowOptions(bridge *wailsbridge.Bridge, assets fs.FS, middleware assetser
 	}
 }
 
-// window forwards bus events to the webview while it is up.
+// window forwards bus events to the webview while it is up, and in
+// self-test mode closes it once the test has reported.
 type window struct {
 	bus *events.Bus
 
+	// selfTest and invoker are set in self-test mode only.
+	selfTest *selftest.Session
+	invoker  selftest.Invoker
+
 	mu          sync.Mutex
 	unsubscribe func()
+	report      *selftest.Report
 }
 
 func (w *window) startup(ctx context.Context) {
@@ -112,6 +149,37 @@ func (w *window) startup(ctx context.Context) {
 	w.mu.Lock()
 	w.unsubscribe = unsubscribe
 	w.mu.Unlock()
+	if w.selfTest != nil {
+		go w.finishSelfTest(ctx, time.Now())
+	}
+}
+
+// finishSelfTest waits for the self-test's report, then closes the window.
+// Should the window not close, the process exits anyway: a self-test must
+// always end.
+func (w *window) finishSelfTest(ctx context.Context, started time.Time) {
+	rep := w.selfTest.Wait(ctx, w.invoker, started)
+	w.mu.Lock()
+	w.report = &rep
+	w.mu.Unlock()
+	time.AfterFunc(15*time.Second, func() {
+		fmt.Fprintln(os.Stderr, "hearth: the window did not close after the self-test; exiting")
+		if rep.OK {
+			os.Exit(0)
+		}
+		os.Exit(1)
+	})
+	wailsruntime.Quit(ctx)
+}
+
+// result is the self-test's report, or a failed one if it never finished.
+func (w *window) result() selftest.Report {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.report == nil {
+		return selftest.Report{Checks: []selftest.Check{{Name: "self-test: the window stayed open until the report", Detail: "the window closed first"}}}
+	}
+	return *w.report
 }
 
 func (w *window) shutdown(context.Context) {

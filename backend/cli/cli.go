@@ -18,9 +18,20 @@ import (
 	"hearth/backend/app"
 )
 
-// DesktopFunc opens the desktop window on dataDir with the built frontend
-// and blocks until the window closes.
-type DesktopFunc func(ctx context.Context, dataDir string, assets fs.FS) error
+// DesktopOptions are what the desktop window takes from the command line.
+type DesktopOptions struct {
+	// DataDir is the data directory to open.
+	DataDir string
+	// Assets is the built frontend.
+	Assets fs.FS
+	// SelfTest, when set, runs the desktop smoke test (DESIGN §7.5) on a
+	// seeded DataDir and writes its JSON report to this path; the window
+	// closes by itself and the error says whether the test passed.
+	SelfTest string
+}
+
+// DesktopFunc opens the desktop window and blocks until it closes.
+type DesktopFunc func(ctx context.Context, opts DesktopOptions) error
 
 // Program is one invocation's environment. The zero values of Stdout,
 // Stderr and Getenv fall back to the process's own.
@@ -57,11 +68,21 @@ func init() {
 
 // globals are the flags accepted before and after the command name.
 type globals struct {
-	dataDir string
+	dataDir  string
+	selfTest string
 }
 
 func (g *globals) register(set *flag.FlagSet) {
 	set.StringVar(&g.dataDir, "data-dir", g.dataDir, "data directory (default $HEARTH_DATA_DIR, else the OS user data dir + /hearth)")
+	set.StringVar(&g.selfTest, "self-test", g.selfTest, "run the desktop smoke test and write its JSON report to `FILE` (desktop only)")
+}
+
+// desktopOnly refuses the desktop-only global flags for other commands.
+func (g *globals) desktopOnly() error {
+	if g.selfTest != "" {
+		return usageError{msg: "--self-test runs the desktop window; it does not apply to this command"}
+	}
+	return nil
 }
 
 // usageError marks a mistake on the command line: Run prints usage hints
@@ -136,6 +157,10 @@ func (p *Program) usage(w io.Writer) {
 Global flags (before or after the command):
   --data-dir DIR   where Hearth keeps its data; default $HEARTH_DATA_DIR,
                    else the OS user data dir + /hearth
+  --self-test FILE open the window on a seeded data dir (a new temp dir, or
+                   an empty --data-dir), run the desktop smoke test, write
+                   its JSON report to FILE and a screenshot beside it, and
+                   exit non-zero if any check failed
 
 Run 'hearth COMMAND --help' for a command's flags.
 `)
@@ -189,15 +214,39 @@ func (p *Program) runDesktop(ctx context.Context, g *globals, args []string) err
 		return errors.New("this hearth was built without the desktop window (-tags headless); " +
 			"run 'hearth serve' and open the printed address in a browser")
 	}
+	if g.selfTest != "" {
+		return p.runSelfTest(ctx, g)
+	}
 	dir, err := p.dataDir(g)
 	if err != nil {
 		return err
 	}
-	return p.Desktop(ctx, dir, p.Assets)
+	return p.Desktop(ctx, DesktopOptions{DataDir: dir, Assets: p.Assets})
+}
+
+// runSelfTest runs the desktop smoke test. It never seeds the user's data:
+// it takes an explicit --data-dir only when that is empty or new (and
+// ignores $HEARTH_DATA_DIR), else works in a temp dir it removes after.
+func (p *Program) runSelfTest(ctx context.Context, g *globals) error {
+	dir := g.dataDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "hearth-selftest-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	} else if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return usageError{msg: fmt.Sprintf("--self-test seeds its own data: --data-dir %s must be empty or not exist yet", dir)}
+	}
+	return p.Desktop(ctx, DesktopOptions{DataDir: dir, Assets: p.Assets, SelfTest: g.selfTest})
 }
 
 func (p *Program) runVersion(_ context.Context, g *globals, args []string) error {
 	if err := parse(p.commandFlags("version", "version", g), args); err != nil {
+		return err
+	}
+	if err := g.desktopOnly(); err != nil {
 		return err
 	}
 	v := p.Version

@@ -111,8 +111,11 @@ func TestDesktopDataDir(t *testing.T) {
 			var got string
 			var gotAssets fs.FS
 			assets := fstest.MapFS{"index.html": {Data: []byte("x")}}
-			p := &Program{Getenv: env(tc.env), Assets: assets, Desktop: func(_ context.Context, dir string, a fs.FS) error {
-				got, gotAssets = dir, a
+			p := &Program{Getenv: env(tc.env), Assets: assets, Desktop: func(_ context.Context, o DesktopOptions) error {
+				got, gotAssets = o.DataDir, o.Assets
+				if o.SelfTest != "" {
+					t.Errorf("self-test requested without --self-test")
+				}
 				return nil
 			}}
 			if code, _, stderr := run(p, tc.args...); code != 0 {
@@ -130,8 +133,8 @@ func TestDesktopDefaultDataDir(t *testing.T) {
 	t.Setenv("HEARTH_DATA_DIR", "")
 	t.Setenv("XDG_DATA_HOME", "/xdg")
 	var got string
-	p := &Program{Desktop: func(_ context.Context, dir string, _ fs.FS) error {
-		got = dir
+	p := &Program{Desktop: func(_ context.Context, o DesktopOptions) error {
+		got = o.DataDir
 		return nil
 	}}
 	if code, _, stderr := run(p); code != 0 {
@@ -152,7 +155,7 @@ func TestDesktopUnavailable(t *testing.T) {
 
 func TestDesktopErrorIsReported(t *testing.T) {
 	t.Parallel()
-	p := &Program{Desktop: func(context.Context, string, fs.FS) error { return errors.New("no display found") }}
+	p := &Program{Desktop: func(context.Context, DesktopOptions) error { return errors.New("no display found") }}
 	code, _, stderr := run(p, "--data-dir", t.TempDir())
 	if code != 1 || stderr != "hearth: no display found\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr)

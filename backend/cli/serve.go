@@ -24,6 +24,9 @@ func (p *Program) runServe(ctx context.Context, g *globals, args []string) error
 	if err := parse(flags, args); err != nil {
 		return err
 	}
+	if err := g.desktopOnly(); err != nil {
+		return err
+	}
 	var password string
 	if *passwordFile != "" {
 		pw, err := readPasswordFile(*passwordFile)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"html"
 	"io/fs"
 	"net/http"
 	"os"
@@ -27,23 +28,85 @@ type AvatarSource interface {
 	ImagePath(ctx context.Context, avatar string) (string, error)
 }
 
+// ExtraScript is a same-origin script the middleware serves at Path (the
+// desktop self-test's scripts; the page's CSP allows only 'self' scripts).
+// With Boot set, the main document also loads it, right after the boot
+// element and before the app's own module.
+type ExtraScript struct {
+	Path string
+	Body []byte
+	Boot bool
+}
+
+// MiddlewareOption configures Middleware.
+type MiddlewareOption func(*middlewareConfig)
+
+type middlewareConfig struct {
+	scripts map[string][]byte
+	boot    []byte
+	onBoot  func()
+}
+
+// WithScripts serves scripts (see ExtraScript). Only the self-test uses it;
+// a normal window serves nothing but the frontend and avatars.
+func WithScripts(scripts ...ExtraScript) MiddlewareOption {
+	return func(c *middlewareConfig) {
+		for _, s := range scripts {
+			c.scripts[s.Path] = s.Body
+			if s.Boot {
+				c.boot = append(c.boot, `<script src="`+html.EscapeString(s.Path)+`"></script>`...)
+			}
+		}
+	}
+}
+
+// WithBootObserver calls observe each time the token-bearing document is
+// served, which the self-test reports (WebKitGTK serves it to frames too).
+func WithBootObserver(observe func()) MiddlewareOption {
+	return func(c *middlewareConfig) { c.onBoot = observe }
+}
+
 // Middleware returns the asset-server middleware for the desktop window.
 // It serves /api/avatar/{avatar} from avatars, and injects the capability
 // token into index.html when — and only when — the request is for the main
 // document. Everything else passes to next (the embedded frontend).
-func Middleware(token string, avatars AvatarSource) func(next http.Handler) http.Handler {
-	boot := bootScript(token)
+func Middleware(token string, avatars AvatarSource, opts ...MiddlewareOption) func(next http.Handler) http.Handler {
+	cfg := &middlewareConfig{scripts: map[string][]byte{}}
+	for _, opt := range opts {
+		opt(cfg)
+	}
+	boot := append(bootScript(token), cfg.boot...)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if body, ok := cfg.scripts[r.URL.Path]; ok {
+				serveScript(w, r, body)
+				return
+			}
 			switch {
 			case strings.HasPrefix(r.URL.Path, avatarPrefix):
 				serveAvatar(w, r, avatars)
 			case isMainDocument(r):
+				if cfg.onBoot != nil {
+					cfg.onBoot()
+				}
 				serveBootDocument(w, r, next, boot)
 			default:
 				next.ServeHTTP(w, r)
 			}
 		})
+	}
+}
+
+// serveScript answers an ExtraScript.
+func serveScript(w http.ResponseWriter, r *http.Request, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "text/javascript; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
 	}
 }
 

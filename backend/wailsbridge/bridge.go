@@ -42,17 +42,33 @@ func NewToken() (string, error) {
 // is Invoke: Wails binds every exported method, and each one would be an
 // entry point needing its own token check.
 type Bridge struct {
-	ctx    context.Context
-	router Invoker
-	token  []byte
+	ctx     context.Context
+	router  Invoker
+	token   []byte
+	observe func(method string, accepted bool)
+}
+
+// BridgeOption configures a Bridge. Options are functions, not methods:
+// Wails would bind every exported method of Bridge.
+type BridgeOption func(*Bridge)
+
+// WithCallObserver has the bridge report every call to observe, before it
+// runs: the method name and whether the token was accepted. The desktop
+// self-test counts forged calls from sandboxed frames with it.
+func WithCallObserver(observe func(method string, accepted bool)) BridgeOption {
+	return func(b *Bridge) { b.observe = observe }
 }
 
 // New returns a bridge that runs calls on router under ctx (the app's
 // lifetime) once they present token. A bridge with an empty token refuses
 // everything, so the zero Bridge (used only to generate Wails bindings) is
 // inert.
-func New(ctx context.Context, router Invoker, token string) *Bridge {
-	return &Bridge{ctx: ctx, router: router, token: []byte(token)}
+func New(ctx context.Context, router Invoker, token string, opts ...BridgeOption) *Bridge {
+	b := &Bridge{ctx: ctx, router: router, token: []byte(token)}
+	for _, opt := range opts {
+		opt(b)
+	}
+	return b
 }
 
 // Invoke checks the capability token, then runs method with argsJSON (a
@@ -60,7 +76,11 @@ func New(ctx context.Context, router Invoker, token string) *Bridge {
 // failure the error's text is the JSON {code, message, details} shape, which
 // the frontend decodes from the rejected promise.
 func (b *Bridge) Invoke(token, method, argsJSON string) (string, error) {
-	if len(b.token) == 0 || subtle.ConstantTimeCompare([]byte(token), b.token) != 1 {
+	accepted := len(b.token) != 0 && subtle.ConstantTimeCompare([]byte(token), b.token) == 1
+	if b.observe != nil {
+		b.observe(method, accepted)
+	}
+	if !accepted {
 		return "", wireError(apperr.New(apperr.CodeAuthDenied, "missing or wrong capability token"))
 	}
 	out, err := b.router.Invoke(b.ctx, method, []byte(argsJSON))

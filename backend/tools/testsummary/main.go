@@ -5,10 +5,14 @@
 //	testsummary [-dir D] [-C DIR] go LAYER -- go test -json ...
 //	testsummary [-dir D] [-C DIR] vitest LAYER REPORT.json -- npx vitest run ...
 //	testsummary [-dir D] [-C DIR] check LAYER -- CMD ...
+//	testsummary [-dir D] [-C DIR] node LAYER REPORT.tap -- node --test ...
+//	testsummary [-dir D] [-C DIR] checks LAYER REPORT.json -- CMD ...
 //	testsummary [-dir D] total
 //
 // go streams `go test -json` and prints one line per package and the full
-// output of every failing test; vitest reads Vitest's JSON report; check
+// output of every failing test; vitest reads Vitest's JSON report; node
+// reads the TAP report of Node's test runner; checks reads a self-test's
+// {ok, checks: [{name, ok, detail}]} report, one count per check; check
 // counts a command as one pass or one failure. Each records its counts in
 // D/counts.tsv; total sums them, prints the final line and exits 1 if
 // anything failed. A layer's command exiting non-zero always counts as a
@@ -32,7 +36,7 @@ func main() {
 	dir := flag.String("dir", "build/test-artifacts/summary", "where layer counts are recorded")
 	chdir := flag.String("C", "", "run the layer's command in this directory")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: testsummary [-dir D] [-C DIR] go|vitest|check LAYER [REPORT] -- CMD... | testsummary [-dir D] total")
+		fmt.Fprintln(os.Stderr, "usage: testsummary [-dir D] [-C DIR] go|vitest|node|checks|check LAYER [REPORT] -- CMD... | testsummary [-dir D] total")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -63,6 +67,10 @@ func run(dir, chdir string, args []string) (int, error) {
 		c, err = runGo(chdir, cmd)
 	case mode == "vitest" && len(pre) == 2:
 		c, err = runVitest(chdir, cmd, filepath.Join(chdir, pre[1]))
+	case mode == "node" && len(pre) == 2:
+		c, err = runNode(chdir, cmd, filepath.Join(chdir, pre[1]))
+	case mode == "checks" && len(pre) == 2:
+		c, err = runChecks(chdir, cmd, filepath.Join(chdir, pre[1]))
 	case mode == "check" && len(pre) == 1:
 		c, err = runCheck(chdir, cmd)
 	default:

@@ -1,0 +1,458 @@
+// Hearth desktop self-test, the page side (hearth --self-test). The asset
+// middleware serves this script only in self-test mode and loads it from
+// the main document right after the boot element, before the app's own
+// module. It drives the real window inside the real WebKitGTK webview:
+//
+//  1. waits for window.__HEARTH__.ready;
+//  2. opens the seeded 10,000-message chat from the character list and
+//     measures the first paint of its tail, the time until the whole chat
+//     is in getContext().chat, and how long the event loop ever stalled
+//     meanwhile;
+//  3. an ABI round trip (character → chat → select → add → update →
+//     delete), each step with its event;
+//  4. sandboxed frames that try to call the bridge without the token:
+//     forged IPC messages, a nested frame of "/", a frame navigating itself
+//     to "/" (frame.js plays the attacker);
+//  5. opens the large chat again with api.chat.select and measures it;
+//
+// and reports every check and metric to Go through selftest.report (a host
+// method registered only in self-test mode) after each phase, so a timeout
+// still leaves the checks that ran. Go verifies again, takes the
+// screenshot, writes the report and closes the window.
+(() => {
+  'use strict';
+
+  const FRAME_SCRIPT = '/__hearth__/selftest-frame.js';
+
+  // A framed copy of the app: WebKitGTK serves "/" to frames with the same
+  // token-bearing document as to the window (the requests look identical).
+  // Tell the top window what this copy looks like and do nothing else.
+  if (window.top !== window) {
+    const depth = window.parent === window.top ? 1 : 2;
+    const tokenAtStart = document.getElementById('hearth-boot') !== null;
+    document.addEventListener('DOMContentLoaded', () => {
+      const app = document.getElementById('app');
+      window.top.postMessage(
+        {
+          selftest: 'framed-copy',
+          depth,
+          tokenAtStart,
+          tokenLeft: document.getElementById('hearth-boot') !== null,
+          booted: typeof window.__HEARTH__ !== 'undefined',
+          appText: app ? app.textContent.trim() : null,
+        },
+        '*',
+      );
+    });
+    return;
+  }
+
+  // The top window: this script's own line to Go. Like the app's transport
+  // it reads the token from the boot element (the app's module removes the
+  // element when it starts, after this script ran).
+  let token = '';
+  try {
+    token = JSON.parse(document.getElementById('hearth-boot').textContent).token;
+  } catch (err) {
+    // No token: every call below fails, and the report says so by timing out.
+  }
+
+  const startedAt = performance.now();
+  const checks = [];
+  const metrics = {};
+
+  /** invoke calls a host method through the bound bridge, like the app's desktop transport. */
+  async function invoke(method, ...args) {
+    const out = await window.go.wailsbridge.Bridge.Invoke(token, method, JSON.stringify(args));
+    return out === '' ? null : JSON.parse(out);
+  }
+
+  function check(name, ok, detail) {
+    checks.push({ name, ok: Boolean(ok), detail: detail === undefined ? '' : String(detail) });
+  }
+
+  function describe(err) {
+    if (err && typeof err === 'object' && 'code' in err) return `${err.code}: ${err.message}`;
+    return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  }
+
+  function report(done) {
+    return invoke('selftest.report', { done, checks, metrics, userAgent: navigator.userAgent }).catch((err) =>
+      console.error('self-test: could not report', err),
+    );
+  }
+
+  function timeout(ms, what) {
+    let timer;
+    const p = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms);
+    });
+    p.cancel = () => clearTimeout(timer);
+    return p;
+  }
+
+  /** within resolves with promise, or rejects once ms passed. */
+  async function within(ms, what, promise) {
+    const t = timeout(ms, what);
+    try {
+      return await Promise.race([promise, t]);
+    } finally {
+      t.cancel();
+    }
+  }
+
+  /** until polls fn until it returns something truthy, for at most ms. */
+  async function until(ms, what, fn, interval = 20) {
+    const end = performance.now() + ms;
+    let last;
+    for (;;) {
+      try {
+        last = await fn();
+        if (last) return last;
+      } catch (err) {
+        last = err;
+      }
+      if (performance.now() > end) throw new Error(`${what}: not within ${ms} ms (last: ${describe(last)})`);
+      await new Promise((r) => setTimeout(r, interval));
+    }
+  }
+
+  const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(performance.now()))));
+
+  /** step runs one named check: ok when fn resolves (its value is the detail), failed when it throws. */
+  async function step(name, ms, fn) {
+    try {
+      const detail = await within(ms, name, fn());
+      check(name, true, detail);
+      return true;
+    } catch (err) {
+      check(name, false, describe(err));
+      return false;
+    }
+  }
+
+  async function run() {
+    const h = window.__HEARTH__;
+    if (!h) {
+      check('abi: window.__HEARTH__ exists', false, document.getElementById('app')?.textContent ?? 'no #app');
+      return;
+    }
+    if (!(await step('abi: __HEARTH__.ready resolves', 20000, async () => {
+      await h.ready;
+      return `abiVersion ${h.abiVersion}, ${h.capabilities().methods.length} host methods`;
+    }))) return;
+    metrics.readyMs = Math.round(performance.now() - startedAt);
+    const info = await invoke('selftest.info');
+    await report(false);
+
+    // The large chat first, cold, the way a person opens it: a click on the
+    // character (the UI then calls api.chat.select).
+    await largeChat(h, info, 'click');
+    await report(false);
+    await roundTrip(h);
+    await report(false);
+    await sandboxedFrames(h, info);
+    await report(false);
+    // Then once more through api.chat.select called directly, as a script
+    // would; the window ends up showing the large chat for the screenshot.
+    await largeChat(h, info, 'select');
+    await report(false);
+
+    // Last: a framed copy that had booted with a working token would have
+    // called host.capabilities, as the window did once at start.
+    const end = await invoke('selftest.info');
+    const caps = end.bridge.accepted['host.capabilities'] || 0;
+    check('iframe: no framed copy of the app called the bridge with a working token', caps === 1,
+      `host.capabilities accepted ${caps} time(s) in this launch (the window's own boot: 1); ` +
+        `token-bearing document served ${end.bootDocuments} time(s); ${end.bridge.rejected} call(s) refused`);
+  }
+
+  /** onEvent resolves with the first api.events payload of type that matches, registered before the call. */
+  function onEvent(h, type, match, ms = 10000) {
+    let off = () => {};
+    const p = new Promise((resolve) => {
+      off = h.api.events.on(h.api.events.types[type], (payload) => {
+        if (!match || match(payload)) {
+          off();
+          resolve(payload);
+        }
+      });
+    });
+    return within(ms, `event ${type}`, p).finally(off);
+  }
+
+  async function roundTrip(h) {
+    const chat = h.api.chat;
+    let avatar;
+    let chatId;
+    await step('abi: characters.create + CHARACTER_CREATED', 10000, async () => {
+      const ev = onEvent(h, 'CHARACTER_CREATED', (p) => p.character?.name === 'Self-Test Ada');
+      const card = await h.api.characters.create({ name: 'Self-Test Ada', first_mes: 'Hello {{user}}, I am {{char}}.' });
+      avatar = card.avatar;
+      const p = await ev;
+      if (p.avatar !== avatar) throw new Error(`event for ${p.avatar}, created ${avatar}`);
+      return avatar;
+    });
+    if (!avatar) return;
+    await step('abi: chat.create + CHAT_CREATED', 10000, async () => {
+      const ev = onEvent(h, 'CHAT_CREATED');
+      const summary = await chat.create({ avatar });
+      chatId = summary.chatId;
+      const p = await ev;
+      const evId = p.chatId ?? p.chat?.chatId;
+      if (evId !== chatId) throw new Error(`event for chat ${evId}, created ${chatId}`);
+      return `${summary.fileName}, ${summary.messageCount} message(s)`;
+    });
+    if (!chatId) return;
+    await step('abi: chat.select + CHAT_CHANGED', 10000, async () => {
+      const ev = onEvent(h, 'CHAT_CHANGED', (p) => p.chatId === chatId);
+      await chat.select(chatId);
+      await ev;
+      const n = h.getContext().chat.length;
+      if (n !== 1) throw new Error(`getContext().chat has ${n} messages, want the greeting`);
+      return `greeting: ${h.getContext().chat[0].mes}`;
+    });
+    await step('abi: chat.addMessages + MESSAGE_SENT/MESSAGE_RECEIVED', 10000, async () => {
+      const sent = onEvent(h, 'MESSAGE_SENT', (p) => p.chatId === chatId);
+      const received = onEvent(h, 'MESSAGE_RECEIVED', (p) => p.chatId === chatId);
+      const idx = await chat.addMessages(chatId, [{ is_user: true, mes: 'one' }, { mes: 'two' }]);
+      const [s, r] = await Promise.all([sent, received]);
+      if (JSON.stringify(idx) !== '[1,2]' || s.index !== 1 || r.index !== 2) throw new Error(`indexes ${JSON.stringify(idx)}, events ${s.index}/${r.index}`);
+      await until(5000, 'getContext().chat to hold both', () => h.getContext().chat.length === 3);
+      return `indexes ${JSON.stringify(idx)}`;
+    });
+    await step('abi: chat.updateMessages + MESSAGE_EDITED', 10000, async () => {
+      const ev = onEvent(h, 'MESSAGE_EDITED', (p) => p.chatId === chatId && p.index === 1);
+      await chat.updateMessages(chatId, { index: 1, patch: { mes: 'one, edited' } });
+      await ev;
+      const [stored] = await chat.getStMessages(chatId, { start: 1, end: 2 });
+      if (stored.mes !== 'one, edited') throw new Error(`stored mes ${JSON.stringify(stored.mes)}`);
+      await until(5000, 'getContext().chat to show the edit', () => h.getContext().chat[1]?.mes === 'one, edited');
+      return 'mes and active swipe rewritten';
+    });
+    await step('abi: chat.deleteMessages + MESSAGE_DELETED', 10000, async () => {
+      const ev = onEvent(h, 'MESSAGE_DELETED', (p) => p.chatId === chatId);
+      const deleted = await chat.deleteMessages(chatId, [1]);
+      const p = await ev;
+      if (deleted[0]?.mes !== 'one, edited' || p.length !== 2) throw new Error(`deleted ${JSON.stringify(deleted.map((m) => m.mes))}, length ${p.length}`);
+      await until(5000, 'getContext().chat to shrink', () => h.getContext().chat.length === 2);
+      return `new length ${p.length}`;
+    });
+    await step('abi: HostError code for an index out of range', 10000, async () => {
+      try {
+        await chat.updateMessages(chatId, { index: 99, patch: { mes: 'x' } });
+      } catch (err) {
+        if (err.code === 'message.index_out_of_range') return err.code;
+        throw err;
+      }
+      throw new Error('resolved');
+    });
+  }
+
+  /** frameMessages collects postMessage reports from the self-test frames. */
+  function frameMessages() {
+    const seen = [];
+    const waiters = [];
+    window.addEventListener('message', (event) => {
+      const d = event.data;
+      if (!d || typeof d !== 'object' || typeof d.selftest !== 'string') return;
+      seen.push(d);
+      for (const w of waiters.slice()) w();
+    });
+    return {
+      seen,
+      wait(ms, what, pick) {
+        return within(
+          ms,
+          what,
+          new Promise((resolve) => {
+            const tryPick = () => {
+              const hit = seen.find(pick);
+              if (hit) {
+                waiters.splice(waiters.indexOf(tryPick), 1);
+                resolve(hit);
+              }
+            };
+            waiters.push(tryPick);
+            tryPick();
+          }),
+        );
+      },
+    };
+  }
+
+  function sandboxedFrame(mode) {
+    const frame = document.createElement('iframe');
+    frame.setAttribute('sandbox', 'allow-scripts');
+    frame.setAttribute('aria-hidden', 'true');
+    frame.title = `self-test ${mode}`;
+    frame.style.cssText = 'position:fixed;left:-10000px;top:0;width:320px;height:240px;border:0';
+    frame.srcdoc = `<!doctype html><html><body><script src="${FRAME_SCRIPT}" data-mode="${mode}"></script></body></html>`;
+    return frame;
+  }
+
+  async function sandboxedFrames(h, info) {
+    const before = info;
+    const box = document.createElement('div');
+    box.id = 'hearth-selftest-frames';
+    document.body.appendChild(box);
+    const messages = frameMessages();
+    for (const mode of ['forge', 'nest', 'nav']) box.appendChild(sandboxedFrame(mode));
+
+    let forge = null;
+    let nest = null;
+    await step('iframe: a sandboxed srcdoc frame runs its script', 15000, async () => {
+      forge = await messages.wait(15000, 'the forge frame', (m) => m.selftest === 'forge');
+      return `Wails IPC handler visible in the frame: ${forge.ipc}; forged ${forge.posted} call(s) with a null, empty and wrong token`;
+    });
+    await step('iframe: a frame nesting "/" cannot read the token', 15000, async () => {
+      nest = await messages.wait(15000, 'the nesting frame', (m) => m.selftest === 'nest');
+      const copy = await messages.wait(15000, 'the nested copy of "/"', (m) => m.selftest === 'framed-copy' && m.depth === 2);
+      const detail = `${Object.entries(nest.attempts).map(([k, v]) => `${k}: ${v}`).join('; ')}; nested copy booted: ${copy.booted} (#app says ${JSON.stringify(copy.appText)})`;
+      if (nest.found || copy.booted) throw new Error(detail);
+      return detail;
+    });
+    await step('iframe: a frame navigating itself to "/" does not boot the app', 15000, async () => {
+      const copy = await messages.wait(15000, 'the navigated copy of "/"', (m) => m.selftest === 'framed-copy' && m.depth === 1);
+      const detail =
+        `booted: ${copy.booted}; #app says: ${JSON.stringify(copy.appText)}; the copy's token element: ` +
+        `${copy.tokenAtStart ? 'served' : 'not served'}, ${copy.tokenLeft ? 'still in its DOM (no script of the attacker runs there)' : 'removed'}`;
+      if (copy.booted) throw new Error(detail);
+      return detail;
+    });
+    await step('iframe: forged Bridge.Invoke calls were refused by the bridge', 15000, async () => {
+      const expected = (forge?.posted ?? 0) + (nest?.posted ?? 0);
+      if (!forge?.ipc) return `the frames could not reach the Wails IPC at all (posted ${expected})`;
+      const now = await until(10000, `${expected} refused call(s)`, async () => {
+        const i = await invoke('selftest.info');
+        return i.bridge.rejected - before.bridge.rejected >= expected ? i : null;
+      });
+      const refused = now.bridge.rejected - before.bridge.rejected;
+      if (refused !== expected) throw new Error(`bridge refused ${refused} call(s), the frames forged ${expected}`);
+      return `${refused} forged call(s) refused (auth.denied)`;
+    });
+    await step('iframe: no character named PWNED exists', 10000, async () => {
+      const list = await h.api.characters.list();
+      const bad = list.filter((c) => /PWNED/.test(c.name));
+      if (bad.length) throw new Error(`found ${bad.map((c) => c.avatar).join(', ')}`);
+      return `${list.length} character(s), none PWNED`;
+    });
+  }
+
+  /**
+   * largeChat opens the seeded chat and measures it. how: 'click' clicks the
+   * character in the list (the UI calls api.chat.select and paints each page
+   * as it arrives); 'select' calls api.chat.select itself (the UI follows
+   * at CHAT_CHANGED). Metric names of the 'select' run start with "select".
+   */
+  async function largeChat(h, info, how) {
+    const types = h.api.events.types;
+    const target = info.messages - 1;
+    const name = (m) => (how === 'click' ? m : `select${m[0].toUpperCase()}${m.slice(1)}`);
+    const label = how === 'click' ? 'opened from the character list' : 'opened with api.chat.select';
+    const progress = [];
+    let changedAt = null;
+    let tailAt = null;
+    let firstPaintAt = null;
+    let loading = true;
+
+    // Event-loop responsiveness while the chat loads: the longest wait
+    // between setTimeout(0) ticks is the longest a keystroke could have
+    // waited; the longest gap between animation frames, the longest the
+    // screen froze.
+    let maxTick = 0;
+    let maxFrame = 0;
+    let lastTick = 0;
+    let lastFrame = 0;
+    const tick = () => {
+      const now = performance.now();
+      maxTick = Math.max(maxTick, now - lastTick);
+      lastTick = now;
+      if (loading) setTimeout(tick, 0);
+    };
+    const frame = (now) => {
+      maxFrame = Math.max(maxFrame, now - lastFrame);
+      lastFrame = now;
+      if (loading) requestAnimationFrame(frame);
+    };
+
+    const offProgress = h.api.events.on(types.CHAT_LOAD_PROGRESS, (p) => {
+      if (p.chatId !== info.chatId) return;
+      progress.push({ start: p.start, at: performance.now() });
+      if (progress.length === 1) frames().then((at) => (firstPaintAt = at));
+    });
+    const changed = onEvent(h, 'CHAT_CHANGED', (p) => p.chatId === info.chatId, 60000).then(() => (changedAt = performance.now()));
+    changed.catch(() => {});
+    const tailSelector = `article[aria-label^="Message ${target} from "]`;
+    const observer = new MutationObserver(() => {
+      if (tailAt === null && document.querySelector(tailSelector)) tailAt = performance.now();
+    });
+    observer.observe(document.body, { childList: true, subtree: true });
+    const stop = () => {
+      loading = false;
+      offProgress();
+      observer.disconnect();
+    };
+
+    let t0;
+    let selected = null;
+    if (how === 'click') {
+      const option = [...document.querySelectorAll('[role="option"]')].find((el) => el.getAttribute('title') === info.characterName);
+      if (!option) {
+        check(`perf (${label}): the seeded character is listed`, false, `no option titled ${info.characterName}`);
+        stop();
+        return;
+      }
+      t0 = performance.now();
+      option.click();
+    } else {
+      t0 = performance.now();
+      selected = h.api.chat.select(info.chatId);
+      selected.catch(() => {});
+    }
+    lastTick = lastFrame = t0;
+    setTimeout(tick, 0);
+    requestAnimationFrame(frame);
+
+    await step(`perf (${label}): first page painted`, 20000, async () => {
+      await until(20000, 'the first CHAT_LOAD_PROGRESS and two frames', () => firstPaintAt !== null);
+      metrics[name('firstPaintMs')] = Math.round(firstPaintAt - t0);
+      return `${metrics[name('firstPaintMs')]} ms to the first CHAT_LOAD_PROGRESS (from index ${progress[0].start}) + 2 animation frames`;
+    });
+    await step(`perf (${label}): whole chat in getContext().chat at CHAT_CHANGED`, 60000, async () => {
+      await changed;
+      if (selected) await selected;
+      metrics[name('wholeChatMs')] = Math.round(changedAt - t0);
+      const n = h.getContext().chat.length;
+      if (n !== info.messages) throw new Error(`getContext().chat.length ${n}, want ${info.messages}`);
+      if (progress.length < 2) throw new Error(`loaded in ${progress.length} page(s); want the tail first, then the rest`);
+      return `${info.messages} messages after ${metrics[name('wholeChatMs')]} ms, in ${progress.length} pages`;
+    });
+    metrics[name('maxTypingGapMs')] = Math.round(maxTick);
+    metrics[name('maxFrameGapMs')] = Math.round(maxFrame);
+    loading = false;
+    await step(`perf (${label}): the newest message is on screen`, 20000, async () => {
+      await until(20000, `message ${target} rendered`, () => tailAt !== null && document.querySelector(tailSelector));
+      await frames();
+      const row = document.querySelector(tailSelector);
+      if (!row) throw new Error(`message ${target} left the DOM`);
+      metrics[name('tailRowMs')] = Math.round(tailAt - t0);
+      const box = row.getBoundingClientRect();
+      const view = row.closest('[role="log"]').getBoundingClientRect();
+      if (!(box.bottom > view.top && box.top < view.bottom)) {
+        throw new Error(
+          `message ${target} is rendered but outside the list's viewport (row ${Math.round(box.top)}..${Math.round(box.bottom)}, ` +
+            `list ${Math.round(view.top)}..${Math.round(view.bottom)})`,
+        );
+      }
+      return `row of message ${target} in view; first rendered ${metrics[name('tailRowMs')]} ms after the ${how}`;
+    });
+    stop();
+  }
+
+  document.addEventListener('DOMContentLoaded', () => {
+    run()
+      .catch((err) => check('self-test script', false, describe(err)))
+      .finally(() => report(true));
+  });
+})();

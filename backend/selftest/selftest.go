@@ -1,0 +1,422 @@
+// Package selftest is the desktop smoke test of DESIGN §7.5, run by
+// `hearth --self-test OUT.json`: the real binary, the real WebKitGTK
+// webview, a seeded data dir, and a script inside the page (page.js) that
+// exercises the ABI, attacks the bridge from sandboxed frames (frame.js)
+// and measures a 10,000-message chat.
+//
+// The Go side seeds the data dir through the host router, registers two
+// host methods that exist only in self-test mode (selftest.info,
+// selftest.report), counts the bridge's accepted and refused calls and the
+// token-bearing documents served, and when the page has reported (or the
+// deadline passed) checks again from Go, captures a screenshot and writes
+// the JSON report. It imports no Wails: app.go wires it into the window.
+package selftest
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"hearth/backend/host"
+	"hearth/backend/internal/chatgen"
+)
+
+// Paths the asset middleware serves the two scripts at in self-test mode.
+const (
+	ScriptPath      = "/__hearth__/selftest.js"
+	FrameScriptPath = "/__hearth__/selftest-frame.js"
+)
+
+// CharacterName names the seeded character that owns the large chat.
+const CharacterName = "Seraphina"
+
+//go:embed page.js
+var pageScript []byte
+
+//go:embed frame.js
+var frameScript []byte
+
+// PageScript is the script the main document loads in self-test mode.
+func PageScript() []byte { return pageScript }
+
+// FrameScript is the script of the sandboxed frames the page creates.
+func FrameScript() []byte { return frameScript }
+
+// Options configure a Session. Zero fields take the defaults noted.
+type Options struct {
+	// Report is the path of the JSON report.
+	Report string
+	// Screenshot is where the screen is captured once the page reported;
+	// empty means no screenshot.
+	Screenshot string
+	// Timeout bounds the wait for the page's final report (default 90 s).
+	Timeout time.Duration
+	// Messages is the size of the seeded chat, greeting included
+	// (default 10000).
+	Messages int
+	// Capture takes the screenshot (default: ImageMagick's
+	// `import -window root PATH`, which needs $DISPLAY).
+	Capture func(ctx context.Context, path string) error
+	// Log receives the human-readable summary (default os.Stdout).
+	Log io.Writer
+}
+
+// Check is one named pass/fail result of the report.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Report is what the self-test writes to Options.Report.
+type Report struct {
+	OK         bool               `json:"ok"`
+	Checks     []Check            `json:"checks"`
+	Metrics    map[string]float64 `json:"metrics"`
+	Screenshot string             `json:"screenshot,omitempty"`
+	UserAgent  string             `json:"userAgent,omitempty"`
+}
+
+// pageReport is the argument of selftest.report.
+type pageReport struct {
+	Done      bool               `json:"done"`
+	Checks    []Check            `json:"checks"`
+	Metrics   map[string]float64 `json:"metrics"`
+	UserAgent string             `json:"userAgent"`
+}
+
+// Session is one self-test run. Its observer methods are safe for
+// concurrent use (the bridge calls them from Wails' goroutines).
+type Session struct {
+	opts Options
+
+	mu       sync.Mutex
+	goChecks []Check
+	seedMs   float64
+	chatID   string
+	avatar   string
+	accepted map[string]int
+	rejected map[string]int
+	boots    int
+	page     pageReport
+	done     chan struct{}
+	doneOnce sync.Once
+}
+
+// New returns a session; call Seed and Register before the window opens.
+func New(opts Options) *Session {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 90 * time.Second
+	}
+	if opts.Messages <= 0 {
+		opts.Messages = 10000
+	}
+	if opts.Capture == nil {
+		opts.Capture = captureScreen
+	}
+	if opts.Log == nil {
+		opts.Log = os.Stdout
+	}
+	return &Session{
+		opts:     opts,
+		accepted: map[string]int{},
+		rejected: map[string]int{},
+		done:     make(chan struct{}),
+	}
+}
+
+// Seed creates the character and its large chat through inv (the host
+// router, in process): chatgen's realistic messages, added silently in
+// batches of 500.
+func (s *Session) Seed(ctx context.Context, inv chatgen.Invoker) error {
+	started := time.Now()
+	var card struct {
+		Avatar string `json:"avatar"`
+	}
+	if err := call(ctx, inv, &card, "characters.create", map[string]any{
+		"name":        CharacterName,
+		"description": "The guardian of the self-test glade.",
+		"first_mes":   "*Seraphina looks up from the fire.* Welcome back, {{user}}. It has been a long story.",
+		"tags":        []string{"self-test"},
+	}); err != nil {
+		return fmt.Errorf("self-test: seed character: %w", err)
+	}
+	var chat struct {
+		ChatID       string `json:"chatId"`
+		MessageCount int    `json:"messageCount"`
+	}
+	if err := call(ctx, inv, &chat, "chat.create", map[string]any{"avatar": card.Avatar}); err != nil {
+		return fmt.Errorf("self-test: seed chat: %w", err)
+	}
+	msgs := chatgen.Messages(chatgen.Options{Seed: 7, Messages: s.opts.Messages - chat.MessageCount, CharName: CharacterName})
+	if err := chatgen.Append(ctx, inv, chat.ChatID, msgs, 500); err != nil {
+		return fmt.Errorf("self-test: seed messages: %w", err)
+	}
+	var count int
+	if err := call(ctx, inv, &count, "chat.count", chat.ChatID); err != nil {
+		return fmt.Errorf("self-test: count seeded messages: %w", err)
+	}
+	if count != s.opts.Messages {
+		return fmt.Errorf("self-test: seeded chat has %d messages, want %d", count, s.opts.Messages)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chatID, s.avatar = chat.ChatID, card.Avatar
+	s.seedMs = float64(time.Since(started).Milliseconds())
+	s.goChecks = append(s.goChecks, Check{
+		Name:   "seed: character and chat through the host router",
+		OK:     true,
+		Detail: fmt.Sprintf("%d messages in %d ms", count, time.Since(started).Milliseconds()),
+	})
+	return nil
+}
+
+// Register adds the self-test's host methods to r: selftest.info (the
+// seeded chat and the counters) and selftest.report (the page's results).
+// Only the window's own script can call them: they sit behind the bridge's
+// token check like every other method.
+func (s *Session) Register(r *host.Router) {
+	r.Register("selftest.info", func(context.Context, host.Args) (any, error) {
+		return s.info(), nil
+	})
+	r.Register("selftest.report", func(_ context.Context, a host.Args) (any, error) {
+		var rep pageReport
+		if err := a.Object(0, "report", &rep); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		s.page = rep
+		s.mu.Unlock()
+		if rep.Done {
+			s.doneOnce.Do(func() { close(s.done) })
+		}
+		return true, nil
+	})
+}
+
+// ObserveCall counts one bridge call; pass it to wailsbridge.WithCallObserver.
+func (s *Session) ObserveCall(method string, accepted bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if accepted {
+		s.accepted[method]++
+	} else {
+		s.rejected[method]++
+	}
+}
+
+// ObserveBootDocument counts one token-bearing document served; pass it to
+// wailsbridge.WithBootObserver.
+func (s *Session) ObserveBootDocument() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.boots++
+}
+
+// info is selftest.info's answer.
+func (s *Session) info() map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	accepted := make(map[string]int, len(s.accepted))
+	for k, v := range s.accepted {
+		accepted[k] = v
+	}
+	rejected := 0
+	for _, v := range s.rejected {
+		rejected += v
+	}
+	return map[string]any{
+		"chatId":        s.chatID,
+		"avatar":        s.avatar,
+		"characterName": CharacterName,
+		"messages":      s.opts.Messages,
+		"bootDocuments": s.boots,
+		"bridge":        map[string]any{"accepted": accepted, "rejected": rejected},
+	}
+}
+
+// Wait blocks until the page's final report arrives, the timeout passes
+// or ctx ends, then checks from Go, captures the screenshot and writes the
+// report. started is when the window started loading.
+func (s *Session) Wait(ctx context.Context, inv chatgen.Invoker, started time.Time) Report {
+	timer := time.NewTimer(time.Until(started.Add(s.opts.Timeout)))
+	defer timer.Stop()
+	var ended Check
+	select {
+	case <-s.done:
+		ended = Check{Name: "self-test: the page finished", OK: true, Detail: fmt.Sprintf("after %d ms", time.Since(started).Milliseconds())}
+	case <-timer.C:
+		ended = Check{Name: "self-test: the page finished", Detail: fmt.Sprintf("no final report within %s", s.opts.Timeout)}
+	case <-ctx.Done():
+		ended = Check{Name: "self-test: the page finished", Detail: "the window closed first"}
+	}
+	return s.finish(ctx, inv, ended)
+}
+
+func (s *Session) finish(ctx context.Context, inv chatgen.Invoker, ended Check) Report {
+	s.mu.Lock()
+	rep := Report{
+		Checks:    append(append([]Check{}, s.goChecks...), s.page.Checks...),
+		Metrics:   map[string]float64{"seedMs": s.seedMs},
+		UserAgent: s.page.UserAgent,
+	}
+	for k, v := range s.page.Metrics {
+		rep.Metrics[k] = v
+	}
+	s.mu.Unlock()
+	rep.Checks = append(rep.Checks, ended, s.checkNoPwned(ctx, inv))
+
+	if s.opts.Screenshot != "" {
+		c := Check{Name: "self-test: screenshot of the window", OK: true, Detail: s.opts.Screenshot}
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+		if err := os.MkdirAll(filepath.Dir(s.opts.Screenshot), 0o755); err != nil {
+			c.OK, c.Detail = false, err.Error()
+		} else if err := s.opts.Capture(cctx, s.opts.Screenshot); err != nil {
+			c.OK, c.Detail = false, err.Error()
+		} else {
+			rep.Screenshot = s.opts.Screenshot
+		}
+		cancel()
+		rep.Checks = append(rep.Checks, c)
+	}
+
+	rep.OK = true
+	for _, c := range rep.Checks {
+		rep.OK = rep.OK && c.OK
+	}
+	if err := writeReport(s.opts.Report, rep); err != nil {
+		rep.OK = false
+		rep.Checks = append(rep.Checks, Check{Name: "self-test: write the report", Detail: err.Error()})
+	}
+	s.print(rep)
+	return rep
+}
+
+// checkNoPwned looks for the forged frames' character from Go, so the
+// verdict does not rest on the page's script alone.
+func (s *Session) checkNoPwned(ctx context.Context, inv chatgen.Invoker) Check {
+	c := Check{Name: "go: no character created by a forged call"}
+	var list []struct {
+		Avatar string `json:"avatar"`
+		Name   string `json:"name"`
+	}
+	if err := call(context.WithoutCancel(ctx), inv, &list, "characters.list"); err != nil {
+		c.Detail = err.Error()
+		return c
+	}
+	for _, ch := range list {
+		if strings.Contains(ch.Name, "PWNED") {
+			c.Detail = "found " + ch.Avatar
+			return c
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	refused := 0
+	for _, v := range s.rejected {
+		refused += v
+	}
+	c.OK = true
+	c.Detail = fmt.Sprintf("%d character(s), none PWNED; the bridge refused %d call(s)", len(list), refused)
+	return c
+}
+
+func (s *Session) print(rep Report) {
+	w := s.opts.Log
+	for _, c := range rep.Checks {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(w, "%s %s: %s\n", mark, c.Name, c.Detail)
+	}
+	keys := make([]string, 0, len(rep.Metrics))
+	for k := range rep.Metrics {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%g", k, rep.Metrics[k]))
+	}
+	fmt.Fprintf(w, "self-test metrics: %s\n", strings.Join(parts, " "))
+	verdict := "passed"
+	if !rep.OK {
+		verdict = "FAILED"
+	}
+	fmt.Fprintf(w, "self-test %s: report %s\n", verdict, s.opts.Report)
+}
+
+// Err is nil when rep passed, else an error naming the failed checks.
+func Err(rep Report) error {
+	if rep.OK {
+		return nil
+	}
+	var failed []string
+	for _, c := range rep.Checks {
+		if !c.OK {
+			failed = append(failed, c.Name)
+		}
+	}
+	if len(failed) == 0 {
+		return errors.New("self-test failed")
+	}
+	return fmt.Errorf("self-test failed: %s", strings.Join(failed, "; "))
+}
+
+// writeReport writes rep as indented JSON (temp file, then rename).
+func writeReport(path string, rep Report) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// captureScreen saves the whole X screen with ImageMagick.
+func captureScreen(ctx context.Context, path string) error {
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "import", "-window", "root", path)
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("import -window root: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// call invokes method with args on inv and decodes the result into out.
+func call(ctx context.Context, inv chatgen.Invoker, out any, method string, args ...any) error {
+	if args == nil {
+		args = []any{}
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	res, err := inv.Invoke(ctx, method, raw)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(res, out)
+}
+
+// Invoker runs one host method; the host router satisfies it.
+type Invoker = chatgen.Invoker

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// checksReport is a self-test's report: one entry per check. The desktop
+// smoke test (hearth --self-test) writes it.
+type checksReport struct {
+	OK     bool `json:"ok"`
+	Checks []struct {
+		Name   string `json:"name"`
+		OK     bool   `json:"ok"`
+		Detail string `json:"detail"`
+	} `json:"checks"`
+}
+
+// readChecks scores a checks report, printing the failing checks. A report
+// whose overall ok is false while every check passed (a phase that never
+// ran, a timeout) counts one more failure.
+func readChecks(w io.Writer, path string) (counts, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return counts{}, err
+	}
+	var rep checksReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return counts{}, fmt.Errorf("decode: %w", err)
+	}
+	var c counts
+	for _, ch := range rep.Checks {
+		if ch.OK {
+			c.passed++
+			continue
+		}
+		c.failed++
+		fmt.Fprintf(w, "--- FAIL: %s\n    %s\n", ch.Name, strings.ReplaceAll(ch.Detail, "\n", "\n    "))
+	}
+	if !rep.OK && c.failed == 0 {
+		fmt.Fprintf(w, "--- FAIL: %s says ok: false without a failing check\n", path)
+		c.failed++
+	}
+	if len(rep.Checks) == 0 && rep.OK {
+		return c, fmt.Errorf("%s holds no checks", path)
+	}
+	return c, nil
+}
+
+// runChecks runs a command that writes a checks report and scores it.
+func runChecks(dir string, cmd []string, report string) (counts, error) {
+	_ = os.Remove(report)
+	c := command(dir, cmd)
+	c.Stdout = os.Stdout
+	failedExit, err := exitFailure(c.Run())
+	if err != nil {
+		return counts{}, err
+	}
+	res, rerr := readChecks(os.Stdout, report)
+	if rerr != nil {
+		fmt.Printf("FAIL checks report %s: %v\n", report, rerr)
+		res.failed++
+	}
+	if failedExit && res.failed == 0 {
+		fmt.Printf("FAIL %s exited non-zero without a failing check\n", strings.Join(cmd, " "))
+		res.failed = 1
+	}
+	return res, nil
+}
