@@ -21,10 +21,10 @@ BENCHCOUNT    ?= 5
 
 serve_flags = --addr $(ADDR) $(if $(DATA_DIR),--data-dir $(DATA_DIR)) $(if $(PASSWORD_FILE),--password-file $(PASSWORD_FILE))
 
-.PHONY: help deps deps-node frontend build build-headless run serve test lint bench clean
+.PHONY: help deps deps-node frontend build build-headless run serve test e2e selftest lint bench clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-15s %s\n", $$1, $$2 }'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-15s %s\n", $$1, $$2 }'
 
 deps: deps-node ## install what is missing: Debian packages, the Wails CLI, frontend packages
 	@missing=$$(for p in $(APT_PACKAGES); do \
@@ -69,8 +69,14 @@ run: deps ## open the desktop window, or serve to a browser when there is no dis
 serve: build-headless ## serve the UI to a browser (ADDR, DATA_DIR, PASSWORD_FILE)
 	./build/bin/hearth-headless serve $(serve_flags)
 
-test: deps ## vet, Go tests, fuzzing, frontend checks and tests; ends with "N passed, N failed"
+test: deps ## every layer: vet, Go tests, fuzzing, frontend checks, Vitest, browser e2e, desktop smoke; ends with "N passed, N failed"
 	./backend/tools/test.sh
+
+e2e: build-headless ## browser end-to-end tests only (hearth serve + Chromium); screenshots in build/test-artifacts/e2e
+	cd frontend && npm run --silent e2e
+
+selftest: build ## desktop smoke test only: hearth --self-test under Xvfb; report and screenshot in build/test-artifacts/desktop
+	xvfb-run -a -s "-screen 0 1280x900x24" ./build/bin/hearth --self-test build/test-artifacts/desktop/selftest.json
 
 lint: deps-node ## gofmt, go vet (all build tags), staticcheck, svelte-check; reports every problem
 	@fail=0; \

@@ -5,7 +5,8 @@
 # everything that is broken.
 #
 # Environment: GOTEST_TIMEOUT (default 15m), FUZZTIME per fuzz target
-# (default 10s; 0 skips fuzzing).
+# (default 10s; 0 skips fuzzing), E2E=0 skips the browser end-to-end layer,
+# DESKTOP=0 the desktop smoke test.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -52,5 +53,33 @@ summary -C frontend check "frontend" -- npm run --silent build
 summary -C frontend check "frontend" -- npm run --silent check
 summary -C frontend vitest "vitest" "../$art/vitest.json" -- \
 	npx vitest run --reporter=default --reporter=json --outputFile.json="../$art/vitest.json"
+
+if [[ ${E2E:-1} != 0 ]]; then
+	# DESIGN §7.4: each test file starts build/bin/hearth-headless serve on a
+	# random loopback port with a temp data dir and drives Debian's
+	# Chromium with playwright-core. node's spec summary goes to the log,
+	# its TAP report is what is counted.
+	step "browser end-to-end: hearth serve + Chromium (frontend/e2e)"
+	rm -rf "$art/e2e"
+	mkdir -p "$art/e2e"
+	summary check "e2e" -- go build -tags headless -o build/bin/hearth-headless .
+	summary -C frontend node "e2e" "../$art/e2e/report.tap" -- \
+		node --test --test-reporter=spec --test-reporter-destination=stdout \
+		--test-reporter=tap --test-reporter-destination="../$art/e2e/report.tap" e2e/
+fi
+
+if [[ ${DESKTOP:-1} != 0 ]]; then
+	# DESIGN §7.5: the real `wails build -tags webkit2_41` binary under Xvfb
+	# with --self-test; every check of its report counts. The self-test
+	# ends itself (90 s deadline); timeout(1) only guards a window that
+	# never starts.
+	step "desktop smoke: make build, hearth --self-test under Xvfb"
+	rm -rf "$art/desktop"
+	mkdir -p "$art/desktop"
+	summary check "desktop" -- make --no-print-directory build
+	summary checks "desktop" "$art/desktop/selftest.json" -- \
+		timeout -k 10 180 xvfb-run -a -s "-screen 0 1280x900x24" \
+		build/bin/hearth --self-test "$art/desktop/selftest.json"
+fi
 
 summary total

@@ -161,7 +161,12 @@ describe('the UI in a browser', () => {
     const row3 = messageRow(page, 3);
     await row3.getByText('click me').waitFor();
     await row3.getByText('click me').click();
-    // Give any handler that slipped through a chance to run: wait for two frames.
+    // Any handler that slipped through would have run once every image in
+    // the rows finished loading or failing.
+    await waitFor(
+      () => page.evaluate(() => [...document.querySelectorAll('article[aria-label^="Message 2 "] img, article[aria-label^="Message 3 "] img')].every((i) => i.complete)),
+      'the images in the untrusted messages to settle',
+    );
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const report = await page.evaluate(() => {
       const rows = [...document.querySelectorAll('article[aria-label^="Message 2 "], article[aria-label^="Message 3 "]')];
