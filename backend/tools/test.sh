@@ -57,14 +57,14 @@ summary -C frontend vitest "vitest" "../$art/vitest.json" -- \
 if [[ ${E2E:-1} != 0 ]]; then
 	# DESIGN §7.4: each test file starts build/bin/hearth-headless serve on a
 	# random loopback port with a temp data dir and drives Debian's
-	# Chromium with playwright-core. node's spec summary goes to the log,
-	# its TAP report is what is counted.
+	# Chromium with playwright-core, one file at a time. node's spec
+	# summary goes to the log, its TAP report is what is counted.
 	step "browser end-to-end: hearth serve + Chromium (frontend/e2e)"
 	rm -rf "$art/e2e"
 	mkdir -p "$art/e2e"
 	summary check "e2e" -- go build -tags headless -o build/bin/hearth-headless .
 	summary -C frontend node "e2e" "../$art/e2e/report.tap" -- \
-		node --test --test-reporter=spec --test-reporter-destination=stdout \
+		node --test --test-concurrency=1 --test-reporter=spec --test-reporter-destination=stdout \
 		--test-reporter=tap --test-reporter-destination="../$art/e2e/report.tap" e2e/
 fi
 
