@@ -37,20 +37,20 @@ describe('window.__HEARTH__ in a browser (seed examples)', () => {
 
   describe('getContext() (Luker)', () => {
     it('is the same function under SillyTavern and Luker aliases, on the selected chat', async () => {
-      const r = await inPage((h, ctx) => ({
+      const r = await inPage(async (h, ctx, id) => ({
         same: window.SillyTavern.getContext === h.getContext && window.Luker.getContext === h.getContext,
         length: ctx.chat.length,
         greeting: ctx.chat[0].mes,
         swipes: ctx.chat[0].swipes,
         name2: ctx.name2,
-        chatIdIsFileName: ctx.getCurrentChatId() === h.api.chat.loaded().chatId ? 'id' : typeof ctx.getCurrentChatId(),
+        currentIsFileName: ctx.getCurrentChatId() === (await h.api.chat.get(id)).fileName,
       }));
       assert.equal(r.same, true);
       assert.equal(r.length, 1);
       assert.equal(r.greeting, 'Hello User, I am Ada.');
       assert.deepEqual(r.swipes, ['Hello User, I am Ada.', 'Alt one', 'Alt two']);
       assert.equal(r.name2, 'Ada');
-      assert.equal(r.chatIdIsFileName, 'string');
+      assert.equal(r.currentIsFileName, true, 'getCurrentChatId() is the file name, as in SillyTavern');
     });
 
     it('addMessages: single and batch, with MESSAGE_SENT/RECEIVED positional arguments', async () => {

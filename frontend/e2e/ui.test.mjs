@@ -19,7 +19,7 @@ describe('the UI in a browser', () => {
     assert.deepEqual(page?.errors ?? [], [], 'uncaught errors in the page');
   });
 
-  /** ctx reads getContext() fields in the page. */
+  /** chat reads getContext().chat in the page (plain copies). */
   const chat = () => page.evaluate(() => window.__HEARTH__.getContext().chat.map((m) => ({ ...m, extra: { ...m.extra } })));
 
   it('creates a character with an avatar through the New character dialog', async () => {
