@@ -73,6 +73,14 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 	var bridgeOpts []wailsbridge.BridgeOption
 	var assetOpts []wailsbridge.MiddlewareOption
 	if o.SelfTest != "" {
+		// WebKit keeps localStorage (the UI's remembered character and
+		// chat, its theme) under $XDG_DATA_HOME/<program>: a self-test must
+		// neither read the user's nor leave its own behind. GLib reads it
+		// once, when WebKit starts inside wails.Run. (Caches stay shared:
+		// they hold no state the UI acts on.)
+		if err := os.Setenv("XDG_DATA_HOME", filepath.Join(o.DataDir, "webview")); err != nil {
+			return err
+		}
 		w.selfTest = selftest.New(selftest.Options{
 			Report:     o.SelfTest,
 			Screenshot: strings.TrimSuffix(o.SelfTest, filepath.Ext(o.SelfTest)) + ".png",

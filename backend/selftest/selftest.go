@@ -41,6 +41,12 @@ const (
 // CharacterName names the seeded character that owns the large chat.
 const CharacterName = "Seraphina"
 
+// IdleCharacterName names a seeded character without chats. It is created
+// last, so the UI (which lists the most recent first and selects the first
+// on start) opens on it and shows no chat: the large chat is opened cold,
+// by the page script's click, and not by the window on its own.
+const IdleCharacterName = "Aster"
+
 //go:embed page.js
 var pageScript []byte
 
@@ -138,7 +144,7 @@ func New(opts Options) *Session {
 
 // Seed creates the character and its large chat through inv (the host
 // router, in process): chatgen's realistic messages, added silently in
-// batches of 500.
+// batches of 500; then a character without chats (IdleCharacterName).
 func (s *Session) Seed(ctx context.Context, inv chatgen.Invoker) error {
 	started := time.Now()
 	var card struct {
@@ -162,6 +168,16 @@ func (s *Session) Seed(ctx context.Context, inv chatgen.Invoker) error {
 	msgs := chatgen.Messages(chatgen.Options{Seed: 7, Messages: s.opts.Messages - chat.MessageCount, CharName: CharacterName})
 	if err := chatgen.Append(ctx, inv, chat.ChatID, msgs, 500); err != nil {
 		return fmt.Errorf("self-test: seed messages: %w", err)
+	}
+	var idle struct {
+		Avatar string `json:"avatar"`
+	}
+	if err := call(ctx, inv, &idle, "characters.create", map[string]any{
+		"name":        IdleCharacterName,
+		"description": "A character without chats: the self-test window opens on her.",
+		"tags":        []string{"self-test"},
+	}); err != nil {
+		return fmt.Errorf("self-test: seed the idle character: %w", err)
 	}
 	var count int
 	if err := call(ctx, inv, &count, "chat.count", chat.ChatID); err != nil {
@@ -240,6 +256,7 @@ func (s *Session) info() map[string]any {
 		"chatId":        s.chatID,
 		"avatar":        s.avatar,
 		"characterName": CharacterName,
+		"idleCharacter": IdleCharacterName,
 		"messages":      s.opts.Messages,
 		"bootDocuments": s.boots,
 		"bridge":        map[string]any{"accepted": accepted, "rejected": rejected},

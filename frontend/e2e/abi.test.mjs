@@ -4,7 +4,7 @@
 // codes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { openApp, useHearth } from './harness.mjs';
+import { openApp, useHearth, waitFor } from './harness.mjs';
 
 let page;
 let chatId;
@@ -22,7 +22,13 @@ describe('window.__HEARTH__ in a browser (seed examples)', () => {
     avatar = card.avatar;
     chatId = (await env.server.invoke('chat.create', { avatar })).chatId;
     page = await openApp(env.browser, env.server.url);
-    await page.evaluate((id) => window.__HEARTH__.api.chat.select(id), chatId);
+    // Open the chat the way a person does; the UI selects it through
+    // api.chat.select (a second select of our own would race with it).
+    await page.getByRole('option', { name: /Ada/ }).click();
+    await waitFor(
+      () => page.evaluate((id) => window.__HEARTH__.api.chat.current()?.chatId === id && window.__HEARTH__.getContext().chat.length === 1, chatId),
+      'the chat to be open in the window',
+    );
   });
 
   after(() => {

@@ -27,7 +27,13 @@ describe('a 10,000-message chat', () => {
     }
     assert.equal(await env.server.invoke('chat.count', chatId), TOTAL);
     console.log(`# metric: created the ${TOTAL}-message chat through /api/invoke in ${Date.now() - started} ms`);
+    // A character without chats, created last: the UI lists the most recent
+    // first and selects it on start, so the large chat is opened by the
+    // test's click and not by the window on its own.
+    await env.server.invoke('characters.create', { name: 'Aster' });
     page = await openApp(env.browser, env.server.url);
+    await page.getByRole('option', { name: /Cleo/ }).waitFor();
+    assert.equal(await page.evaluate(() => window.__HEARTH__.api.chat.current()), null, 'no chat is open before the click');
   });
 
   after(() => {

@@ -81,7 +81,9 @@ describe('two windows on one chat', () => {
     const dialog = a.getByRole('dialog', { name: 'Delete message?' });
     await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
     await b.getByText('From a script', { exact: true }).waitFor({ state: 'detached' });
-    await waitFor(async () => (await chatOf(b)).length === 3, "B's getContext().chat to shrink");
+    for (const [page, label] of [[a, 'A'], [b, 'B']]) {
+      await waitFor(async () => (await chatOf(page)).length === 3, `${label}'s getContext().chat to shrink`);
+    }
     const [fromA, fromB] = [await chatOf(a), await chatOf(b)];
     assert.deepEqual(fromB, fromA);
     assert.deepEqual(
