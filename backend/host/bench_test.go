@@ -199,8 +199,10 @@ func benchOps(b *testing.B, fx *benchFixture, inv chatgen.Invoker) {
 		for i := range tail {
 			tail[i] = start + i
 		}
-		for _, batch := range benchChunks(tail, 500) {
-			benchInvoke(b, ctx, inv, "chat.deleteMessages", fx.chatID, batch)
+		// Highest batch first, so the indexes of the batches before it stay valid.
+		batches := benchChunks(tail, 500)
+		for i := len(batches) - 1; i >= 0; i-- {
+			benchInvoke(b, ctx, inv, "chat.deleteMessages", fx.chatID, batches[i])
 		}
 	})
 	b.Run("deleteMessagesMiddle", func(b *testing.B) {
