@@ -49,24 +49,3 @@ func readChecks(w io.Writer, path string) (counts, error) {
 	}
 	return c, nil
 }
-
-// runChecks runs a command that writes a checks report and scores it.
-func runChecks(dir string, cmd []string, report string) (counts, error) {
-	_ = os.Remove(report)
-	c := command(dir, cmd)
-	c.Stdout = os.Stdout
-	failedExit, err := exitFailure(c.Run())
-	if err != nil {
-		return counts{}, err
-	}
-	res, rerr := readChecks(os.Stdout, report)
-	if rerr != nil {
-		fmt.Printf("FAIL checks report %s: %v\n", report, rerr)
-		res.failed++
-	}
-	if failedExit && res.failed == 0 {
-		fmt.Printf("FAIL %s exited non-zero without a failing check\n", strings.Join(cmd, " "))
-		res.failed = 1
-	}
-	return res, nil
-}

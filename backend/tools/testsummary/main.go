@@ -66,11 +66,12 @@ func run(dir, chdir string, args []string) (int, error) {
 	case mode == "go" && len(pre) == 1:
 		c, err = runGo(chdir, cmd)
 	case mode == "vitest" && len(pre) == 2:
-		c, err = runVitest(chdir, cmd, filepath.Join(chdir, pre[1]))
+		c, err = runReport(chdir, cmd, filepath.Join(chdir, pre[1]), "vitest report", "test", readVitest)
 	case mode == "node" && len(pre) == 2:
-		c, err = runNode(chdir, cmd, filepath.Join(chdir, pre[1]))
+		// node --test writes a TAP report (its other reporter prints to stdout).
+		c, err = runReport(chdir, cmd, filepath.Join(chdir, pre[1]), "node test report", "test", readNodeTAP)
 	case mode == "checks" && len(pre) == 2:
-		c, err = runChecks(chdir, cmd, filepath.Join(chdir, pre[1]))
+		c, err = runReport(chdir, cmd, filepath.Join(chdir, pre[1]), "checks report", "check", readChecks)
 	case mode == "check" && len(pre) == 1:
 		c, err = runCheck(chdir, cmd)
 	default:
@@ -157,26 +158,6 @@ func runCheck(dir string, cmd []string) (counts, error) {
 	return counts{passed: 1}, nil
 }
 
-func runVitest(dir string, cmd []string, report string) (counts, error) {
-	_ = os.Remove(report)
-	c := command(dir, cmd)
-	c.Stdout = os.Stdout
-	failedExit, err := exitFailure(c.Run())
-	if err != nil {
-		return counts{}, err
-	}
-	res, rerr := readVitest(os.Stdout, report)
-	if rerr != nil {
-		fmt.Printf("FAIL vitest report %s: %v\n", report, rerr)
-		res.failed++
-	}
-	if failedExit && res.failed == 0 {
-		fmt.Printf("FAIL %s exited non-zero without a failing test\n", strings.Join(cmd, " "))
-		res.failed = 1
-	}
-	return res, nil
-}
-
 // record appends c to dir/counts.tsv.
 func record(dir string, c counts) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -243,4 +224,27 @@ func total(w io.Writer, dir string) (int, error) {
 		return 1, nil
 	}
 	return 0, nil
+}
+
+// runReport runs a command that writes a report file and scores the report
+// with read. A missing or unreadable report counts as one failure, and so
+// does a non-zero exit that the report does not explain.
+func runReport(dir string, cmd []string, report, what, unit string, read func(io.Writer, string) (counts, error)) (counts, error) {
+	_ = os.Remove(report)
+	c := command(dir, cmd)
+	c.Stdout = os.Stdout
+	failedExit, err := exitFailure(c.Run())
+	if err != nil {
+		return counts{}, err
+	}
+	res, rerr := read(os.Stdout, report)
+	if rerr != nil {
+		fmt.Printf("FAIL %s %s: %v\n", what, report, rerr)
+		res.failed++
+	}
+	if failedExit && res.failed == 0 {
+		fmt.Printf("FAIL %s exited non-zero without a failing %s\n", strings.Join(cmd, " "), unit)
+		res.failed = 1
+	}
+	return res, nil
 }

@@ -50,25 +50,3 @@ func readNodeTAP(w io.Writer, path string) (counts, error) {
 	}
 	return counts{passed: totals["pass"], failed: totals["fail"] + totals["cancelled"]}, nil
 }
-
-// runNode runs a `node --test` command that writes a TAP report to report
-// (its other reporter prints to stdout) and scores the report.
-func runNode(dir string, cmd []string, report string) (counts, error) {
-	_ = os.Remove(report)
-	c := command(dir, cmd)
-	c.Stdout = os.Stdout
-	failedExit, err := exitFailure(c.Run())
-	if err != nil {
-		return counts{}, err
-	}
-	res, rerr := readNodeTAP(os.Stdout, report)
-	if rerr != nil {
-		fmt.Printf("FAIL node test report %s: %v\n", report, rerr)
-		res.failed++
-	}
-	if failedExit && res.failed == 0 {
-		fmt.Printf("FAIL %s exited non-zero without a failing test\n", strings.Join(cmd, " "))
-		res.failed = 1
-	}
-	return res, nil
-}
