@@ -4,7 +4,7 @@
 // constants are usable before ready resolves.
 
 /** Backend event types as published by backend/events (merged with host.capabilities at ready). */
-export const BACKEND_EVENT_TYPES: Readonly<Record<string, string>> = Object.freeze({
+export const BACKEND_EVENT_TYPES = Object.freeze({
   APP_READY: 'app_ready',
   MESSAGE_SENT: 'message_sent',
   MESSAGE_RECEIVED: 'message_received',
@@ -27,7 +27,7 @@ export const BACKEND_EVENT_TYPES: Readonly<Record<string, string>> = Object.free
   CHAT_STATE_CHANGED: 'chat_state_changed',
   AGENT_RUN_EVENT: 'agent_run_event',
   WORKSPACE_FILE_CHANGED: 'workspace_file_changed',
-});
+} as const);
 
 /** Events this window produces itself (never sent by the backend). */
 export const FRONTEND_EVENT_TYPES = Object.freeze({
@@ -38,27 +38,7 @@ export const FRONTEND_EVENT_TYPES = Object.freeze({
 } as const);
 
 /** The event type strings the ABI itself relies on. */
-export const T = Object.freeze({
-  ...FRONTEND_EVENT_TYPES,
-  MESSAGE_SENT: 'message_sent',
-  MESSAGE_RECEIVED: 'message_received',
-  MESSAGE_EDITED: 'message_edited',
-  MESSAGE_UPDATED: 'message_updated',
-  MESSAGE_DELETED: 'message_deleted',
-  MESSAGE_SWIPED: 'message_swiped',
-  MESSAGE_SWIPE_DELETED: 'message_swipe_deleted',
-  SWIPE_EDITED: 'swipe_edited',
-  CHAT_CHANGED: 'chat_id_changed',
-  CHAT_CREATED: 'chat_created',
-  CHAT_DELETED: 'chat_deleted',
-  CHAT_RENAMED: 'chat_renamed',
-  CHAT_BRANCH_CREATED: 'chat_branch_created',
-  CHAT_PATCHED: 'chat_patched',
-  CHAT_METADATA_UPDATED: 'chat_metadata_updated',
-  CHARACTER_CREATED: 'character_created',
-  CHARACTER_EDITED: 'character_edited',
-  CHARACTER_DELETED: 'characterDeleted',
-} as const);
+export const T = Object.freeze({ ...BACKEND_EVENT_TYPES, ...FRONTEND_EVENT_TYPES });
 
 /** mergeEventTypes builds the public constant map: backend types plus the frontend's. */
 export function mergeEventTypes(backend: unknown): Readonly<Record<string, string>> {
