@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"html"
-	"io/fs"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 
 	"hearth/backend/apperr"
+	"hearth/backend/transport/httpapi"
 )
 
 // BootElementID is the id of the element that carries the token to the
@@ -199,45 +197,13 @@ func injectIntoHead(doc, snippet []byte) []byte {
 	return append(out, doc[at:]...)
 }
 
-// serveAvatar answers /api/avatar/{avatar} with the character's image file.
+// serveAvatar answers /api/avatar/{avatar} exactly as the browser server does.
 func serveAvatar(w http.ResponseWriter, r *http.Request, avatars AvatarSource) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		writeError(w, http.StatusMethodNotAllowed, apperr.Invalid("method %s not allowed", r.Method))
 		return
 	}
-	avatar := strings.TrimPrefix(r.URL.Path, avatarPrefix)
-	if avatar == "" || strings.Contains(avatar, "/") || avatars == nil {
-		writeError(w, http.StatusNotFound, apperr.New(apperr.CodeCharacterNotFound, "no avatar %q", avatar))
-		return
-	}
-	path, err := avatars.ImagePath(r.Context(), avatar)
-	if err != nil {
-		e := apperr.Shape(err)
-		status := http.StatusInternalServerError
-		if strings.HasSuffix(e.Code, ".not_found") {
-			status = http.StatusNotFound
-		}
-		writeError(w, status, e)
-		return
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		status := http.StatusInternalServerError
-		if errors.Is(err, fs.ErrNotExist) {
-			status = http.StatusNotFound
-		}
-		writeError(w, status, apperr.New(apperr.CodeInternal, "open avatar %q: %v", avatar, err))
-		return
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, apperr.Shape(err))
-		return
-	}
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Cache-Control", "no-cache")
-	http.ServeContent(w, r, avatar, info.ModTime(), f)
+	httpapi.ServeAvatar(w, r, avatars, strings.TrimPrefix(r.URL.Path, avatarPrefix))
 }
 
 func writeError(w http.ResponseWriter, status int, e *apperr.Error) {

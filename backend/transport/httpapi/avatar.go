@@ -11,16 +11,23 @@ import (
 	"hearth/backend/apperr"
 )
 
-// handleAvatar serves a character's avatar image. Media files are named by
-// their content hash, which makes a strong ETag; the same avatar key can get
-// a new image, so browsers revalidate instead of caching blindly.
+// handleAvatar serves GET /api/avatar/{avatar}.
 func (s *Server) handleAvatar(w http.ResponseWriter, r *http.Request) {
-	avatar := r.PathValue("avatar")
-	if s.avatars == nil {
+	ServeAvatar(w, r, s.avatars, r.PathValue("avatar"))
+}
+
+// ServeAvatar answers a request for a character's avatar image; both
+// transports (this server and the desktop asset handler) serve
+// /api/avatar/{avatar} through it. Media files are named by their content
+// hash, which makes a strong ETag; the same avatar key can get a new image,
+// so browsers revalidate instead of caching blindly. A nil source makes
+// every avatar 404.
+func ServeAvatar(w http.ResponseWriter, r *http.Request, avatars AvatarSource, avatar string) {
+	if avatars == nil || avatar == "" || strings.Contains(avatar, "/") {
 		writeError(w, http.StatusNotFound, apperr.New(apperr.CodeCharacterNotFound, "character %q not found", avatar))
 		return
 	}
-	p, err := s.avatars.ImagePath(r.Context(), avatar)
+	p, err := avatars.ImagePath(r.Context(), avatar)
 	if err != nil {
 		e := apperr.Shape(err)
 		writeError(w, statusFor(e.Code), e)
