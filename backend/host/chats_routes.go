@@ -115,29 +115,28 @@ func registerChatLifecycle(r *Router, svc *chats.Service) {
 	})
 }
 
+// rangeRead adapts a (chatId, range?) read to a handler.
+func rangeRead(read func(ctx context.Context, chatID string, rng *chats.Range) (any, error)) Handler {
+	return func(ctx context.Context, a Args) (any, error) {
+		id, err := a.String(0, "chatId")
+		if err != nil {
+			return nil, err
+		}
+		rng, err := rangeArg(a, 1)
+		if err != nil {
+			return nil, err
+		}
+		return read(ctx, id, rng)
+	}
+}
+
 func registerChatReads(r *Router, svc *chats.Service) {
-	r.Register("chat.getMessages", func(ctx context.Context, a Args) (any, error) {
-		id, err := a.String(0, "chatId")
-		if err != nil {
-			return nil, err
-		}
-		rng, err := rangeArg(a, 1)
-		if err != nil {
-			return nil, err
-		}
+	r.Register("chat.getMessages", rangeRead(func(ctx context.Context, id string, rng *chats.Range) (any, error) {
 		return svc.Messages(ctx, id, rng)
-	})
-	r.Register("chat.getStMessages", func(ctx context.Context, a Args) (any, error) {
-		id, err := a.String(0, "chatId")
-		if err != nil {
-			return nil, err
-		}
-		rng, err := rangeArg(a, 1)
-		if err != nil {
-			return nil, err
-		}
+	}))
+	r.Register("chat.getStMessages", rangeRead(func(ctx context.Context, id string, rng *chats.Range) (any, error) {
 		return svc.StMessagesJSON(ctx, id, rng)
-	})
+	}))
 	r.Register("chat.count", func(ctx context.Context, a Args) (any, error) {
 		id, err := a.String(0, "chatId")
 		if err != nil {
