@@ -97,10 +97,11 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 				wailsbridge.ExtraScript{Path: selftest.FrameScriptPath, Body: selftest.FrameScript()},
 			),
 			wailsbridge.WithBootObserver(w.selfTest.ObserveBootDocument),
+			wailsbridge.WithInvokeObserver(w.selfTest.ObserveStream),
 		)
 	}
 	opts := windowOptions(wailsbridge.New(ctx, a.Router, token, bridgeOpts...), o.Assets,
-		wailsbridge.Middleware(token, a.Characters, assetOpts...))
+		wailsbridge.Middleware(token, a.Router, a.Characters, assetOpts...))
 	opts.OnStartup = w.startup
 	opts.OnShutdown = w.shutdown
 	if err := wails.Run(opts); err != nil {

@@ -8,6 +8,9 @@
 //   forge — post Wails IPC calls of the bound Bridge.Invoke straight to
 //           window.webkit.messageHandlers.external, with a missing, empty
 //           and wrong token, asking for characters.create({name:'PWNED'});
+//           then the same through the asset handler's POST /api/invoke: a
+//           request with a wrong token header (CORS would need a preflight
+//           the handler never grants) and a simple no-cors POST without one;
 //   nest  — nest a frame of the app's own "/", try to read the token out of
 //           it (DOM, fetch, XHR), then forge a call with whatever it found;
 //   nav   — navigate this frame itself to the app's own "/".
@@ -49,12 +52,32 @@
     // The token argument left out altogether: Wails refuses the argument
     // count before the bridge sees it, so it is not counted.
     forge(['characters.create', pwned('no token argument')]);
-    report({
-      ran: true,
-      ipc: ipc() !== null,
-      posted,
-      wailsGlobals: typeof window.go !== 'undefined' || typeof window.wails !== 'undefined',
-    });
+    const body = (label) => JSON.stringify({ method: 'characters.create', args: [{ name: 'PWNED', description: `forged by the ${mode} frame: ${label}` }] });
+    const stream = {};
+    const send = async (name, init) => {
+      try {
+        const res = await fetch('/api/invoke', init);
+        stream[name] = res.type === 'opaque' ? 'sent, answer unreadable (opaque)' : `answered ${res.status}: ${(await res.text()).slice(0, 120)}`;
+      } catch (err) {
+        stream[name] = `blocked (${describe(err)})`;
+      }
+    };
+    Promise.all([
+      send('withTokenHeader', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Hearth-Token': '0'.repeat(64) },
+        body: body('stream with a wrong token header'),
+      }),
+      send('simplePost', { method: 'POST', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' }, body: body('simple stream POST') }),
+    ]).then(() =>
+      report({
+        ran: true,
+        ipc: ipc() !== null,
+        posted,
+        stream,
+        wailsGlobals: typeof window.go !== 'undefined' || typeof window.wails !== 'undefined',
+      }),
+    );
     return;
   }
 

@@ -151,7 +151,7 @@
     await report(false);
     await roundTrip(h);
     await report(false);
-    await sandboxedFrames(h, info);
+    await sandboxedFrames(h);
     await report(false);
     // Then once more through api.chat.select called directly, as a script
     // would; the window ends up showing the large chat for the screenshot.
@@ -161,6 +161,12 @@
     // Last: a framed copy that had booted with a working token would have
     // called host.capabilities, as the window did once at start.
     const end = await invoke('selftest.info');
+    // The windowed loads above read their pages through the asset handler;
+    // had they fallen back to IPC (the transport does that quietly), the
+    // timings would no longer be the ones this build ships with.
+    check("abi: the chat pages streamed through the asset handler's /api/invoke", end.stream.accepted > 0,
+      `${end.stream.accepted} request(s) with the token accepted, ${end.stream.rejected} refused; ` +
+        `chat.getStMessages over IPC: ${end.bridge.accepted['chat.getStMessages'] || 0}`);
     const caps = end.bridge.accepted['host.capabilities'] || 0;
     check('iframe: no framed copy of the app called the bridge with a working token', caps === 1,
       `host.capabilities accepted ${caps} time(s) in this launch (the window's own boot: 1); ` +
@@ -291,8 +297,8 @@
     return frame;
   }
 
-  async function sandboxedFrames(h, info) {
-    const before = info;
+  async function sandboxedFrames(h) {
+    const before = await invoke('selftest.info');
     const box = document.createElement('div');
     box.id = 'hearth-selftest-frames';
     document.body.appendChild(box);
@@ -330,6 +336,17 @@
       const refused = now.bridge.rejected - before.bridge.rejected;
       if (refused !== expected) throw new Error(`bridge refused ${refused} call(s), the frames forged ${expected}`);
       return `${refused} forged call(s) refused (auth.denied)`;
+    });
+    await step("iframe: forged requests to the asset handler's /api/invoke were refused", 15000, async () => {
+      const detail = Object.entries(forge?.stream ?? {}).map(([k, v]) => `${k}: ${v}`).join('; ');
+      if (!forge?.stream) throw new Error('the forge frame did not report its /api/invoke attempts');
+      for (const [k, v] of Object.entries(forge.stream)) {
+        if (/^answered 2/.test(v)) throw new Error(`${k} succeeded: ${detail}`);
+      }
+      const now = await invoke('selftest.info');
+      const accepted = now.stream.accepted - before.stream.accepted;
+      if (accepted !== 0) throw new Error(`${accepted} request(s) with a working token while only the frames sent any; ${detail}`);
+      return `${detail}; ${now.stream.rejected - before.stream.rejected} refused by the token check (auth.denied), none accepted`;
     });
     await step('iframe: no character named PWNED exists', 10000, async () => {
       const list = await h.api.characters.list();

@@ -6,8 +6,9 @@
 //
 // The Go side seeds the data dir through the host router, registers two
 // host methods that exist only in self-test mode (selftest.info,
-// selftest.report), counts the bridge's accepted and refused calls and the
-// token-bearing documents served, and when the page has reported (or the
+// selftest.report), counts the bridge's accepted and refused calls, the
+// requests to the asset handler's invoke route and the token-bearing
+// documents served, and when the page has reported (or the
 // deadline passed) checks again from Go, captures a screenshot and writes
 // the JSON report. It imports no Wails: app.go wires it into the window.
 package selftest
@@ -114,6 +115,8 @@ type Session struct {
 	avatar   string
 	accepted map[string]int
 	rejected map[string]int
+	// streamed counts requests to the asset handler's /api/invoke.
+	streamed struct{ accepted, rejected int }
 	boots    int
 	page     pageReport
 	done     chan struct{}
@@ -232,6 +235,18 @@ func (s *Session) ObserveCall(method string, accepted bool) {
 	}
 }
 
+// ObserveStream counts one request to the asset handler's invoke route;
+// pass it to wailsbridge.WithInvokeObserver.
+func (s *Session) ObserveStream(accepted bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if accepted {
+		s.streamed.accepted++
+	} else {
+		s.streamed.rejected++
+	}
+}
+
 // ObserveBootDocument counts one token-bearing document served; pass it to
 // wailsbridge.WithBootObserver.
 func (s *Session) ObserveBootDocument() {
@@ -260,6 +275,7 @@ func (s *Session) info() map[string]any {
 		"messages":      s.opts.Messages,
 		"bootDocuments": s.boots,
 		"bridge":        map[string]any{"accepted": accepted, "rejected": rejected},
+		"stream":        map[string]any{"accepted": s.streamed.accepted, "rejected": s.streamed.rejected},
 	}
 }
 

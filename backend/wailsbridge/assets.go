@@ -40,9 +40,10 @@ type ExtraScript struct {
 type MiddlewareOption func(*middlewareConfig)
 
 type middlewareConfig struct {
-	scripts map[string][]byte
-	boot    []byte
-	onBoot  func()
+	scripts  map[string][]byte
+	boot     []byte
+	onBoot   func()
+	onInvoke func(accepted bool)
 }
 
 // WithScripts serves scripts (see ExtraScript). Only the self-test uses it;
@@ -65,15 +66,17 @@ func WithBootObserver(observe func()) MiddlewareOption {
 }
 
 // Middleware returns the asset-server middleware for the desktop window.
-// It serves /api/avatar/{avatar} from avatars, and injects the capability
-// token into index.html when — and only when — the request is for the main
-// document. Everything else passes to next (the embedded frontend).
-func Middleware(token string, avatars AvatarSource, opts ...MiddlewareOption) func(next http.Handler) http.Handler {
+// It answers token-bearing POSTs to InvokePath with router, serves
+// /api/avatar/{avatar} from avatars, and injects the capability token into
+// index.html when — and only when — the request is for the main document.
+// Everything else passes to next (the embedded frontend).
+func Middleware(token string, router Invoker, avatars AvatarSource, opts ...MiddlewareOption) func(next http.Handler) http.Handler {
 	cfg := &middlewareConfig{scripts: map[string][]byte{}}
 	for _, opt := range opts {
 		opt(cfg)
 	}
 	boot := append(bootScript(token), cfg.boot...)
+	tok := []byte(token)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if body, ok := cfg.scripts[r.URL.Path]; ok {
@@ -81,6 +84,8 @@ func Middleware(token string, avatars AvatarSource, opts ...MiddlewareOption) fu
 				return
 			}
 			switch {
+			case r.URL.Path == InvokePath:
+				serveInvoke(w, r, router, tok, cfg.onInvoke)
 			case strings.HasPrefix(r.URL.Path, avatarPrefix):
 				serveAvatar(w, r, avatars)
 			case isMainDocument(r):

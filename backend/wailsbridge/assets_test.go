@@ -74,7 +74,7 @@ func body(t *testing.T, res *http.Response) string {
 
 func TestMiddlewareInjectsTokenOnlyIntoMainDocument(t *testing.T) {
 	t.Parallel()
-	h := Middleware(testToken, nil)(assetsHandler())
+	h := Middleware(testToken, nil, nil)(assetsHandler())
 	// What WebKitGTK sends for a document load of the app's scheme: no
 	// Sec-Fetch-* at all.
 	const navAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
@@ -158,7 +158,7 @@ func TestMiddlewareServesAvatars(t *testing.T) {
 	if err := os.WriteFile(img, png, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h := Middleware(testToken, fakeAvatars{"Seraphina.png": img, "Gone.png": filepath.Join(dir, "missing")})(assetsHandler())
+	h := Middleware(testToken, nil, fakeAvatars{"Seraphina.png": img, "Gone.png": filepath.Join(dir, "missing")})(assetsHandler())
 
 	res := get(t, h, "/api/avatar/Seraphina.png", nil)
 	if got := body(t, res); res.StatusCode != http.StatusOK || got != string(png) {

@@ -76,7 +76,7 @@ func New(ctx context.Context, router Invoker, token string, opts ...BridgeOption
 // failure the error's text is the JSON {code, message, details} shape, which
 // the frontend decodes from the rejected promise.
 func (b *Bridge) Invoke(token, method, argsJSON string) (string, error) {
-	accepted := len(b.token) != 0 && subtle.ConstantTimeCompare([]byte(token), b.token) == 1
+	accepted := tokenMatches(b.token, token)
 	if b.observe != nil {
 		b.observe(method, accepted)
 	}
@@ -91,6 +91,12 @@ func (b *Bridge) Invoke(token, method, argsJSON string) (string, error) {
 		return "null", nil
 	}
 	return string(out), nil
+}
+
+// tokenMatches reports whether got is the launch's token, in constant time.
+// An empty token matches nothing, so the zero Bridge refuses every call.
+func tokenMatches(token []byte, got string) bool {
+	return len(token) != 0 && subtle.ConstantTimeCompare([]byte(got), token) == 1
 }
 
 // Error is a host error on its way to the webview; Error() is its JSON.

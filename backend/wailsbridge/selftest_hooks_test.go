@@ -43,7 +43,7 @@ func TestBridgeCallObserver(t *testing.T) {
 func TestMiddlewareExtraScripts(t *testing.T) {
 	t.Parallel()
 	boots := 0
-	h := Middleware(testToken, nil,
+	h := Middleware(testToken, nil, nil,
 		WithScripts(
 			ExtraScript{Path: "/__hearth__/selftest.js", Body: []byte("/* main */"), Boot: true},
 			ExtraScript{Path: "/__hearth__/frame.js", Body: []byte("/* frame */")},
@@ -86,7 +86,7 @@ func TestMiddlewareExtraScripts(t *testing.T) {
 
 func TestMiddlewareWithoutScriptsServesNone(t *testing.T) {
 	t.Parallel()
-	h := Middleware(testToken, nil)(assetsHandler())
+	h := Middleware(testToken, nil, nil)(assetsHandler())
 	if res := get(t, h, "/__hearth__/selftest.js", nil); res.StatusCode == http.StatusOK {
 		t.Fatal("a self-test script is served without WithScripts")
 	}

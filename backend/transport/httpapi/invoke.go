@@ -17,9 +17,18 @@ type invokeRequest struct {
 	Args   json.RawMessage `json:"args"`
 }
 
-// handleInvoke decodes, calls the router, encodes — no logic of its own.
+// handleInvoke serves POST /api/invoke once the session is checked.
 func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	ServeInvoke(w, r, s.router, s.maxBody)
+}
+
+// ServeInvoke decodes a {method, args} body of at most maxBody bytes, runs
+// it on router and writes {result} or {error} — no logic of its own. Both
+// transports answer POST /api/invoke with it: this server after its session
+// check, the desktop asset handler after its token check (the window's
+// bulk reads, which stream faster there than through Wails IPC).
+func ServeInvoke(w http.ResponseWriter, r *http.Request, router Invoker, maxBody int64) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -40,7 +49,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, apperr.Invalid("method is required"))
 		return
 	}
-	out, err := s.router.Invoke(r.Context(), req.Method, req.Args)
+	out, err := router.Invoke(r.Context(), req.Method, req.Args)
 	if err != nil {
 		e := apperr.Shape(err)
 		writeError(w, statusFor(e.Code), e)

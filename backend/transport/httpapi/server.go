@@ -60,10 +60,14 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// MaxInvokeBody is the largest /api/invoke request body either transport
+// accepts (a batch of messages with inline images stays well under it).
+const MaxInvokeBody = 64 << 20
+
 // Defaults for the tunables below; tests in this package shrink them.
 const (
 	defaultAddr         = "127.0.0.1:0"
-	defaultMaxBody      = 64 << 20
+	defaultMaxBody      = MaxInvokeBody
 	defaultMaxQueue     = 5000
 	defaultPingInterval = 30 * time.Second
 	defaultPingTimeout  = 15 * time.Second

@@ -37,23 +37,40 @@ export interface HttpOptions {
   reconnectMs?: number;
 }
 
-async function request(doFetch: typeof fetch, url: string, body: unknown): Promise<unknown> {
+/**
+ * postJSON POSTs body as JSON to url and decodes the answer; a failure to
+ * reach the server or a non-JSON answer is TransportCodes.unavailable, an
+ * {error} answer its HostError. The desktop transport's bulk reads use it
+ * too, with the token header.
+ */
+export async function postJSON(doFetch: typeof fetch, url: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {
   let res: Response;
+  let text: string;
   try {
     res = await doFetch(url, {
       method: 'POST',
       credentials: 'same-origin',
-      headers: { 'Content-Type': 'application/json' },
+      headers: { ...headers, 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
     });
+    text = await res.text();
   } catch (err) {
     throw new HostError(TransportCodes.unavailable, `cannot reach Hearth: ${String(err)}`);
   }
-  return readJSON(res);
+  return parseAnswer(res, text);
 }
 
 async function readJSON(res: Response): Promise<unknown> {
-  const text = await res.text();
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (err) {
+    throw new HostError(TransportCodes.unavailable, `cannot reach Hearth: ${String(err)}`);
+  }
+  return parseAnswer(res, text);
+}
+
+function parseAnswer(res: Response, text: string): unknown {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -128,7 +145,7 @@ export function createHttpTransport(opts: HttpOptions): HttpTransport {
   return {
     mode: 'browser',
     async invoke(method, args) {
-      const body = await request(doFetch, `${base}/api/invoke`, { method, args });
+      const body = await postJSON(doFetch, `${base}/api/invoke`, { method, args });
       return (body as { result?: unknown } | null)?.result ?? null;
     },
     subscribe(handler) {
@@ -155,7 +172,7 @@ export function createHttpTransport(opts: HttpOptions): HttpTransport {
       return asSession(await readJSON(res));
     },
     async login(password) {
-      return asSession(await request(doFetch, `${base}/api/login`, { password }));
+      return asSession(await postJSON(doFetch, `${base}/api/login`, { password }));
     },
   };
 }

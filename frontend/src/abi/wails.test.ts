@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { HostError } from './errors';
-import { createWailsTransport, findWails, WAILS_EVENT, type EventsOn } from './wails';
+import { createWailsTransport, findWails, STREAM_PATH, STREAMED, TOKEN_HEADER, WAILS_EVENT, type EventsOn } from './wails';
 
 function fakeEvents() {
   const listeners = new Map<string, Set<(...data: unknown[]) => void>>();
@@ -43,6 +43,57 @@ describe('wails transport', () => {
     off();
     ev.emit(WAILS_EVENT, { type: 'chat_deleted', payload: {} });
     expect(seen).toEqual(['chat_created']);
+  });
+});
+
+describe('wails transport bulk reads', () => {
+  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+
+  it('sends the streamed reads to the asset handler with the token header, everything else over IPC', async () => {
+    const bridge = vi.fn(async () => '{"chatId":"c"}');
+    const fetch = vi.fn(async (_url: string | URL | Request, _init?: RequestInit) => json(200, { result: [{ mes: 'hi' }] }));
+    const t = createWailsTransport('tok', { invoke: bridge, eventsOn: fakeEvents().eventsOn }, { fetch });
+    expect(STREAMED.has('chat.getStMessages')).toBe(true);
+    await expect(t.invoke('chat.getStMessages', ['c', { tail: 1 }])).resolves.toEqual([{ mes: 'hi' }]);
+    await expect(t.invoke('chat.get', ['c'])).resolves.toEqual({ chatId: 'c' });
+    expect(fetch).toHaveBeenCalledTimes(1);
+    const [url, init] = fetch.mock.calls[0]!;
+    expect(url).toBe(STREAM_PATH);
+    expect(init?.method).toBe('POST');
+    expect(init?.headers).toMatchObject({ [TOKEN_HEADER]: 'tok', 'Content-Type': 'application/json' });
+    expect(JSON.parse(String(init?.body))).toEqual({ method: 'chat.getStMessages', args: ['c', { tail: 1 }] });
+    expect(bridge).toHaveBeenCalledTimes(1);
+    expect(bridge).toHaveBeenCalledWith('tok', 'chat.get', '["c"]');
+  });
+
+  it('throws a host error from the stream as it is, without retrying over IPC', async () => {
+    const bridge = vi.fn(async () => '[]');
+    const fetch = vi.fn(async () => json(404, { error: { code: 'chat.not_found', message: 'no such chat', details: { chatId: 'c' } } }));
+    const t = createWailsTransport('tok', { invoke: bridge, eventsOn: fakeEvents().eventsOn }, { fetch });
+    const err = await t.invoke('chat.getStMessages', ['c']).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HostError);
+    expect(err).toMatchObject({ code: 'chat.not_found', details: { chatId: 'c' } });
+    expect(bridge).not.toHaveBeenCalled();
+  });
+
+  it('falls back to IPC for good when the asset handler cannot answer', async () => {
+    const bridge = vi.fn(async () => '[{"mes":"over ipc"}]');
+    const fetch = vi.fn(async () => new Response('<html>not here</html>', { status: 404 }));
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const t = createWailsTransport('tok', { invoke: bridge, eventsOn: fakeEvents().eventsOn }, { fetch });
+    await expect(t.invoke('chat.getStMessages', ['c'])).resolves.toEqual([{ mes: 'over ipc' }]);
+    await expect(t.invoke('chat.getStMessages', ['c'])).resolves.toEqual([{ mes: 'over ipc' }]);
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(bridge).toHaveBeenCalledTimes(2);
+    expect(warn).toHaveBeenCalledTimes(1);
+    warn.mockRestore();
+  });
+
+  it('sends everything over IPC when told not to fetch', async () => {
+    const bridge = vi.fn(async () => '[]');
+    const t = createWailsTransport('tok', { invoke: bridge, eventsOn: fakeEvents().eventsOn }, { fetch: null });
+    await t.invoke('chat.getStMessages', ['c']);
+    expect(bridge).toHaveBeenCalledWith('tok', 'chat.getStMessages', '["c"]');
   });
 });
 

@@ -1,0 +1,54 @@
+package wailsbridge
+
+import (
+	"net/http"
+	"strings"
+
+	"hearth/backend/apperr"
+	"hearth/backend/transport/httpapi"
+)
+
+// InvokePath is where the window's bulk reads go: the same {method, args}
+// → {result} | {error} exchange as the browser server's POST /api/invoke,
+// answered by the asset handler. A chat page of a few megabytes streams
+// through the asset server's pipe about twice as fast as through Wails IPC,
+// which hands the result to the page as a string literal inside a script
+// it evaluates (DESIGN §2).
+const InvokePath = "/api/invoke"
+
+// TokenHeader carries the capability token on InvokePath. A header, not a
+// body field: a page of another origin can send a simple cross-origin POST
+// without reading the answer, but it cannot add a custom header to one
+// (that needs a CORS preflight, which this handler never grants).
+const TokenHeader = "X-Hearth-Token"
+
+// WithInvokeObserver calls observe for every request to InvokePath, before
+// it runs, with whether its token was accepted. The self-test counts the
+// sandboxed frames' forged requests with it, as it counts forged IPC calls
+// with WithCallObserver.
+func WithInvokeObserver(observe func(accepted bool)) MiddlewareOption {
+	return func(c *middlewareConfig) { c.onInvoke = observe }
+}
+
+// serveInvoke answers InvokePath: POST only, the token in TokenHeader, a
+// JSON body; then exactly what the browser server does.
+func serveInvoke(w http.ResponseWriter, r *http.Request, router Invoker, token []byte, observe func(bool)) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, apperr.Invalid("method %s not allowed", r.Method))
+		return
+	}
+	accepted := tokenMatches(token, r.Header.Get(TokenHeader))
+	if observe != nil {
+		observe(accepted)
+	}
+	if !accepted {
+		writeError(w, http.StatusUnauthorized, apperr.New(apperr.CodeAuthDenied, "missing or wrong capability token"))
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(ct), "application/json") {
+		writeError(w, http.StatusUnsupportedMediaType, apperr.Invalid("Content-Type must be application/json, not %q", ct))
+		return
+	}
+	httpapi.ServeInvoke(w, r, router, httpapi.MaxInvokeBody)
+}
