@@ -1,8 +1,10 @@
 // Windowed loading of one chat: the tail first (so the UI can paint at
 // once), then the rest in pages going backwards, yielding to the event loop
-// between pages so input never stalls on a large chat. The reads are not
-// one transaction, so a load only counts when the chat's revision was the
-// same before and after it; otherwise it starts over.
+// between pages so input never stalls on a large chat. The next page is
+// already requested while one is decoded and applied, so the backend's work
+// and the transfer overlap the page's own. The reads are not one
+// transaction, so a load only counts when the chat's revision was the same
+// before and after it; otherwise it starts over.
 import { HostError } from './errors';
 import type { Call } from './host';
 import { deepFreeze } from './readonly';
@@ -12,6 +14,8 @@ import type { ChatDetails, StMessage } from './types';
 export const TAIL_SIZE = 100;
 /** How many messages each later page asks for. */
 export const PAGE_SIZE = 1000;
+/** How many page reads may be on their way at once. */
+export const IN_FLIGHT = 2;
 /** How often a load may start over because the chat changed under it. */
 export const MAX_ATTEMPTS = 8;
 
@@ -39,6 +43,8 @@ export interface LoadControl {
 export interface LoadOptions {
   tailSize?: number;
   pageSize?: number;
+  /** inFlight is how many page reads may be on their way at once (at least 1). */
+  inFlight?: number;
   /** pause lets the event loop run between pages (setTimeout 0 by default). */
   pause?: () => Promise<void>;
   /** first is the chat.get result the caller already has, used by the first attempt. */
@@ -74,6 +80,7 @@ function asMessages(v: unknown): StMessage[] {
 export async function loadChat(call: Call, chatId: string, ctl: LoadControl, opts: LoadOptions = {}): Promise<LoadedChat> {
   const tailSize = opts.tailSize ?? TAIL_SIZE;
   const pageSize = opts.pageSize ?? PAGE_SIZE;
+  const inFlight = Math.max(1, opts.inFlight ?? IN_FLIGHT);
   const pause = opts.pause ?? defaultPause;
   let first = opts.first;
   const get = async () => {
@@ -106,12 +113,22 @@ export async function loadChat(call: Call, chatId: string, ctl: LoadControl, opt
       start = s;
       ctl.window(details, start, msgs);
     }
+    // Page reads in request order; one abandoned by a restart settles unheard.
+    const pending: Promise<StMessage[]>[] = [];
+    let asked = start;
     while (start > 0) {
       await pause();
       ctl.live();
       if (ctl.dirty()) continue attempts;
+      while (pending.length < inFlight && asked > 0) {
+        const limit = Math.min(pageSize, asked);
+        const next = read({ before: asked, limit });
+        next.catch(() => {});
+        pending.push(next);
+        asked -= limit;
+      }
       const limit = Math.min(pageSize, start);
-      const page = await read({ before: start, limit });
+      const page = await pending.shift()!;
       if (ctl.dirty() || page.length !== limit) continue attempts;
       msgs = page.concat(msgs);
       start -= limit;
