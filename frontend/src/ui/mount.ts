@@ -2,6 +2,7 @@
 // public ABI object exists.
 import { mount } from 'svelte';
 import type { HearthAbi } from '../abi/types';
+import { warmMarkdown } from './lib/markdown';
 import Root from './Root.svelte';
 import { readTheme } from './stores/theme';
 import './theme.css';
@@ -32,4 +33,5 @@ export function mountApp(target: HTMLElement, hearth: HearthAbi, boot: BootOptio
   document.documentElement.dataset.theme = readTheme(storage);
   target.replaceChildren();
   mount(Root, { target, props: { hearth, boot } });
+  setTimeout(warmMarkdown, 0);
 }

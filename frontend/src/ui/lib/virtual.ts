@@ -20,13 +20,21 @@ export interface Anchor {
  * HeightIndex keeps item heights by key, so a measured message keeps its
  * height when messages are added before it or the list is rebuilt. Items
  * not measured yet get the mean of the measured heights (or the initial
- * estimate). Offsets are rebuilt lazily, in O(n), only after a change.
+ * estimate) — or, when the caller gives per-item hints, their hint scaled
+ * by how measured items compared with their own hints, which puts a long
+ * message's row where it will be before it is ever rendered. Offsets are
+ * rebuilt lazily, in O(n), only after a change.
  */
 export class HeightIndex {
   private keyList: readonly string[] = [];
   private positions = new Map<string, number>();
+  private hintList: ArrayLike<number> | null = null;
   private readonly heights = new Map<string, number>();
   private measuredSum = 0;
+  /** The hint each measured item had, and the sums that scale hints. */
+  private readonly measuredHints = new Map<string, number>();
+  private hintedHeightSum = 0;
+  private hintedHintSum = 0;
   private offsets = new Float64Array(1);
   private dirty = false;
 
@@ -41,9 +49,18 @@ export class HeightIndex {
     return this.keyList.length;
   }
 
-  /** setKeys replaces the item order; measured heights are kept by key. */
-  setKeys(keys: readonly string[]): void {
+  /** hintScale is measured height per hinted px, over the items that had hints. */
+  get hintScale(): number {
+    return this.hintedHintSum > 0 ? this.hintedHeightSum / this.hintedHintSum : 1;
+  }
+
+  /**
+   * setKeys replaces the item order; measured heights are kept by key.
+   * hints, when given, holds each item's expected height in px.
+   */
+  setKeys(keys: readonly string[], hints?: ArrayLike<number>): void {
     this.keyList = keys;
+    this.hintList = hints && hints.length === keys.length ? hints : null;
     this.positions = new Map();
     keys.forEach((k, i) => this.positions.set(k, i));
     this.dirty = true;
@@ -64,6 +81,18 @@ export class HeightIndex {
     if (old !== undefined && Math.abs(old - height) < 0.5) return false;
     this.measuredSum += height - (old ?? 0);
     this.heights.set(key, height);
+    const oldHint = this.measuredHints.get(key);
+    if (oldHint !== undefined) {
+      this.hintedHintSum -= oldHint;
+      this.hintedHeightSum -= old ?? 0;
+      this.measuredHints.delete(key);
+    }
+    const hint = this.hintList?.[this.positions.get(key) ?? -1];
+    if (hint !== undefined && hint > 0) {
+      this.measuredHints.set(key, hint);
+      this.hintedHintSum += hint;
+      this.hintedHeightSum += height;
+    }
     this.dirty = true;
     return true;
   }
@@ -76,6 +105,9 @@ export class HeightIndex {
   clear(): void {
     this.heights.clear();
     this.measuredSum = 0;
+    this.measuredHints.clear();
+    this.hintedHintSum = 0;
+    this.hintedHeightSum = 0;
     this.dirty = true;
   }
 
@@ -83,10 +115,12 @@ export class HeightIndex {
     const n = this.keyList.length;
     if (this.offsets.length !== n + 1) this.offsets = new Float64Array(n + 1);
     const est = this.estimate;
+    const hints = this.hintList;
+    const scale = this.hintScale;
     let y = 0;
     for (let i = 0; i < n; i++) {
       this.offsets[i] = y;
-      y += this.heights.get(this.keyList[i] as string) ?? est;
+      y += this.heights.get(this.keyList[i] as string) ?? (hints ? (hints[i] as number) * scale : est);
     }
     this.offsets[n] = y;
     this.dirty = false;

@@ -1,6 +1,6 @@
 import { get } from 'svelte/store';
-import { describe, expect, it } from 'vitest';
-import { createChatViewStore } from './chat';
+import { describe, expect, it, vi } from 'vitest';
+import { createChatViewStore, LOAD_REFRESH_MS } from './chat';
 import { createConfirm } from './confirm';
 import { createFakeHearth, message } from './fake-hearth';
 import { createToasts } from './toasts';
@@ -35,6 +35,61 @@ describe('chat view store', () => {
     finish();
     await selecting;
     expect(get(store.view)).toMatchObject({ start: 0, total: 10, loading: false, avatar: 'Ann.png' });
+  });
+
+  it('updates the list for later pages at most every LOAD_REFRESH_MS', async () => {
+    vi.useFakeTimers();
+    try {
+      const { fake, store } = setup();
+      fake.chat.select!.mockImplementation(() => new Promise<void>(() => {}));
+      void store.select('c1');
+      const page = (start: number) => {
+        fake.setLoaded({ chatId: 'c1', start, total: 10, messages: Array.from({ length: 10 - start }, (_, i) => message(`m${start + i}`)) });
+        fake.emit('chat_load_progress', { chatId: 'c1' });
+      };
+      page(8);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(get(store.view).start).toBe(8);
+      const shown = get(store.view).version;
+      page(6);
+      page(4);
+      await vi.advanceTimersByTimeAsync(LOAD_REFRESH_MS - 1);
+      expect(get(store.view)).toMatchObject({ start: 8, version: shown });
+      await vi.advanceTimersByTimeAsync(1);
+      expect(get(store.view)).toMatchObject({ start: 4, version: shown + 1, loading: true });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('follows a select() made outside the UI from its first page to CHAT_CHANGED', async () => {
+    const { fake, store } = setup();
+    fake.setLoaded({ chatId: 'mine', start: 0, total: 1, messages: [message('a0')] });
+    await store.select('mine');
+    store.editing.set('a0');
+
+    fake.setLoaded({ chatId: 'theirs', start: 3, total: 5, messages: [message('t3'), message('t4')] });
+    fake.emit('chat_load_progress', { chatId: 'theirs' });
+    expect(get(store.view)).toMatchObject({ chatId: 'theirs', avatar: 'Ann.png', start: 3, total: 5, loading: true });
+    expect(get(store.editing)).toBeNull();
+
+    fake.setLoaded({ chatId: 'theirs', start: 0, total: 5, messages: ['t0', 't1', 't2', 't3', 't4'].map((id) => message(id)) });
+    fake.emit('chat_id_changed', { chatId: 'theirs' });
+    expect(get(store.view)).toMatchObject({ chatId: 'theirs', start: 0, total: 5, loading: false });
+  });
+
+  it('gives way quietly when a script selects another chat while the UI is opening one', async () => {
+    const { fake, store, toasts } = setup();
+    let fail!: (err: unknown) => void;
+    fake.chat.select!.mockImplementation(() => new Promise<void>((_, reject) => (fail = reject)));
+    const mine = store.select('mine');
+    fake.setLoaded({ chatId: 'theirs', start: 0, total: 1, messages: [message('t0')] });
+    fake.emit('chat_load_progress', { chatId: 'theirs' });
+    fail(Object.assign(new Error('replaced'), { code: 'chat.select_superseded' }));
+    await mine;
+    expect(get(toasts)).toEqual([]);
+    fake.emit('chat_id_changed', { chatId: 'theirs' });
+    expect(get(store.view)).toMatchObject({ chatId: 'theirs', total: 1, loading: false });
   });
 
   it('ignores a select that was superseded', async () => {

@@ -41,6 +41,18 @@ export interface ChatViewStore {
 
 const EMPTY: ChatView = { chatId: null, avatar: null, start: 0, total: 0, messages: [], version: 0, loading: false };
 
+/**
+ * LOAD_REFRESH_MS spaces the list's updates while a chat fills in behind
+ * its tail: every page would re-key the whole list for rows nobody sees
+ * yet (the view follows the newest message), and those updates were what
+ * a 10,000-message chat spent most of its loading time on in the desktop
+ * webview. Someone scrolling up meanwhile sees older pages this often.
+ */
+export const LOAD_REFRESH_MS = 400;
+
+/** SUPERSEDED is the ABI's code for a select() replaced by a newer one (abi/chat-cache). */
+const SUPERSEDED = 'chat.select_superseded';
+
 export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confirm: ConfirmStore): ChatViewStore {
   const view = writable<ChatView>(EMPTY);
   const editing = writable<string | null>(null);
@@ -80,6 +92,26 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
     });
   }
 
+  let loadTimer: ReturnType<typeof setTimeout> | null = null;
+  /** refreshWhileLoading shows a later page of a loading chat within LOAD_REFRESH_MS. */
+  function refreshWhileLoading(): void {
+    if (loadTimer !== null) return;
+    loadTimer = setTimeout(() => {
+      loadTimer = null;
+      refresh();
+    }, LOAD_REFRESH_MS);
+  }
+
+  /** following is the chat a select() made outside the UI is loading, which the view shows as it fills. */
+  let following: string | null = null;
+
+  /** show switches the view to chatId (empty until refreshed). */
+  function show(chatId: string | null, avatar: string | null, loading: boolean): void {
+    pendingRender.clear();
+    editing.set(null);
+    view.set({ ...EMPTY, chatId, avatar, loading, version: ++version });
+  }
+
   /** locate finds a message's whole-chat index and data by id in the loaded window. */
   function locate(messageId: string): { chatId: string; index: number; message: Readonly<StMessage> } | null {
     const v = current();
@@ -91,15 +123,15 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
 
   async function select(chatId: string | null): Promise<void> {
     const mine = ++selectSeq;
-    pendingRender.clear();
-    editing.set(null);
-    view.set({ ...EMPTY, chatId, loading: chatId !== null, version: ++version });
+    following = null;
+    show(chatId, null, chatId !== null);
     try {
       await hearth.api.chat.select(chatId);
     } catch (err) {
-      if (mine !== selectSeq) return;
+      // A newer select() — the UI's own, or a script's that the view now follows — took over.
+      if (mine !== selectSeq || (err as { code?: unknown } | null)?.code === SUPERSEDED) return;
       toasts.error(err, 'Could not open the chat');
-      view.set({ ...EMPTY, version: ++version });
+      show(null, null, false);
       return;
     }
     if (mine !== selectSeq) return;
@@ -207,7 +239,19 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
       });
       const offProgress = listen(hearth, ['CHAT_LOAD_PROGRESS'], (p) => {
         const v = current();
-        if (v.chatId && (p.chatId === undefined || p.chatId === v.chatId)) refreshSoon();
+        if (typeof p.chatId !== 'string') return;
+        if (p.chatId !== v.chatId) {
+          // A script's select() is loading another chat: show it from its tail on, as if clicked.
+          const cur = hearth.api.chat.current();
+          if (cur?.chatId !== p.chatId) return;
+          selectSeq++;
+          following = p.chatId;
+          show(p.chatId, cur.avatar, true);
+          refresh();
+          return;
+        }
+        if (v.messages.length === 0) refreshSoon();
+        else refreshWhileLoading();
       });
       const offLifecycle = listen(hearth, ['CHAT_DELETED', 'CHAT_CHANGED'], (p, name) => {
         const v = current();
@@ -215,12 +259,18 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
           if (v.chatId && p.chatId === v.chatId) void select(null);
           return;
         }
-        // Someone else (an extension, the console) switched this window's chat.
         const cur = hearth.api.chat.current();
-        if (!v.loading && (cur?.chatId ?? null) !== v.chatId) {
-          pendingRender.clear();
-          editing.set(null);
-          view.set({ ...EMPTY, chatId: cur?.chatId ?? null, avatar: cur?.avatar ?? null, version: ++version });
+        const chatId = cur?.chatId ?? null;
+        if (following !== null && following === chatId && v.chatId === chatId) {
+          following = null;
+          refresh();
+          view.update((w) => ({ ...w, loading: false }));
+          return;
+        }
+        // Someone else (an extension, the console) switched or closed this window's chat.
+        if ((!v.loading || following !== null) && chatId !== v.chatId) {
+          following = null;
+          show(chatId, cur?.avatar ?? null, false);
           refresh();
         }
       });
@@ -228,6 +278,7 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
         offMessages();
         offProgress();
         offLifecycle();
+        if (loadTimer !== null) clearTimeout(loadTimer);
       };
     },
   };
