@@ -357,13 +357,16 @@
   }
 
   /**
-   * largeChat opens the seeded chat and measures it. how: 'click' clicks the
-   * character in the list (the UI calls api.chat.select and paints each page
-   * as it arrives); 'select' calls api.chat.select itself (the UI follows
-   * at CHAT_CHANGED). Metric names of the 'select' run start with "select".
+   * largeChat opens a seeded chat and measures it. how: 'click' clicks the
+   * character in the list, which opens its newer chat (the UI calls
+   * api.chat.select and paints each page as it arrives); 'select' calls
+   * api.chat.select itself on the older chat, which this window has not
+   * shown yet (the UI follows it from its first page). Metric names of the
+   * 'select' run start with "select".
    */
   async function largeChat(h, info, how) {
     const types = h.api.events.types;
+    const chatId = how === 'click' ? info.chatId : info.selectChatId;
     const target = info.messages - 1;
     const name = (m) => (how === 'click' ? m : `select${m[0].toUpperCase()}${m.slice(1)}`);
     const label = how === 'click' ? 'opened from the character list' : 'opened with api.chat.select';
@@ -436,11 +439,11 @@
     };
 
     const offProgress = h.api.events.on(types.CHAT_LOAD_PROGRESS, (p) => {
-      if (p.chatId !== info.chatId) return;
+      if (p.chatId !== chatId) return;
       progress.push({ start: p.start, at: performance.now() });
       if (progress.length === 1) frames().then((at) => (firstPaintAt = at));
     });
-    const changed = onEvent(h, 'CHAT_CHANGED', (p) => p.chatId === info.chatId, 60000).then(() => (changedAt = performance.now()));
+    const changed = onEvent(h, 'CHAT_CHANGED', (p) => p.chatId === chatId, 60000).then(() => (changedAt = performance.now()));
     changed.catch(() => {});
     const observer = new MutationObserver(() => {
       if (tailAt === null && document.querySelector(tailSelector)) tailAt = performance.now();
@@ -474,7 +477,7 @@
       option.click();
     } else {
       t0 = performance.now();
-      selected = h.api.chat.select(info.chatId);
+      selected = h.api.chat.select(chatId);
       selected.catch(() => {});
     }
     lastTick = lastFrame = t0;
@@ -498,6 +501,16 @@
       if (n !== info.messages) throw new Error(`getContext().chat.length ${n}, want ${info.messages}`);
       if (progress.length < 2) throw new Error(`loaded in ${progress.length} page(s); want the tail first, then the rest`);
       return `${info.messages} messages after ${metrics[name('wholeChatMs')]} ms, in ${progress.length} pages`;
+    });
+    await step(`perf (${label}): the chat header says the chat is loaded`, 5000, async () => {
+      const want = `${info.messages.toLocaleString('en-US')} messages`;
+      const status = () => document.querySelector('section[aria-label="Chat"] header .status')?.textContent?.trim() ?? '(no header)';
+      await until(5000, `the header to say "${want}"`, async () => {
+        await frames();
+        if (status() === want) return true;
+        throw new Error(`it says "${status()}"`);
+      });
+      return status();
     });
     metrics[name('maxTypingGapMs')] = Math.round(maxTick);
     metrics[name('maxFrameGapMs')] = Math.round(maxFrame);

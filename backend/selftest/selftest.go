@@ -112,9 +112,11 @@ type Session struct {
 	goChecks []Check
 	seedMs   float64
 	chatID   string
-	avatar   string
-	accepted map[string]int
-	rejected map[string]int
+	// selectChatID is the second large chat, opened with api.chat.select.
+	selectChatID string
+	avatar       string
+	accepted     map[string]int
+	rejected     map[string]int
 	// streamed counts requests to the asset handler's /api/invoke.
 	streamed struct{ accepted, rejected int }
 	boots    int
@@ -161,16 +163,15 @@ func (s *Session) Seed(ctx context.Context, inv chatgen.Invoker) error {
 	}); err != nil {
 		return fmt.Errorf("self-test: seed character: %w", err)
 	}
-	var chat struct {
-		ChatID       string `json:"chatId"`
-		MessageCount int    `json:"messageCount"`
+	// Two large chats: the page opens the newer one with a click, and the
+	// older one, which the window has never shown, with api.chat.select.
+	selectChat, err := s.seedChat(ctx, inv, card.Avatar, 11)
+	if err != nil {
+		return err
 	}
-	if err := call(ctx, inv, &chat, "chat.create", map[string]any{"avatar": card.Avatar}); err != nil {
-		return fmt.Errorf("self-test: seed chat: %w", err)
-	}
-	msgs := chatgen.Messages(chatgen.Options{Seed: 7, Messages: s.opts.Messages - chat.MessageCount, CharName: CharacterName})
-	if err := chatgen.Append(ctx, inv, chat.ChatID, msgs, 500); err != nil {
-		return fmt.Errorf("self-test: seed messages: %w", err)
+	clickChat, err := s.seedChat(ctx, inv, card.Avatar, 7)
+	if err != nil {
+		return err
 	}
 	var idle struct {
 		Avatar string `json:"avatar"`
@@ -182,23 +183,40 @@ func (s *Session) Seed(ctx context.Context, inv chatgen.Invoker) error {
 	}); err != nil {
 		return fmt.Errorf("self-test: seed the idle character: %w", err)
 	}
-	var count int
-	if err := call(ctx, inv, &count, "chat.count", chat.ChatID); err != nil {
-		return fmt.Errorf("self-test: count seeded messages: %w", err)
-	}
-	if count != s.opts.Messages {
-		return fmt.Errorf("self-test: seeded chat has %d messages, want %d", count, s.opts.Messages)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.chatID, s.avatar = chat.ChatID, card.Avatar
+	s.chatID, s.selectChatID, s.avatar = clickChat, selectChat, card.Avatar
 	s.seedMs = float64(time.Since(started).Milliseconds())
 	s.goChecks = append(s.goChecks, Check{
-		Name:   "seed: character and chat through the host router",
+		Name:   "seed: character and chats through the host router",
 		OK:     true,
-		Detail: fmt.Sprintf("%d messages in %d ms", count, time.Since(started).Milliseconds()),
+		Detail: fmt.Sprintf("2 chats of %d messages in %d ms", s.opts.Messages, time.Since(started).Milliseconds()),
 	})
 	return nil
+}
+
+// seedChat creates a chat of avatar with s.opts.Messages of chatgen's
+// messages (seed picks them) and returns its id.
+func (s *Session) seedChat(ctx context.Context, inv chatgen.Invoker, avatar string, seed uint64) (string, error) {
+	var chat struct {
+		ChatID       string `json:"chatId"`
+		MessageCount int    `json:"messageCount"`
+	}
+	if err := call(ctx, inv, &chat, "chat.create", map[string]any{"avatar": avatar}); err != nil {
+		return "", fmt.Errorf("self-test: seed chat: %w", err)
+	}
+	msgs := chatgen.Messages(chatgen.Options{Seed: seed, Messages: s.opts.Messages - chat.MessageCount, CharName: CharacterName})
+	if err := chatgen.Append(ctx, inv, chat.ChatID, msgs, 500); err != nil {
+		return "", fmt.Errorf("self-test: seed messages: %w", err)
+	}
+	var count int
+	if err := call(ctx, inv, &count, "chat.count", chat.ChatID); err != nil {
+		return "", fmt.Errorf("self-test: count seeded messages: %w", err)
+	}
+	if count != s.opts.Messages {
+		return "", fmt.Errorf("self-test: seeded chat has %d messages, want %d", count, s.opts.Messages)
+	}
+	return chat.ChatID, nil
 }
 
 // Register adds the self-test's host methods to r: selftest.info (the
@@ -269,6 +287,7 @@ func (s *Session) info() map[string]any {
 	}
 	return map[string]any{
 		"chatId":        s.chatID,
+		"selectChatId":  s.selectChatID,
 		"avatar":        s.avatar,
 		"characterName": CharacterName,
 		"idleCharacter": IdleCharacterName,

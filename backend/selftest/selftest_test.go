@@ -68,24 +68,35 @@ func readReport(t *testing.T, path string) Report {
 	return rep
 }
 
-func TestSeedCreatesTheLargeChat(t *testing.T) {
+func TestSeedCreatesTheLargeChats(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	newSession(t, a, time.Minute)
 	var info struct {
 		ChatID        string `json:"chatId"`
+		SelectChatID  string `json:"selectChatId"`
 		Avatar        string `json:"avatar"`
 		CharacterName string `json:"characterName"`
 		Messages      int    `json:"messages"`
 	}
 	invoke(t, a, &info, "selftest.info")
-	if info.ChatID == "" || info.CharacterName != CharacterName || info.Messages != 120 {
+	if info.ChatID == "" || info.SelectChatID == "" || info.SelectChatID == info.ChatID || info.CharacterName != CharacterName || info.Messages != 120 {
 		t.Fatalf("info = %+v", info)
 	}
-	var count int
-	invoke(t, a, &count, "chat.count", info.ChatID)
-	if count != 120 {
-		t.Fatalf("seeded chat has %d messages", count)
+	for _, id := range []string{info.ChatID, info.SelectChatID} {
+		var count int
+		invoke(t, a, &count, "chat.count", id)
+		if count != 120 {
+			t.Fatalf("seeded chat %s has %d messages", id, count)
+		}
+	}
+	// A click on the character opens its newest chat: that must be ChatID.
+	var list []struct {
+		ChatID string `json:"chatId"`
+	}
+	invoke(t, a, &list, "chat.list", map[string]string{"avatar": info.Avatar})
+	if len(list) != 2 || list[0].ChatID != info.ChatID {
+		t.Fatalf("chat.list = %+v, want %s first", list, info.ChatID)
 	}
 	var last []map[string]any
 	invoke(t, a, &last, "chat.getStMessages", info.ChatID, map[string]int{"tail": 1})
@@ -142,7 +153,7 @@ func TestReportedRunPasses(t *testing.T) {
 		names[c.Name] = c.OK
 	}
 	for _, want := range []string{
-		"seed: character and chat through the host router", "abi: ready", "perf: first page",
+		"seed: character and chats through the host router", "abi: ready", "perf: first page",
 		"self-test: the page finished", "go: no character created by a forged call", "self-test: screenshot of the window",
 	} {
 		if ok, found := names[want]; !found || !ok {
