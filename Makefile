@@ -18,6 +18,7 @@ DATA_DIR      ?=
 PASSWORD_FILE ?=
 BENCHTIME     ?= 500ms
 BENCHCOUNT    ?= 5
+BENCH_DESKTOP_RUNS ?= 5
 
 serve_flags = --addr $(ADDR) $(if $(DATA_DIR),--data-dir $(DATA_DIR)) $(if $(PASSWORD_FILE),--password-file $(PASSWORD_FILE))
 
@@ -89,8 +90,9 @@ lint: deps-node ## gofmt, go vet (all build tags), staticcheck, svelte-check; re
 	echo "== svelte-check"; (cd frontend && npm run --silent check) || fail=1; \
 	exit $$fail
 
-bench: ## run the Go benchmarks; table + build/bench/results.json (BENCHTIME, BENCHCOUNT)
-	go test -run '^$$' -bench . -benchtime=$(BENCHTIME) -count $(BENCHCOUNT) -timeout 60m ./backend/... \
+bench: $(if $(filter 0,$(DESKTOP)),,build) ## Go benchmarks + the desktop self-test's chat timings (BENCHTIME, BENCHCOUNT, BENCH_DESKTOP_RUNS; DESKTOP=0 skips the desktop); table + build/bench/results.json
+	{ go test -run '^$$' -bench . -benchtime=$(BENCHTIME) -count $(BENCHCOUNT) -timeout 60m ./backend/...; \
+	  if [ "$(DESKTOP)" != 0 ]; then go run ./backend/tools/desktopbench -runs $(BENCH_DESKTOP_RUNS); fi; } \
 		| go run ./backend/tools/benchreport -o build/bench/results.json
 
 clean: ## remove build outputs

@@ -1,0 +1,97 @@
+// Command desktopbench runs the desktop self-test (`hearth --self-test`)
+// several times under Xvfb and prints what it measured about opening a
+// 10,000-message chat as `go test -bench` result lines, one benchmark per
+// figure, so `make bench` reports their medians beside their goals:
+//
+//	go run ./backend/tools/desktopbench -runs 5 | go run ./backend/tools/benchreport
+//
+// The figures are timings of one window on a shared machine and vary from
+// run to run by a fifth or more, which is why they are benchmarks and not
+// test assertions. A run that fails prints a FAIL line (benchreport then
+// exits non-zero) and the next run goes on.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// figures maps the self-test's metric names (the click run's; the select
+// run's are the same with a "select" prefix) to benchmark names.
+var figures = []struct{ metric, name string }{
+	{"tailInViewMs", "tailInView"},
+	{"firstPaintMs", "firstPaint"},
+	{"wholeChatMs", "wholeChat"},
+	{"maxTypingGapMs", "maxEventLoopGap"},
+	{"maxKeyHandlerMs", "maxKeyHandler"},
+}
+
+func main() {
+	bin := flag.String("bin", "build/bin/hearth", "the desktop build to run")
+	runs := flag.Int("runs", 5, "how many self-tests to run")
+	flag.Parse()
+	failed := false
+	for i := 1; i <= *runs; i++ {
+		metrics, err := selfTest(*bin)
+		if err != nil {
+			fmt.Printf("FAIL desktopbench: run %d: %v\n", i, err)
+			failed = true
+			continue
+		}
+		printRun(os.Stdout, metrics)
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+// selfTest runs one self-test in a fresh temp dir and returns its metrics.
+func selfTest(bin string) (map[string]float64, error) {
+	dir, err := os.MkdirTemp("", "hearth-desktopbench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	report := filepath.Join(dir, "selftest.json")
+	cmd := exec.Command("xvfb-run", "-a", "-s", "-screen 0 1280x900x24", bin, "--self-test", report)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	runErr := cmd.Run()
+	data, err := os.ReadFile(report)
+	if err != nil {
+		if runErr != nil {
+			return nil, runErr
+		}
+		return nil, err
+	}
+	var rep struct {
+		Metrics map[string]float64 `json:"metrics"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("read %s: %w", report, err)
+	}
+	if runErr != nil {
+		return nil, fmt.Errorf("self-test failed (%v); its checks are in the log above", runErr)
+	}
+	return rep.Metrics, nil
+}
+
+// printRun writes one run's figures as benchmark lines, e.g.
+// "BenchmarkDesktopChat10k/select/wholeChat 1 1378 ms".
+func printRun(w io.Writer, metrics map[string]float64) {
+	for _, mode := range []struct{ name, prefix string }{{"click", ""}, {"select", "select"}} {
+		for _, f := range figures {
+			key := f.metric
+			if mode.prefix != "" {
+				key = mode.prefix + string(key[0]-'a'+'A') + key[1:]
+			}
+			if v, ok := metrics[key]; ok {
+				fmt.Fprintf(w, "BenchmarkDesktopChat10k/%s/%s\t1\t%g ms\n", mode.name, f.name, v)
+			}
+		}
+	}
+}
