@@ -3,9 +3,9 @@
 // Wails event "hearth:event". Reads that can answer with megabytes (chat
 // pages) go instead to the asset handler's POST /api/invoke with the token
 // in a header: Wails IPC hands a result to the page as a string literal in
-// a script it evaluates, which costs about twice as much as a streamed
-// response for a large answer (DESIGN §2). The capability token lives only
-// in this closure; it is never put on window or in the DOM.
+// a script it evaluates, and a streamed answer arrives sooner and stalls the
+// page less (measured in docs/DEVELOPING.md). The capability token lives
+// only in this closure; it is never put on window or in the DOM.
 import { decodeError, HostError, TransportCodes } from './errors';
 import { postJSON } from './http';
 import { isHostEvent, type EventHandler, type Transport } from './transport';

@@ -43,10 +43,9 @@ const EMPTY: ChatView = { chatId: null, avatar: null, start: 0, total: 0, messag
 
 /**
  * LOAD_REFRESH_MS spaces the list's updates while a chat fills in behind
- * its tail: every page would re-key the whole list for rows nobody sees
- * yet (the view follows the newest message), and those updates were what
- * a 10,000-message chat spent most of its loading time on in the desktop
- * webview. Someone scrolling up meanwhile sees older pages this often.
+ * its tail: each page would re-key the whole list (10–50 ms in the desktop
+ * webview) for rows nobody sees yet, since the view follows the newest
+ * message. Someone scrolling up meanwhile sees older pages this often.
  */
 export const LOAD_REFRESH_MS = 400;
 
