@@ -45,7 +45,6 @@ export interface HttpOptions {
  */
 export async function postJSON(doFetch: typeof fetch, url: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {
   let res: Response;
-  let text: string;
   try {
     res = await doFetch(url, {
       method: 'POST',
@@ -53,29 +52,24 @@ export async function postJSON(doFetch: typeof fetch, url: string, body: unknown
       headers: { ...headers, 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
     });
-    text = await res.text();
   } catch (err) {
     throw new HostError(TransportCodes.unavailable, `cannot reach Hearth: ${String(err)}`);
   }
-  return parseAnswer(res, text);
+  return readJSON(res);
 }
 
+/**
+ * readJSON decodes an answer with res.json(), which parses the body where
+ * it arrived instead of first copying it into a page string: a chat page
+ * is megabytes of garbage less for the page's collector.
+ */
 async function readJSON(res: Response): Promise<unknown> {
-  let text: string;
-  try {
-    text = await res.text();
-  } catch (err) {
-    throw new HostError(TransportCodes.unavailable, `cannot reach Hearth: ${String(err)}`);
-  }
-  return parseAnswer(res, text);
-}
-
-function parseAnswer(res: Response, text: string): unknown {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new HostError(TransportCodes.unavailable, `HTTP ${res.status}: response is not JSON`);
+    parsed = await res.json();
+  } catch (err) {
+    const why = err instanceof SyntaxError ? 'response is not JSON' : `cannot read the response: ${String(err)}`;
+    throw new HostError(TransportCodes.unavailable, `HTTP ${res.status}: ${why}`);
   }
   if (!res.ok) throw decodeError(parsed);
   return parsed;
