@@ -16,10 +16,12 @@ import (
 // asset server (measured in docs/DEVELOPING.md, DESIGN §2).
 const InvokePath = "/api/invoke"
 
-// TokenHeader carries the capability token on InvokePath. A header, not a
-// body field: a page of another origin can send a simple cross-origin POST
-// without reading the answer, but it cannot add a custom header to one
-// (that needs a CORS preflight, which this handler never grants).
+// TokenHeader carries the capability token on InvokePath: a header, not a
+// body field, so no form or simple cross-origin POST can carry it, and the
+// JSON body is the browser server's exactly. What refuses a forged request
+// is the comparison with the launch token, which no frame has: WebKitGTK
+// was measured to deliver a sandboxed frame's cross-origin POST to the
+// app's scheme, custom headers included, without a CORS preflight.
 const TokenHeader = "X-Hearth-Token"
 
 // WithInvokeObserver calls observe for every request to InvokePath, before

@@ -61,7 +61,7 @@ type Config struct {
 }
 
 // MaxInvokeBody is the largest /api/invoke request body either transport
-// accepts (a batch of messages with inline images stays well under it).
+// accepts.
 const MaxInvokeBody = 64 << 20
 
 // Defaults for the tunables below; tests in this package shrink them.
