@@ -92,6 +92,20 @@ describe('chat view store', () => {
     expect(get(store.view)).toMatchObject({ chatId: 'theirs', total: 1, loading: false });
   });
 
+  it('finishes opening a chat when a script selects the same chat meanwhile', async () => {
+    const { fake, store } = setup();
+    let fail!: (err: unknown) => void;
+    fake.chat.select!.mockImplementation(() => new Promise<void>((_, reject) => (fail = reject)));
+    const mine = store.select('c1');
+    fake.setLoaded({ chatId: 'c1', start: 1, total: 2, messages: [message('m1')] });
+    fake.emit('chat_load_progress', { chatId: 'c1' });
+    fail(Object.assign(new Error('replaced'), { code: 'chat.select_superseded' }));
+    await mine;
+    fake.setLoaded({ chatId: 'c1', start: 0, total: 2, messages: [message('m0'), message('m1')] });
+    fake.emit('chat_id_changed', { chatId: 'c1' });
+    expect(get(store.view)).toMatchObject({ chatId: 'c1', start: 0, total: 2, loading: false });
+  });
+
   it('ignores a select that was superseded', async () => {
     const { fake, store } = setup();
     const resolvers: (() => void)[] = [];

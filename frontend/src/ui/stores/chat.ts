@@ -127,8 +127,14 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
     try {
       await hearth.api.chat.select(chatId);
     } catch (err) {
-      // A newer select() — the UI's own, or a script's that the view now follows — took over.
-      if (mine !== selectSeq || (err as { code?: unknown } | null)?.code === SUPERSEDED) return;
+      if (mine !== selectSeq) return; // the UI's own newer select took over
+      if ((err as { code?: unknown } | null)?.code === SUPERSEDED) {
+        // A script's select() took over. Of another chat, the view switches
+        // to it at its first page; of this same chat, the view is already
+        // showing it and finishes at its CHAT_CHANGED.
+        if (hearth.api.chat.current()?.chatId === chatId) following = chatId;
+        return;
+      }
       toasts.error(err, 'Could not open the chat');
       show(null, null, false);
       return;
