@@ -130,4 +130,29 @@ describe('a 10,000-message chat', () => {
     await screenshot(page, 'bigchat-top');
     assert.equal(await page.evaluate(() => window.__HEARTH__.getContext().chat.length), TOTAL);
   });
+
+  it('follows an api.chat.select typed into the console as it loads', async () => {
+    await page.evaluate(() => window.__HEARTH__.api.chat.select(null));
+    await page.getByText('Pick a character on the left').waitFor();
+    const t0 = await page.evaluate((id) => {
+      const h = window.__HEARTH__;
+      const seen = (window.__e2e = { changed: null });
+      h.api.events.on(h.api.events.types.CHAT_CHANGED, (p) => {
+        if (p.chatId === id) seen.changed = performance.now();
+      });
+      const started = performance.now();
+      h.api.chat.select(id).catch((err) => (seen.error = String(err)));
+      return started;
+    }, chatId);
+    const last = messageRow(page, TOTAL - 1);
+    await last.waitFor();
+    const { at, midLoad } = await page.evaluate(() => ({ at: performance.now(), midLoad: window.__e2e.changed === null }));
+    await page.getByText(`${TOTAL.toLocaleString('en-US')} messages`).waitFor();
+    const seen = await page.evaluate(() => window.__e2e);
+    assert.equal(seen.error, undefined);
+    assert.ok(seen.changed, 'CHAT_CHANGED fired');
+    assert.equal(await page.evaluate(() => window.__HEARTH__.getContext().chat.length), TOTAL);
+    console.log(`# metric: console select→newest message rendered ${(at - t0).toFixed(0)} ms (still loading then: ${midLoad}), →CHAT_CHANGED ${(seen.changed - t0).toFixed(0)} ms`);
+    await screenshot(page, 'bigchat-console-select');
+  });
 });
