@@ -43,8 +43,6 @@ export interface LoadControl {
 export interface LoadOptions {
   tailSize?: number;
   pageSize?: number;
-  /** inFlight is how many page reads may be on their way at once (at least 1). */
-  inFlight?: number;
   /** pause lets the event loop run between pages (setTimeout 0 by default). */
   pause?: () => Promise<void>;
   /** first is the chat.get result the caller already has, used by the first attempt. */
@@ -80,7 +78,6 @@ function asMessages(v: unknown): StMessage[] {
 export async function loadChat(call: Call, chatId: string, ctl: LoadControl, opts: LoadOptions = {}): Promise<LoadedChat> {
   const tailSize = opts.tailSize ?? TAIL_SIZE;
   const pageSize = opts.pageSize ?? PAGE_SIZE;
-  const inFlight = Math.max(1, opts.inFlight ?? IN_FLIGHT);
   const pause = opts.pause ?? defaultPause;
   let first = opts.first;
   const get = async () => {
@@ -120,7 +117,7 @@ export async function loadChat(call: Call, chatId: string, ctl: LoadControl, opt
       await pause();
       ctl.live();
       if (ctl.dirty()) continue attempts;
-      while (pending.length < inFlight && asked > 0) {
+      while (pending.length < IN_FLIGHT && asked > 0) {
         const limit = Math.min(pageSize, asked);
         const next = read({ before: asked, limit });
         next.catch(() => {});
