@@ -79,8 +79,9 @@ e2e: build-headless ## browser end-to-end tests only (hearth serve + Chromium); 
 selftest: build ## desktop smoke test only: hearth --self-test under Xvfb; report and screenshot in build/test-artifacts/desktop
 	xvfb-run -a -s "-screen 0 1280x900x24" ./build/bin/hearth --self-test build/test-artifacts/desktop/selftest.json
 
-lint: deps-node ## gofmt, go vet (all build tags), staticcheck, svelte-check; reports every problem
+lint: deps-node ## go mod tidy, gofmt, go vet (all build tags), staticcheck, svelte-check; reports every problem
 	@fail=0; \
+	echo "== go mod tidy"; go mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit the result"; fail=1; }; \
 	echo "== gofmt"; unformatted=$$(git ls-files -co --exclude-standard -- '*.go' | xargs gofmt -l); \
 	if [ -n "$$unformatted" ]; then echo "needs gofmt:"; echo "$$unformatted"; fail=1; fi; \
 	echo "== go vet"; go vet ./... || fail=1; \
