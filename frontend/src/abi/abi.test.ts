@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createHearthAbi } from './abi';
 import { FakeHost, tick } from './testing/fake-host';
 import { setup } from './testing/setup';
+import type { EventHandler } from './transport';
 import type { EventPayload } from './types';
 
 describe('ready and capabilities', () => {
@@ -28,6 +29,52 @@ describe('ready and capabilities', () => {
     expect(h.getContext().eventTypes).toBe(h.api.events.types);
     expect(h.getContext().event_types).toBe(h.api.events.types);
     expect(h.getContext().characters.map((c) => c.name)).toEqual(['Seraphina']);
+  });
+
+  it('starts with the readable cards when one card cannot be read', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const { h } = await setup((host) => {
+        host.characters.push({ avatar: 'Broken.png', name: 'Broken' });
+        const invoke = host.invoke.bind(host);
+        host.invoke = async (method, args) => {
+          if (method === 'characters.get' && args[0] === 'Broken.png') throw new RangeError('Maximum call stack size exceeded');
+          return invoke(method, args);
+        };
+      });
+      expect(h.getContext().characters.map((c) => c.name)).toEqual(['Seraphina']);
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('"Broken.png"'), expect.objectContaining({ message: 'Maximum call stack size exceeded' }));
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('starts with a card nested far deeper than recursion allows, and freezes it', async () => {
+    const deepCard = (name: string) => {
+      const card: Record<string, unknown> = { avatar: 'Seraphina.png', name, extensions: {} };
+      let at = card.extensions as Record<string, unknown>;
+      for (let i = 0; i < 50_000; i++) at = (at.x = {}) as Record<string, unknown>;
+      return { card, leaf: at };
+    };
+    const stored = deepCard('Seraphina');
+    let deliver: EventHandler | null = null;
+    const { h } = await setup((host) => {
+      // Straight from the transport, as JSON.parse would hand it over (the
+      // fake's JSON round trip could not copy it: JSON.stringify recurses).
+      const invoke = host.invoke.bind(host);
+      host.invoke = async (method, args) => (method === 'characters.get' ? stored.card : invoke(method, args));
+      const subscribe = host.subscribe.bind(host);
+      host.subscribe = (handler) => {
+        deliver = handler;
+        return subscribe(handler);
+      };
+    });
+    expect(h.getContext().characters[0]).toBe(stored.card);
+    expect(Object.isFrozen(stored.leaf)).toBe(true);
+    const edited = deepCard('Deep');
+    deliver!({ type: 'character_edited', payload: { avatar: 'Seraphina.png', character: edited.card } });
+    expect(h.getContext().characters[0]!.name).toBe('Deep');
+    expect(Object.isFrozen(edited.leaf)).toBe(true);
   });
 
   it('freezes the public objects', async () => {

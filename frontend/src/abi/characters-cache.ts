@@ -35,12 +35,18 @@ export function createCharactersCache(call: Call): CharactersCache {
     const worker = async () => {
       while (next < summaries.length) {
         const i = next++;
+        const avatar = summaries[i]!.avatar;
         try {
-          const card = await call('characters.get', summaries[i]!.avatar);
+          const card = await call('characters.get', avatar);
           if (isCard(card)) out[i] = deepFreeze(card);
         } catch (err) {
           // Deleted between list and get: its CHARACTER_DELETED follows.
-          if ((err as { code?: unknown }).code !== 'character.not_found') throw err;
+          // Anything else is one unreadable card, which must not keep the
+          // window (and every other card) from starting: it is left out of
+          // getContext().characters and reported.
+          if ((err as { code?: unknown }).code !== 'character.not_found') {
+            console.warn(`Hearth: could not read the character ${JSON.stringify(avatar)}; it is left out of getContext().characters`, err);
+          }
         }
       }
     };

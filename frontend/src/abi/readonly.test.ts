@@ -10,6 +10,24 @@ describe('deepFreeze', () => {
       (v.a.b as unknown[]).push(3);
     }).toThrow(TypeError);
   });
+
+  it('freezes values nested far deeper than the call stack allows recursion', () => {
+    const root: { next?: unknown } = {};
+    let at = root;
+    for (let i = 0; i < 200_000; i++) {
+      const next = {};
+      at.next = [next];
+      at = next;
+    }
+    expect(deepFreeze(root)).toBe(root);
+    expect(Object.isFrozen(at)).toBe(true);
+  });
+
+  it('stops at parts that are frozen already', () => {
+    const shared = Object.freeze({ inner: { n: 1 } });
+    deepFreeze({ shared });
+    expect(Object.isFrozen(shared.inner)).toBe(false);
+  });
 });
 
 describe('readonlyView', () => {

@@ -7,13 +7,18 @@
 /**
  * deepFreeze freezes value and everything reachable from it, stopping at
  * objects that are already frozen (so re-freezing a document that shares
- * frozen parts costs only the new parts).
+ * frozen parts costs only the new parts). It walks with a stack of its own,
+ * not by recursion: host data is hostile input, and a card nested thousands
+ * of levels deep must not overflow the call stack (and stop the window from
+ * starting).
  */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const key of Reflect.ownKeys(value)) {
-    deepFreeze((value as Record<PropertyKey, unknown>)[key]);
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v !== 'object' || v === null || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const key of Reflect.ownKeys(v)) pending.push((v as Record<PropertyKey, unknown>)[key]);
   }
   return value;
 }
