@@ -1,7 +1,7 @@
 // api.chat: thin calls onto the host router ("chat.get" with the same
 // positional arguments), plus the window-local parts that never reach the
 // backend (select/current/loaded).
-import type { ChatCache } from './chat-cache';
+import type { ChatCache, SelectOptions } from './chat-cache';
 import type { Call } from './host';
 import type { ChatApi } from './types';
 
@@ -47,7 +47,7 @@ export function bind(call: Call, namespace: string, names: readonly string[]): R
 export function createChatApi(call: Call, cache: ChatCache): ChatApi {
   return Object.freeze({
     ...bind(call, 'chat', CHAT_METHODS),
-    select: (chatId: string | null) => cache.select(chatId),
+    select: (chatId: string | null, options?: SelectOptions) => cache.select(chatId, options),
     current: () => cache.current(),
     loaded: () => cache.loaded(),
   }) as unknown as ChatApi;

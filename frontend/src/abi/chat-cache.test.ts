@@ -284,3 +284,115 @@ describe('the live cache', () => {
     expect(deleted).toHaveBeenCalledWith(expect.objectContaining({ chatId: 'c1' }));
   });
 });
+
+describe('select: automatic choices yield to explicit ones', () => {
+  const isGet = (method: string) => method === 'chat.get';
+
+  it('an automatic select made while an explicit one is under way changes nothing', async () => {
+    const { host, h } = await setup((host) => {
+      host.addChat('c1', 30);
+      host.addChat('c2', 5);
+    });
+    const gate = hold(host, isGet);
+    const explicit = h.api.chat.select('c1');
+    await vi.waitFor(() => expect(gate.held()).toBe(1));
+    await expect(h.api.chat.select('c2', { automatic: true })).rejects.toMatchObject({
+      code: SUPERSEDED,
+      details: { reason: 'explicit' },
+    });
+    gate.release();
+    await explicit;
+    expectInSync(h, host, 'c1');
+    expect(host.calls.some((c) => c.args[0] === 'c2')).toBe(false);
+  });
+
+  it('an automatic select does not replace a chat an explicit select opened', async () => {
+    const { host, h } = await setup((host) => {
+      host.addChat('c1', 3);
+      host.addChat('c2', 3);
+    });
+    await h.api.chat.select('c1');
+    const changed = vi.fn();
+    h.api.events.on('chat_id_changed', changed);
+    await expect(h.api.chat.select(null, { automatic: true })).rejects.toMatchObject({ code: SUPERSEDED });
+    await expect(h.api.chat.select('c2', { automatic: true })).rejects.toMatchObject({ code: SUPERSEDED });
+    expectInSync(h, host, 'c1');
+    expect(changed).not.toHaveBeenCalled();
+  });
+
+  it('an explicit select replaces an automatic one still loading', async () => {
+    const { host, h } = await setup((host) => {
+      host.addChat('c1', 30);
+      host.addChat('c2', 5);
+    });
+    const gate = hold(host, isPage);
+    const automatic = h.api.chat.select('c1', { automatic: true });
+    await vi.waitFor(() => expect(gate.held()).toBeGreaterThanOrEqual(1));
+    const explicit = h.api.chat.select('c2');
+    gate.release();
+    await expect(automatic).rejects.toMatchObject({ code: SUPERSEDED });
+    await explicit;
+    expectInSync(h, host, 'c2');
+  });
+
+  it('automatic selects replace each other, and replace nothing once an explicit choice was made', async () => {
+    const { host, h } = await setup((host) => {
+      host.addChat('c1', 3);
+      host.addChat('c2', 3);
+    });
+    await h.api.chat.select('c1', { automatic: true });
+    await h.api.chat.select('c2', { automatic: true });
+    expectInSync(h, host, 'c2');
+    await h.api.chat.select(null);
+    await expect(h.api.chat.select('c1', { automatic: true })).rejects.toMatchObject({ code: SUPERSEDED });
+    expect(h.api.chat.current()).toBeNull();
+  });
+
+  it('the explicit choice lapses when it fails or its chat is deleted', async () => {
+    const { host, h } = await setup((host) => {
+      host.addChat('c1', 3);
+      host.addChat('c2', 3);
+    });
+    await expect(h.api.chat.select('missing')).rejects.toMatchObject({ code: 'chat.not_found' });
+    await h.api.chat.select('c1', { automatic: true });
+    await h.api.chat.select('c1');
+    host.push('chat_deleted', { chatId: 'c1', revision: 0, fileName: 'Seraphina - c1', avatar: 'Seraphina.png' });
+    expect(h.api.chat.current()).toBeNull();
+    await h.api.chat.select('c2', { automatic: true });
+    expectInSync(h, host, 'c2');
+  });
+
+  it('a failed explicit select keeps the explicit chat it did not replace', async () => {
+    const { host, h } = await setup((host) => {
+      host.addChat('c1', 3);
+      host.addChat('c2', 3);
+    });
+    await h.api.chat.select('c1');
+    await expect(h.api.chat.select('missing')).rejects.toMatchObject({ code: 'chat.not_found' });
+    await expect(h.api.chat.select('c2', { automatic: true })).rejects.toMatchObject({ code: SUPERSEDED });
+    expectInSync(h, host, 'c1');
+  });
+
+  it('deleting the current chat does not cancel a newer select under way', async () => {
+    const { host, h } = await setup((host) => {
+      host.addChat('c1', 3);
+      host.addChat('c2', 3);
+    });
+    await h.api.chat.select('c1');
+    const gate = hold(host, isGet);
+    const next = h.api.chat.select('c2');
+    await vi.waitFor(() => expect(gate.held()).toBe(1));
+    host.push('chat_deleted', { chatId: 'c1', revision: 0, fileName: 'Seraphina - c1', avatar: 'Seraphina.png' });
+    gate.release();
+    await next;
+    expectInSync(h, host, 'c2');
+    await expect(h.api.chat.select('c1', { automatic: true })).rejects.toMatchObject({ code: SUPERSEDED });
+  });
+
+  it('refuses options that are not an object with a boolean automatic', async () => {
+    const { h } = await setup((host) => host.addChat('c1', 3));
+    await expect(h.api.chat.select('c1', 'yes' as never)).rejects.toMatchObject({ code: 'validation.invalid_argument' });
+    await expect(h.api.chat.select('c1', { automatic: 1 } as never)).rejects.toMatchObject({ code: 'validation.invalid_argument' });
+    expect(h.api.chat.current()).toBeNull();
+  });
+});

@@ -39,6 +39,8 @@ export interface Committed {
 
 interface Entry extends CachedChat {
   chatId: string;
+  /** seq of the select() that opened it; a higher seq means a newer select is under way. */
+  token: number;
   /** revision the cached data reflects. */
   revision: number;
   /** the revision whose events are being applied one by one (more may follow). */
@@ -63,9 +65,22 @@ interface Waiter {
   done: () => void;
 }
 
+/** SelectOptions is select()'s second argument (api.chat.select). */
+export interface SelectOptions {
+  /**
+   * automatic marks a choice the window makes on its own (restoring the
+   * last chat at start-up, following a character list that changed), not
+   * one a person or a script asked for. It never replaces an explicit
+   * choice: while the window's chat was chosen (or is being opened) by an
+   * explicit select, an automatic one rejects with chat.select_superseded
+   * and changes nothing.
+   */
+  automatic?: boolean;
+}
+
 /** ChatCache is the window's current chat (see the file comment). */
 export interface ChatCache {
-  select(chatId: string | null): Promise<void>;
+  select(chatId: string | null, options?: SelectOptions): Promise<void>;
   current(): ReturnType<ChatApi['current']>;
   loaded(): Loaded | null;
   committed(): Committed | null;
@@ -92,6 +107,12 @@ export function createChatCache(call: Call, hooks: CacheHooks, loadOptions: Omit
   let seq = 0;
   let entry: Entry | null = null;
   let waiters: Waiter[] = [];
+  /**
+   * explicit says the window's current choice (the chat shown, one being
+   * opened, or none) came from an explicit select(); automatic selects yield
+   * to it. It lapses when that choice fails or its chat is deleted.
+   */
+  let explicit = false;
 
   function settleWaiters(): void {
     waiters = waiters.filter((w) => {
@@ -106,12 +127,29 @@ export function createChatCache(call: Call, hooks: CacheHooks, loadOptions: Omit
     e.snapshot = null;
   }
 
-  function close(): void {
+  /** close empties the window and cancels any select() under way; lapsed says the choice behind it failed. */
+  function close(lapsed = false): void {
     seq++;
+    if (lapsed) explicit = false;
+    drop();
+  }
+
+  /** drop forgets the current chat; loads of it stop at their next live check. */
+  function drop(): void {
     const had = entry !== null;
     entry = null;
     settleWaiters();
     if (had) hooks.changed(null);
+  }
+
+  /**
+   * deleted handles the deletion of the current chat. A newer select()
+   * under way (its chat.get still pending) is not cancelled, and keeps its
+   * own kind of choice; otherwise the choice lapses with its chat.
+   */
+  function deleted(e: Entry): void {
+    if (e.token === seq) explicit = false;
+    drop();
   }
 
   function liveCheck(e: Entry, token: number): () => void {
@@ -169,23 +207,35 @@ export function createChatCache(call: Call, hooks: CacheHooks, loadOptions: Omit
     };
   }
 
-  async function select(chatId: string | null): Promise<void> {
+  async function select(chatId: string | null, options?: SelectOptions): Promise<void> {
     if (chatId !== null && (typeof chatId !== 'string' || chatId === '')) {
       throw new HostError('validation.invalid_argument', 'chatId must be a non-empty string or null');
     }
+    const automatic = selectAutomatic(options);
+    if (automatic && explicit) {
+      throw new HostError(SUPERSEDED, 'an explicit select() chose this window\'s chat; an automatic one does not replace it', {
+        reason: 'explicit',
+      });
+    }
+    const prior = explicit;
+    explicit = !automatic;
     if (chatId === null) return close();
     const token = ++seq;
     let first: ChatDetails;
     try {
       first = asDetails(await call('chat.get', chatId));
     } catch (err) {
-      // This select replaced one still loading, which cannot finish now.
-      if (token === seq && entry && !entry.complete) close();
+      if (token === seq) {
+        // This select replaced one still loading, which cannot finish now.
+        if (entry && !entry.complete) close(true);
+        else explicit = entry ? prior : false;
+      }
       throw err;
     }
     if (token !== seq) throw superseded();
     const e: Entry = {
       chatId,
+      token,
       details: first,
       msgs: [],
       revision: first.revision,
@@ -206,9 +256,21 @@ export function createChatCache(call: Call, hooks: CacheHooks, loadOptions: Omit
       install(e, loaded.details, loaded.messages);
     } catch (err) {
       if (err instanceof Superseded) throw superseded();
-      if (entry === e) close();
+      if (entry === e) close(true);
       throw err;
     }
+  }
+
+  function selectAutomatic(options: unknown): boolean {
+    if (options === undefined || options === null) return false;
+    if (typeof options !== 'object' || Array.isArray(options)) {
+      throw new HostError('validation.invalid_argument', 'select options must be an object');
+    }
+    const automatic = (options as SelectOptions).automatic;
+    if (automatic !== undefined && typeof automatic !== 'boolean') {
+      throw new HostError('validation.invalid_argument', 'options.automatic must be a boolean');
+    }
+    return automatic === true;
   }
 
   function superseded(): HostError {
@@ -278,7 +340,7 @@ export function createChatCache(call: Call, hooks: CacheHooks, loadOptions: Omit
     const p = ev.payload;
     if (!e || p.chatId !== e.chatId) return false;
     if (ev.type === T.CHAT_DELETED) {
-      close();
+      deleted(e);
       return false;
     }
     if (ev.type === T.CHAT_RENAMED) {

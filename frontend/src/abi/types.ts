@@ -119,8 +119,13 @@ export interface ChatApi {
    * Makes chatId this window's current chat (null closes it). The tail is
    * loaded and shown first, the rest in pages; the promise resolves, and
    * CHAT_CHANGED fires, once the whole chat is in getContext().chat.
+   * A newer select() replaces one still loading (which rejects with
+   * chat.select_superseded). With { automatic: true } it is a choice the
+   * window makes on its own (restoring the last chat): it never replaces a
+   * chat chosen by an explicit select() and rejects with
+   * chat.select_superseded (details.reason 'explicit') instead.
    */
-  select(chatId: string | null): Promise<void>;
+  select(chatId: string | null, options?: { automatic?: boolean }): Promise<void>;
   /** sync: this window's current chat. */
   current(): { chatId: string; avatar: string | null; groupId: string | null } | null;
   /**

@@ -22,7 +22,14 @@ export interface CharacterStore {
   /** revision bumps when a character's image may have changed (cache busting). */
   imageRevision: Readable<number>;
   refresh(): Promise<void>;
-  select(avatar: string | null): void;
+  /** select chooses a character; automatic marks a choice the UI made on its own, not the user. */
+  select(avatar: string | null, options?: { automatic?: boolean }): void;
+  /**
+   * selectedAutomatically reports whether the current selection was made by
+   * the UI on its own (remembered from last time, the first character, or
+   * following a chat a script opened) rather than by the user.
+   */
+  selectedAutomatically(): boolean;
   create(input: NewCharacter): Promise<Character | null>;
   /** start subscribes to character events; returns the unsubscribe. */
   start(): () => void;
@@ -53,6 +60,7 @@ export function createCharacterStore(hearth: HearthAbi, toasts: ToastStore): Cha
   const selected = writable<string | null>(remembered());
   const imageRevision = writable(0);
   let seq = 0;
+  let automatic = true;
 
   async function refresh(): Promise<void> {
     const mine = ++seq;
@@ -63,8 +71,8 @@ export function createCharacterStore(hearth: HearthAbi, toasts: ToastStore): Cha
       chars.sort((a, b) => (b.lastChatAt ?? b.createdAt) - (a.lastChatAt ?? a.createdAt) || a.name.localeCompare(b.name));
       list.set(chars);
       const sel = get(selected);
-      if (sel && !chars.some((c) => c.avatar === sel)) select(null);
-      if (!get(selected) && chars[0]) select(chars[0].avatar);
+      if (sel && !chars.some((c) => c.avatar === sel)) select(null, { automatic: true });
+      if (!get(selected) && chars[0]) select(chars[0].avatar, { automatic: true });
     } catch (err) {
       toasts.error(err, 'Could not load characters');
     } finally {
@@ -72,7 +80,8 @@ export function createCharacterStore(hearth: HearthAbi, toasts: ToastStore): Cha
     }
   }
 
-  function select(avatar: string | null): void {
+  function select(avatar: string | null, options: { automatic?: boolean } = {}): void {
+    automatic = options.automatic === true;
     selected.set(avatar);
     remember(avatar);
   }
@@ -112,6 +121,7 @@ export function createCharacterStore(hearth: HearthAbi, toasts: ToastStore): Cha
     imageRevision,
     refresh,
     select,
+    selectedAutomatically: () => automatic,
     create,
     start() {
       void refresh();

@@ -214,6 +214,54 @@ describe('chat view store', () => {
     fake.emit('chat_deleted', { chatId: 'c1' });
     await flush();
     expect(get(store.view).chatId).toBeNull();
-    expect(fake.chat.select).toHaveBeenLastCalledWith(null);
+    expect(fake.chat.select).toHaveBeenLastCalledWith(null, { automatic: true });
+  });
+});
+
+describe('chat view store: automatic selects', () => {
+  const yielded = () => Object.assign(new Error('an explicit select() chose this window\'s chat'), { code: 'chat.select_superseded', details: { reason: 'explicit' } });
+
+  it('asks the ABI for an automatic select only when told to', async () => {
+    const { fake, store } = setup();
+    await store.select('c1', { automatic: true });
+    expect(fake.chat.select).toHaveBeenLastCalledWith('c1', { automatic: true });
+    await store.select('c2');
+    expect(fake.chat.select).toHaveBeenLastCalledWith('c2', undefined);
+  });
+
+  it('shows the explicitly chosen chat, still loading, when an automatic select yields to it', async () => {
+    const { fake, store, toasts } = setup();
+    fake.setLoaded({ chatId: 'theirs', start: 8, total: 10, messages: [message('t8'), message('t9')] });
+    fake.chat.select!.mockRejectedValueOnce(yielded());
+    await store.select('mine', { automatic: true });
+    expect(get(store.view)).toMatchObject({ chatId: 'theirs', avatar: 'Ann.png', loading: true, start: 8 });
+    fake.setLoaded({ chatId: 'theirs', start: 0, total: 10, messages: Array.from({ length: 10 }, (_, i) => message(`t${i}`)) }, true);
+    fake.emit('chat_id_changed', { chatId: 'theirs' });
+    await flush();
+    expect(get(store.view)).toMatchObject({ chatId: 'theirs', loading: false, start: 0 });
+    expect(get(toasts)).toEqual([]);
+  });
+
+  it('shows the explicitly chosen chat, complete, when an automatic select yields to it', async () => {
+    const { fake, store } = setup();
+    fake.setLoaded({ chatId: 'theirs', start: 0, total: 1, messages: [message('t0')] }, true);
+    fake.chat.select!.mockRejectedValueOnce(yielded());
+    await store.select('mine', { automatic: true });
+    expect(get(store.view)).toMatchObject({ chatId: 'theirs', loading: false, total: 1 });
+  });
+
+  it('shows an explicit select that has no page yet from its first page on', async () => {
+    const { fake, store } = setup();
+    fake.chat.select!.mockRejectedValueOnce(yielded());
+    await store.select('mine', { automatic: true });
+    expect(get(store.view).chatId).toBeNull();
+    fake.setLoaded({ chatId: 'theirs', start: 9, total: 10, messages: [message('t9')] });
+    fake.emit('chat_load_progress', { chatId: 'theirs' });
+    await flush();
+    expect(get(store.view)).toMatchObject({ chatId: 'theirs', loading: true });
+    fake.setLoaded({ chatId: 'theirs', start: 0, total: 10, messages: Array.from({ length: 10 }, (_, i) => message(`t${i}`)) }, true);
+    fake.emit('chat_id_changed', { chatId: 'theirs' });
+    await flush();
+    expect(get(store.view)).toMatchObject({ chatId: 'theirs', loading: false, total: 10 });
   });
 });

@@ -25,7 +25,13 @@ export interface ChatViewStore {
   view: Readable<ChatView>;
   /** The id of the message being edited inline, if any. */
   editing: Writable<string | null>;
-  select(chatId: string | null): Promise<void>;
+  /**
+   * select opens chatId (null closes the chat). automatic marks a choice the
+   * UI makes on its own (restoring the last chat): it yields to a chat a
+   * person or a script chose (api.chat.select's automatic option), and the
+   * view then shows that chat instead.
+   */
+  select(chatId: string | null, options?: { automatic?: boolean }): Promise<void>;
   send(text: string): Promise<boolean>;
   saveEdit(messageId: string, text: string): Promise<boolean>;
   remove(messageId: string): Promise<void>;
@@ -120,14 +126,36 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
     return message ? { chatId: v.chatId, index: v.start + i, message } : null;
   }
 
-  async function select(chatId: string | null): Promise<void> {
+  /**
+   * showCurrent shows the chat the ABI holds for this window: after an
+   * automatic select yielded to an explicit one, that one's chat. If it has
+   * not reached its first page yet, its CHAT_LOAD_PROGRESS shows it.
+   */
+  function showCurrent(): void {
+    const cur = hearth.api.chat.current();
+    if (!cur) {
+      show(null, null, false);
+      return;
+    }
+    const complete = hearth.getContext().getCurrentChatId() !== undefined;
+    following = complete ? null : cur.chatId;
+    show(cur.chatId, cur.avatar, !complete);
+    refresh();
+  }
+
+  async function select(chatId: string | null, options: { automatic?: boolean } = {}): Promise<void> {
+    const automatic = options.automatic === true;
     const mine = ++selectSeq;
     following = null;
     show(chatId, null, chatId !== null);
     try {
-      await hearth.api.chat.select(chatId);
+      await hearth.api.chat.select(chatId, automatic ? { automatic } : undefined);
     } catch (err) {
       if (mine !== selectSeq) return; // the UI's own newer select took over
+      if (automatic && (err as { details?: { reason?: unknown } } | null)?.details?.reason === 'explicit') {
+        showCurrent();
+        return;
+      }
       if ((err as { code?: unknown } | null)?.code === SUPERSEDED) {
         // A script's select() took over. Of another chat, the view switches
         // to it at its first page; of this same chat, the view is already
@@ -261,7 +289,7 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
       const offLifecycle = listen(hearth, ['CHAT_DELETED', 'CHAT_CHANGED'], (p, name) => {
         const v = current();
         if (name === 'CHAT_DELETED') {
-          if (v.chatId && p.chatId === v.chatId) void select(null);
+          if (v.chatId && p.chatId === v.chatId) void select(null, { automatic: true });
           return;
         }
         const cur = hearth.api.chat.current();

@@ -6,7 +6,8 @@ export interface FakeHearth {
   hearth: HearthAbi;
   /** emit delivers an event to api.events subscribers. */
   emit(type: string, payload: EventPayload): void;
-  setLoaded(l: { chatId: string; start: number; total: number; messages: StMessage[] } | null): void;
+  /** setLoaded sets what api.chat.loaded() shows; complete makes it getContext()'s chat too. */
+  setLoaded(l: { chatId: string; start: number; total: number; messages: StMessage[] } | null, complete?: boolean): void;
   emitted: { type: string; args: unknown[] }[];
   chat: Record<string, ReturnType<typeof vi.fn>>;
 }
@@ -19,6 +20,7 @@ export function message(id: string, fields: Partial<StMessage> = {}): StMessage 
 export function createFakeHearth(): FakeHearth {
   const handlers = new Map<string, Set<(p: EventPayload) => void>>();
   let loaded: { chatId: string; start: number; total: number; revision: number; messages: StMessage[] } | null = null;
+  let complete = false;
   const emitted: { type: string; args: unknown[] }[] = [];
   const chat = {
     list: vi.fn(async () => []),
@@ -64,6 +66,7 @@ export function createFakeHearth(): FakeHearth {
     },
     getContext: () => ({
       name1: 'Me',
+      getCurrentChatId: () => (loaded && complete ? `file of ${loaded.chatId}` : undefined),
       eventSource: {
         emit: async (type: string, ...args: unknown[]) => void emitted.push({ type, args }),
       },
@@ -75,8 +78,9 @@ export function createFakeHearth(): FakeHearth {
     emit(type, payload) {
       handlers.get(type)?.forEach((h) => h(payload));
     },
-    setLoaded(l) {
+    setLoaded(l, isComplete = false) {
       loaded = l ? { ...l, revision: 1 } : null;
+      complete = isComplete;
     },
     emitted,
     chat,
