@@ -83,6 +83,9 @@ func (s *Service) Create(ctx context.Context, fields jsonx.Object, opts CreateOp
 	if name == "" {
 		return nil, apperr.Invalid("name is required")
 	}
+	if err := jsonx.LimitDepth(jsonx.ObjectDepth(data), 0, "the card"); err != nil {
+		return nil, err
+	}
 	var imageName *string
 	if opts.Image != "" {
 		stored, err := s.storeImage(opts.Image)
@@ -212,6 +215,9 @@ func (s *Service) Update(ctx context.Context, avatar string, patch jsonx.Object)
 			c.Data[k] = v
 		}
 		after, _ := c.Data.MarshalJSON()
+		if err := jsonx.LimitDepth(jsonx.Depth(after), jsonx.Depth(before), "the card"); err != nil {
+			return err
+		}
 		if string(before) == string(after) && imageName == nil {
 			card = c
 			return nil

@@ -37,6 +37,20 @@ func (m *StMessage) Clone() *StMessage {
 	return &c
 }
 
+// depth is how deeply m nests, as jsonx.Depth would count the message a
+// caller sends: the unknown keys sit in the message object, extra one level
+// down. Each swipe_info entry holds a copy of its swipe's extra one level
+// down (mirrorActive), inside the swipe_info array: those two levels are
+// Hearth's own and not counted, so a message whose extra is at the limit
+// can still be stored.
+func (m *StMessage) depth() int {
+	inside := max(1, jsonx.ValuesDepth(m.Fields), jsonx.ObjectDepth(m.Extra))
+	for _, info := range m.SwipeInfo {
+		inside = max(inside, jsonx.ObjectDepth(info)-1)
+	}
+	return 1 + inside
+}
+
 // typedKeys are the top-level keys owned by StMessage's typed fields;
 // every other key lives in Fields.
 var typedKeys = map[string]bool{

@@ -172,6 +172,9 @@ func loadByID(ctx context.Context, q queryer, chat *chatRow, messageID string) (
 // insertMessage stores msg at index (which must be the chat's end: callers
 // append) and assigns it a fresh id.
 func insertMessage(ctx context.Context, tx *store.Tx, chatID int64, index int, msg *StMessage) (int64, error) {
+	if err := jsonx.LimitDepth(msg.depth(), 0, "the message"); err != nil {
+		return 0, err
+	}
 	msg.ID = uuid.NewString()
 	res, err := tx.ExecContext(ctx, `INSERT INTO messages (chat_id, idx, uuid) VALUES (?, ?, ?)`, chatID, index, msg.ID)
 	if err != nil {
@@ -221,6 +224,9 @@ func insertSwipe(ctx context.Context, tx *store.Tx, rowID int64, ord int, mes st
 // rewriteMessage stores next over prev, touching only the rows that
 // differ: editing one swipe rewrites one swipe row.
 func rewriteMessage(ctx context.Context, tx *store.Tx, rowID int64, prev, next *StMessage) error {
+	if err := jsonx.LimitDepth(next.depth(), prev.depth(), "the message"); err != nil {
+		return err
+	}
 	if prev.Name != next.Name || prev.IsUser != next.IsUser || prev.IsSystem != next.IsSystem || prev.SwipeID != next.SwipeID ||
 		!objectsEqual(prev.Extra, next.Extra) || !objectsEqual(prev.Fields, next.Fields) {
 		if err := writeBody(ctx, tx, rowID, next, false); err != nil {

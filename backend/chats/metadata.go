@@ -38,6 +38,9 @@ func (s *Service) SaveMetadata(ctx context.Context, chatID string, with jsonx.Ob
 func setMetadata(m *mutation, next jsonx.Object) error {
 	before, _ := m.chat.metadata.MarshalJSON()
 	after, _ := next.MarshalJSON()
+	if err := jsonx.LimitDepth(jsonx.Depth(after), jsonx.Depth(before), "chat metadata"); err != nil {
+		return err
+	}
 	changed, err := m.recordMetadata(before, after)
 	if err != nil || !changed {
 		return err

@@ -48,6 +48,9 @@ func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) er
 	if err != nil {
 		return apperr.New(apperr.CodePatchInvalid, "metadata must stay an object")
 	}
+	if err := jsonx.LimitDepth(jsonx.Depth(doc.Metadata), jsonx.ObjectDepth(m.chat.metadata), "chat metadata"); err != nil {
+		return err
+	}
 
 	byID := make(map[string]storedMessage, len(old))
 	for _, sm := range old {

@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"hearth/backend/apperr"
 	"hearth/backend/jsonx"
@@ -14,16 +15,39 @@ import (
 // validation.invalid_argument errors, never coerced.
 type Args []json.RawMessage
 
+// parseArgs splits a call's JSON array into its arguments and refuses any
+// argument nested deeper than jsonx.MaxDepth, for every method alike, so no
+// handler sees deeper host data. (The stores check again what they write:
+// a patch can place a value below a deep path.)
 func parseArgs(raw []byte) (Args, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
+	}
+	// The array holding the arguments is one level of its own.
+	if jsonx.Depth(raw) > jsonx.MaxDepth+1 {
+		return nil, tooDeep(raw)
 	}
 	var args Args
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, apperr.Invalid("arguments must be a JSON array: %v", err)
 	}
 	return args, nil
+}
+
+// tooDeep names the first argument of raw that nests too deeply.
+func tooDeep(raw []byte) error {
+	var args Args
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return apperr.Invalid("arguments must be a JSON array nested at most %d levels: %v", jsonx.MaxDepth, err).
+			WithDetails(map[string]any{"maxDepth": jsonx.MaxDepth})
+	}
+	for i, a := range args {
+		if err := jsonx.CheckDepth(a, fmt.Sprintf("argument %d", i+1)); err != nil {
+			return err
+		}
+	}
+	return apperr.Invalid("arguments must be a JSON array")
 }
 
 // Has reports whether argument i was supplied and is not null/undefined.

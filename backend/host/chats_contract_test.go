@@ -35,3 +35,8 @@ func TestCharacterContract(t *testing.T) {
 	t.Parallel()
 	hosttest.Run(t, hosttest.CharacterScenarios(), nil)
 }
+
+func TestDepthContract(t *testing.T) {
+	t.Parallel()
+	hosttest.Run(t, hosttest.DepthScenarios(), nil)
+}
