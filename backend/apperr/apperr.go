@@ -8,8 +8,11 @@
 package apperr
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 )
 
 // Stable error codes from HOST-ABI section 0. Codes only ever gain members.
@@ -79,11 +82,38 @@ func CodeOf(err error) string {
 	return CodeInternal
 }
 
-// Shape turns any error into the wire shape. Foreign errors become "internal"
-// with their text kept so that a bug report still says what went wrong.
+// Shape turns any error into the wire shape, for the edge where it leaves
+// the process. Foreign errors become "internal" with a generic message and
+// a correlation id: their text can hold absolute paths, SQL or other
+// detail no caller should see (and every caller, extensions and pages
+// included, receives errors), so it goes to the log under that id instead.
 func Shape(err error) *Error {
 	if e := As(err); e != nil {
 		return e
 	}
+	ref := newRef()
+	slog.Error("internal error", "ref", ref, "err", err.Error())
+	return &Error{
+		Code:    CodeInternal,
+		Message: "Hearth hit an internal error; its log has the details under ref " + ref,
+		Details: map[string]any{"ref": ref},
+	}
+}
+
+// Local wraps an error that happened on the caller's own side (a client's
+// failed connection) as "internal", keeping its text: there is no one to
+// hide it from.
+func Local(err error) *Error {
+	if e := As(err); e != nil {
+		return e
+	}
 	return &Error{Code: CodeInternal, Message: err.Error()}
+}
+
+// newRef returns a short random id that ties an error a caller saw to its
+// line in the log.
+func newRef() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 	"sort"
 
 	"hearth/backend/apperr"
@@ -43,8 +44,15 @@ func (r *Router) Methods() []string {
 
 // Invoke runs method with rawArgs (a JSON array of positional arguments, or
 // empty for none) and returns the JSON-encoded result. Errors are always
-// *apperr.Error so every transport shapes them the same way.
-func (r *Router) Invoke(ctx context.Context, method string, rawArgs []byte) ([]byte, error) {
+// *apperr.Error so every transport shapes them the same way. A handler that
+// panics fails its call as "internal" (the stack goes to the log under the
+// error's ref, the arguments do not) and takes nothing else down.
+func (r *Router) Invoke(ctx context.Context, method string, rawArgs []byte) (out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, apperr.Shape(fmt.Errorf("panic in %s: %v\n%s", method, p, debug.Stack()))
+		}
+	}()
 	h, ok := r.methods[method]
 	if !ok {
 		return nil, apperr.New(apperr.CodeUnknownMethod, "unknown method %q", method)
@@ -62,9 +70,9 @@ func (r *Router) Invoke(ctx context.Context, method string, rawArgs []byte) ([]b
 		// reads); encoding/json would only re-scan megabytes of it.
 		return raw, nil
 	}
-	out, err := json.Marshal(result)
+	encoded, err := json.Marshal(result)
 	if err != nil {
 		return nil, apperr.Shape(fmt.Errorf("encode result of %s: %w", method, err))
 	}
-	return out, nil
+	return encoded, nil
 }

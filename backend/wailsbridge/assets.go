@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -79,6 +81,7 @@ func Middleware(token string, router Invoker, avatars AvatarSource, opts ...Midd
 	tok := []byte(token)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer recoverRequest(w, r)
 			if body, ok := cfg.scripts[r.URL.Path]; ok {
 				serveScript(w, r, body)
 				return
@@ -97,6 +100,16 @@ func Middleware(token string, router Invoker, avatars AvatarSource, opts ...Midd
 				next.ServeHTTP(w, r)
 			}
 		})
+	}
+}
+
+// recoverRequest answers a request whose handler panicked with "internal"
+// (the stack goes to the log under the error's ref; the request's headers,
+// which may carry the token, do not).
+func recoverRequest(w http.ResponseWriter, r *http.Request) {
+	if p := recover(); p != nil {
+		writeError(w, http.StatusInternalServerError,
+			apperr.Shape(fmt.Errorf("panic serving %s %s: %v\n%s", r.Method, r.URL.Path, p, debug.Stack())))
 	}
 }
 

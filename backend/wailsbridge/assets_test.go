@@ -178,3 +178,38 @@ func TestMiddlewareServesAvatars(t *testing.T) {
 		}
 	}
 }
+
+// An unreadable image (here a symlink loop, which even root cannot open)
+// used to answer with the open error's text: the absolute path of the data
+// dir. The caller gets a generic internal error with a ref instead.
+func TestAvatarErrorsDoNotLeakPaths(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	loop := filepath.Join(dir, "media", "0f3a.gif")
+	if err := os.MkdirAll(filepath.Dir(loop), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(loop, loop); err != nil {
+		t.Fatal(err)
+	}
+	h := Middleware(testToken, nil, fakeAvatars{"Loop.png": loop})(assetsHandler())
+	res := get(t, h, "/api/avatar/Loop.png", nil)
+	text := body(t, res)
+	if res.StatusCode != http.StatusInternalServerError || !strings.Contains(text, `"code":"internal"`) || !strings.Contains(text, `"ref"`) {
+		t.Fatalf("status %d body %s", res.StatusCode, text)
+	}
+	if strings.Contains(text, dir) || strings.Contains(text, "0f3a") || strings.Contains(text, "symbolic") {
+		t.Fatalf("the error leaks the file system: %s", text)
+	}
+}
+
+func TestMiddlewareRecoversFromPanics(t *testing.T) {
+	t.Parallel()
+	boom := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("asset handler bug") })
+	h := Middleware(testToken, nil, nil)(boom)
+	res := get(t, h, "/assets/app.js", nil)
+	text := body(t, res)
+	if res.StatusCode != http.StatusInternalServerError || !strings.Contains(text, `"code":"internal"`) || strings.Contains(text, "asset handler bug") {
+		t.Fatalf("status %d body %s", res.StatusCode, text)
+	}
+}

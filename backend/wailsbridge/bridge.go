@@ -17,6 +17,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 
 	"hearth/backend/apperr"
 )
@@ -75,7 +76,15 @@ func New(ctx context.Context, router Invoker, token string, opts ...BridgeOption
 // JSON array of positional arguments) and returns the JSON result. On
 // failure the error's text is the JSON {code, message, details} shape, which
 // the frontend decodes from the rejected promise.
-func (b *Bridge) Invoke(token, method, argsJSON string) (string, error) {
+//
+// A panic never leaves Invoke: Wails would log the whole IPC message, which
+// carries the token. It fails the call as "internal" instead.
+func (b *Bridge) Invoke(token, method, argsJSON string) (result string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			result, err = "", wireError(apperr.Shape(fmt.Errorf("panic in bridge call %q: %v\n%s", method, p, debug.Stack())))
+		}
+	}()
 	accepted := tokenMatches(b.token, token)
 	if b.observe != nil {
 		b.observe(method, accepted)

@@ -119,3 +119,21 @@ func TestNewToken(t *testing.T) {
 		t.Fatalf("tokens %q and %q: want distinct %d-char tokens", a, b, 2*tokenBytes)
 	}
 }
+
+// panicRouter panics on every call, as a buggy handler outside the host
+// router's own recovery would.
+type panicRouter struct{}
+
+func (panicRouter) Invoke(context.Context, string, []byte) ([]byte, error) { panic("boom") }
+
+// A panic must not reach Wails' dispatcher, which logs the raw IPC message
+// (token included); the call fails as "internal" instead.
+func TestBridgeInvokeRecovers(t *testing.T) {
+	t.Parallel()
+	const token = "0123456789abcdef"
+	b := New(context.Background(), panicRouter{}, token)
+	out, err := b.Invoke(token, "characters.list", "[]")
+	if shape := decodeWire(t, err); out != "" || shape.Code != apperr.CodeInternal || shape.Details["ref"] == nil {
+		t.Fatalf("Invoke = %q, %+v; want internal with a ref", out, shape)
+	}
+}

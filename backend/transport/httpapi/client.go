@@ -47,7 +47,7 @@ func (c *Client) Invoke(ctx context.Context, method string, rawArgs []byte) ([]b
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
-		return nil, apperr.Shape(fmt.Errorf("encode %s request: %w", method, err))
+		return nil, apperr.Local(fmt.Errorf("encode %s request: %w", method, err))
 	}
 	var resp rawResult
 	if err := c.post(ctx, "/api/invoke", body, &resp); err != nil {
@@ -87,7 +87,7 @@ func (r *rawResult) UnmarshalJSON(data []byte) error {
 func (c *Client) Login(ctx context.Context, password string) error {
 	body, err := json.Marshal(map[string]string{"password": password})
 	if err != nil {
-		return apperr.Shape(err)
+		return apperr.Local(err)
 	}
 	return c.post(ctx, "/api/login", body, nil)
 }
@@ -97,18 +97,18 @@ func (c *Client) Login(ctx context.Context, password string) error {
 func (c *Client) post(ctx context.Context, route string, body []byte, out any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+route, bytes.NewReader(body))
 	if err != nil {
-		return apperr.Shape(fmt.Errorf("POST %s: %w", route, err))
+		return apperr.Local(fmt.Errorf("POST %s: %w", route, err))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	res, err := c.http.Do(req)
 	if err != nil {
-		return apperr.Shape(fmt.Errorf("POST %s: %w", route, err))
+		return apperr.Local(fmt.Errorf("POST %s: %w", route, err))
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(res.Body)
 	if err != nil {
-		return apperr.Shape(fmt.Errorf("POST %s: read response: %w", route, err))
+		return apperr.Local(fmt.Errorf("POST %s: read response: %w", route, err))
 	}
 	if res.StatusCode != http.StatusOK {
 		return decodeError(route, res.StatusCode, data)
@@ -119,12 +119,12 @@ func (c *Client) post(ctx context.Context, route string, body []byte, out any) e
 	if rr, ok := out.(*rawResult); ok {
 		// Sliced, not scanned: see rawResult.
 		if err := rr.UnmarshalJSON(data); err != nil {
-			return apperr.Shape(fmt.Errorf("POST %s: decode response: %w", route, err))
+			return apperr.Local(fmt.Errorf("POST %s: decode response: %w", route, err))
 		}
 		return nil
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return apperr.Shape(fmt.Errorf("POST %s: decode response: %w", route, err))
+		return apperr.Local(fmt.Errorf("POST %s: decode response: %w", route, err))
 	}
 	return nil
 }
