@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attributeAllowed, createMarkdown, decorateElement, escapeHtml, renderMarkdown, safeUrl } from './markdown';
+import { applyLinkPolicy, attributeAllowed, createMarkdown, escapeHtml, renderMarkdown, safeUrl } from './markdown';
 
 describe('safeUrl', () => {
   it.each([
@@ -43,23 +43,52 @@ describe('attributeAllowed (raw HTML policy)', () => {
     expect(attributeAllowed('img', 'src', 'data:image/gif;base64,R0lG')).toBe(true);
   });
 
-  it('drops styles that load resources', () => {
-    expect(attributeAllowed('div', 'style', 'background: url(/api/logout)')).toBe(false);
-    expect(attributeAllowed('div', 'style', 'color: red; font-weight: bold')).toBe(true);
+  it('holds an image map region to the link policy', () => {
+    expect(attributeAllowed('AREA', 'href', 'javascript:alert(1)')).toBe(false);
+    expect(attributeAllowed('AREA', 'href', 'data:image/png;base64,AAAA')).toBe(false);
+    expect(attributeAllowed('AREA', 'href', 'https://example.com')).toBe(true);
+    expect(attributeAllowed('a', 'xlink:href', 'javascript:alert(1)')).toBe(false);
   });
 });
 
-describe('decorateElement', () => {
-  it('opens links in a new tab without an opener', () => {
-    const attrs = new Map<string, string>([['href', 'https://example.com']]);
-    const el = {
-      tagName: 'A',
+describe('applyLinkPolicy', () => {
+  function element(tagName: string, initial: Record<string, string>) {
+    const attrs = new Map(Object.entries(initial));
+    return {
+      attrs,
+      tagName,
       hasAttribute: (n: string) => attrs.has(n),
       setAttribute: (n: string, v: string) => void attrs.set(n, v),
+      removeAttribute: (n: string) => void attrs.delete(n),
     };
-    decorateElement(el);
-    expect(attrs.get('target')).toBe('_blank');
-    expect(attrs.get('rel')).toBe('noopener noreferrer nofollow');
+  }
+
+  it.each([
+    ['an HTML link', 'A', { href: 'https://example.com' }],
+    ['an image map region', 'AREA', { href: 'https://example.com' }],
+    ['an SVG link', 'a', { href: 'https://example.com' }],
+    ['an SVG link with xlink:href', 'a', { 'xlink:href': 'https://example.com' }],
+  ])('opens %s in a new tab without an opener', (_, tag, attrs) => {
+    const el = element(tag, attrs);
+    applyLinkPolicy(el);
+    expect(el.attrs.get('target')).toBe('_blank');
+    expect(el.attrs.get('rel')).toBe('noopener noreferrer nofollow');
+  });
+
+  it('removes href from elements that should not navigate, keeps resource hrefs', () => {
+    const mathml = element('mi', { href: 'https://example.com' });
+    applyLinkPolicy(mathml);
+    expect(mathml.attrs.has('href')).toBe(false);
+    expect(mathml.attrs.has('target')).toBe(false);
+    const image = element('image', { href: 'data:image/png;base64,AAAA' });
+    applyLinkPolicy(image);
+    expect(image.attrs.get('href')).toBe('data:image/png;base64,AAAA');
+  });
+
+  it('leaves elements without href alone', () => {
+    const el = element('A', { name: 'anchor' });
+    applyLinkPolicy(el);
+    expect([...el.attrs.keys()]).toEqual(['name']);
   });
 });
 

@@ -5,13 +5,15 @@
 //  1. marked: every link and image URL goes through safeUrl, so Markdown
 //     links can only point at http(s)/mailto (images: http(s) or data:image).
 //  2. DOMPurify, with hooks that apply the same URL policy to raw HTML,
-//     force links into new, opener-less tabs, and drop forms, frames,
-//     <style> and friends.
+//     force everything that navigates (<a>, <area>, SVG <a>) into new,
+//     opener-less tabs, let inline styles through only as far as
+//     css-policy.ts allows, and drop forms, frames, <style> and friends.
 // Where no DOM is available (unit tests, or a broken environment) DOMPurify
 // would hand the input back untouched; we fail closed instead and render raw
 // HTML as visible text.
 import createDOMPurify, { type Config } from 'dompurify';
 import { Marked, type TokenizerAndRendererExtension, type Tokens } from 'marked';
+import { createStyleSanitizer, type ScratchElement } from './css-policy';
 
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
 const LINK_SCHEMES = new Set(['http', 'https', 'mailto']);
@@ -51,33 +53,53 @@ const FORBID_TAGS = [
 const FORBID_ATTR = ['srcset', 'ping', 'formaction', 'autofocus', 'accesskey', 'target'];
 
 /**
- * attributeAllowed is the URL and style policy applied to raw HTML
- * attributes (DOMPurify's uponSanitizeAttribute hook).
+ * attributeAllowed is the URL policy applied to raw HTML attributes
+ * (DOMPurify's uponSanitizeAttribute hook). Inline styles are not judged
+ * here but parsed (css-policy.ts).
  */
 export function attributeAllowed(tag: string, name: string, value: string): boolean {
   const attr = name.toLowerCase();
   if (attr.startsWith('on')) return false;
   if (URL_ATTRS.has(attr)) {
-    return safeUrl(value, tag.toLowerCase() === 'a' ? 'link' : 'image') !== null;
+    return safeUrl(value, isNavigator(tag) ? 'link' : 'image') !== null;
   }
-  if (attr === 'style') return !/url\s*\(|expression\s*\(|@import|behavior\s*:|-moz-binding/i.test(value);
   return true;
 }
 
-/** The slice of an Element that decorateElement touches. */
+/** isNavigator reports whether a tag's href navigates when clicked: HTML <a> and <area>, SVG <a>. */
+function isNavigator(tag: string): boolean {
+  const t = tag.toLowerCase();
+  return t === 'a' || t === 'area';
+}
+
+/** The slice of an Element that applyLinkPolicy touches. */
 export interface ElementLike {
   readonly tagName: string;
   hasAttribute(name: string): boolean;
   setAttribute(name: string, value: string): void;
+  removeAttribute(name: string): void;
 }
 
-/** decorateElement makes every surviving link open in a new, opener-less tab. */
-export function decorateElement(el: ElementLike): void {
-  if (el.tagName.toUpperCase() === 'A' && el.hasAttribute('href')) {
+/**
+ * applyLinkPolicy makes every element that can navigate open its target in
+ * a new, opener-less tab, never in the app's own window: <a> and <area>
+ * (an image map's regions) in HTML and <a> in SVG. Any other element's
+ * href (MathML's, say) is removed rather than trusted to stay inert.
+ */
+export function applyLinkPolicy(el: ElementLike): void {
+  const links = el.hasAttribute('href') || el.hasAttribute('xlink:href');
+  if (!links) return;
+  if (isNavigator(el.tagName)) {
     el.setAttribute('target', '_blank');
     el.setAttribute('rel', 'noopener noreferrer nofollow');
+  } else if (!RESOURCE_HREF.has(el.tagName.toLowerCase())) {
+    el.removeAttribute('href');
+    el.removeAttribute('xlink:href');
   }
 }
+
+/** SVG elements whose href names a resource (checked as an image URL), not a destination. */
+const RESOURCE_HREF = new Set(['image', 'use', 'feimage', 'pattern', 'lineargradient', 'radialgradient', 'textpath', 'mpath']);
 
 /** The part of DOMPurify this module uses (a real instance, or null without a DOM). */
 export interface Purifier {
@@ -95,11 +117,17 @@ const PURIFY_CONFIG: Config = {
 function browserPurifier(): Purifier | null {
   const purify = createDOMPurify();
   if (!purify.isSupported) return null;
+  const cleanStyle = createStyleSanitizer(document.implementation.createHTMLDocument('').createElement('div') as ScratchElement);
   purify.addHook('uponSanitizeAttribute', (node, data) => {
+    if (data.attrName.toLowerCase() === 'style') {
+      data.attrValue = cleanStyle(data.attrValue);
+      if (data.attrValue === '') data.keepAttr = false;
+      return;
+    }
     if (!attributeAllowed(node.nodeName, data.attrName, data.attrValue)) data.keepAttr = false;
   });
   purify.addHook('afterSanitizeAttributes', (node) => {
-    if ('tagName' in node) decorateElement(node as Element);
+    if ('tagName' in node) applyLinkPolicy(node as Element);
   });
   return {
     sanitize: (html) => purify.sanitize(html, { ...PURIFY_CONFIG, RETURN_TRUSTED_TYPE: false }),
