@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,6 +42,10 @@ var icon []byte
 
 // eventName is the Wails event the frontend's desktop transport listens to.
 const eventName = "hearth:event"
+
+// appOrigin is where Wails serves the app's pages in a built window; the
+// navigation guard keeps the window on it.
+const appOrigin = "wails://wails"
 
 func init() { desktop = runDesktop }
 
@@ -152,6 +157,7 @@ type window struct {
 }
 
 func (w *window) startup(ctx context.Context) {
+	w.guardNavigation(ctx)
 	unsubscribe := w.bus.Subscribe(func(e events.Event) {
 		wailsruntime.EventsEmit(ctx, eventName, e)
 	})
@@ -160,6 +166,26 @@ func (w *window) startup(ctx context.Context) {
 	w.mu.Unlock()
 	if w.selfTest != nil {
 		go w.finishSelfTest(ctx, time.Now())
+	}
+}
+
+// guardNavigation keeps the window on the app: links in messages go to the
+// system browser, nothing replaces Hearth with a remote page.
+func (w *window) guardNavigation(ctx context.Context) {
+	guard := &wailsbridge.NavigationGuard{
+		AppOrigin:    appOrigin,
+		OpenExternal: func(url string) { wailsruntime.BrowserOpenURL(ctx, url) },
+		Installed: func(ok bool) {
+			if !ok {
+				slog.Error("desktop: the navigation guard found no webview; links could navigate the window away")
+			}
+		},
+	}
+	if w.selfTest != nil {
+		guard = w.selfTest.NavigationGuard(appOrigin)
+	}
+	if err := wailsbridge.InstallNavigationGuard(guard); err != nil {
+		slog.Warn("desktop: no navigation guard", "err", err)
 	}
 }
 

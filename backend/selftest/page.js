@@ -23,6 +23,8 @@
   'use strict';
 
   const FRAME_SCRIPT = '/__hearth__/selftest-frame.js';
+  /** How long to wait for a framed copy of "/" to report once its frame has: it may never render. */
+  const COPY_GRACE_MS = 4000;
 
   // A framed copy of the app: WebKitGTK serves "/" to frames with the same
   // token-bearing document as to the window (the requests look identical).
@@ -171,6 +173,91 @@
     check('iframe: no framed copy of the app called the bridge with a working token', caps === 1,
       `host.capabilities accepted ${caps} time(s) in this launch (the window's own boot: 1); ` +
         `token-bearing document served ${end.bootDocuments} time(s); ${end.bridge.rejected} call(s) refused`);
+
+    await messageHtml(h);
+    await report(false);
+    // Last: a window that does leave the app ends this script.
+    await navigationGuard();
+  }
+
+  /**
+   * messageHtml renders hostile message HTML in WebKit: inline CSS must
+   * come out of WebKit's own CSS parser without anything that fetches
+   * (escapes and image-set included), and an image map's region must open
+   * a new tab, as in Chromium (frontend/e2e/hardening.test.mjs).
+   */
+  async function messageHtml(h) {
+    await step('sanitizer: WebKit drops inline CSS that fetches and sends image-map links to a new tab', 15000, async () => {
+      const chatId = h.api.chat.current()?.chatId;
+      if (!chatId) throw new Error('no chat is open');
+      const away = 'https://hearth-selftest.invalid';
+      const mark = `css${Date.now()}`;
+      await h.api.chat.addMessages(chatId, {
+        mes:
+          `<div title="${mark}-esc" style="background:u\\72l(${away}/esc); color: rgb(1, 2, 3)">escaped url</div>` +
+          `<div title="${mark}-set" style="background-image:image-set('${away}/set' 1x); font-weight: bold">image-set</div>` +
+          `<div title="${mark}-pos" style="position: fixed; inset: 0; text-align: center">overlay</div>` +
+          `<img alt="${mark}" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" usemap="#user-content-${mark}" width="20" height="20">` +
+          `<map name="${mark}"><area shape="rect" coords="0,0,20,20" href="${away}/area"></map>`,
+      });
+      const esc = await until(10000, 'the message to render', () => document.querySelector(`[title="${mark}-esc"]`));
+      const style = (t) => document.querySelector(`[title="${mark}-${t}"]`)?.getAttribute('style') ?? '';
+      const styles = { esc: style('esc'), set: style('set'), pos: style('pos') };
+      for (const [k, v] of Object.entries(styles)) {
+        if (/url\(|image-set|(^|[\s;])position\s*:/i.test(v)) throw new Error(`${k} kept ${v}`);
+      }
+      if (!/color: rgb\(1, 2, 3\)/.test(styles.esc) || !/font-weight: bold/.test(styles.set) || !/text-align: center/.test(styles.pos)) {
+        throw new Error(`allowed declarations lost: ${JSON.stringify(styles)}`);
+      }
+      const area = esc.closest('article')?.querySelector('area');
+      if (area?.getAttribute('target') !== '_blank' || !/noopener/.test(area.getAttribute('rel') ?? '')) {
+        throw new Error(`area: target ${area?.getAttribute('target')}, rel ${area?.getAttribute('rel')}`);
+      }
+      return `styles after WebKit's parser: ${JSON.stringify(styles)}; area target=_blank rel=${area.getAttribute('rel')}`;
+    });
+  }
+
+  /**
+   * navigationGuard tries to take the window away from the app three ways
+   * without a click: a plain link, location.assign and window.open. The
+   * shell's guard (wailsbridge.NavigationGuard on WebKit's decide-policy)
+   * must refuse each and open nothing in the system browser.
+   */
+  async function navigationGuard() {
+    await step('navigation: the window refuses to leave the app (link, location.assign, window.open)', 10000, async () => {
+      const before = await invoke('selftest.info');
+      if (before.navigation.installed !== true) throw new Error(`the guard is not attached to the webview (installed: ${before.navigation.installed})`);
+      const away = 'https://hearth-selftest.invalid/';
+      const link = document.createElement('a');
+      link.href = `${away}link`;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      location.assign(`${away}assign`);
+      // Without a click, WebKit's own popup blocking may stop this before
+      // the guard is asked; either way no window may open.
+      const popup = window.open(`${away}open`, '_blank');
+      let after = before;
+      await until(5000, 'the guard to refuse the link and location.assign', async () => {
+        after = await invoke('selftest.info');
+        return ['link', 'assign'].every((p) => after.navigation.refused.includes(away + p));
+      }).catch((err) => {
+        throw new Error(`${err.message}; refused: ${JSON.stringify(after.navigation.refused)}; still at ${location.href}`);
+      });
+      const popupFate = after.navigation.refused.includes(`${away}open`) ? 'refused by the guard' : popup === null ? 'blocked by WebKit' : 'OPENED';
+      if (popupFate === 'OPENED') throw new Error('window.open without a click opened a window');
+      await frames();
+      if (!location.href.startsWith('wails://wails/')) throw new Error(`the window is at ${location.href}`);
+      // WebKit counts a script's link.click() as a click, so that one may go
+      // to the system browser (recorded, not launched, in the self-test);
+      // nothing else may.
+      const external = after.navigation.external.filter((u) => u !== `${away}link`);
+      if (external.length > 0) throw new Error(`opened without a click: ${external.join(', ')}`);
+      return (
+        `refused ${after.navigation.refused.join(', ')}; window.open ${popupFate}; ` +
+        `handed to the system browser: ${JSON.stringify(after.navigation.external)}; still at ${location.href}`
+      );
+    });
   }
 
   /** onEvent resolves with the first api.events payload of type that matches, registered before the call. */
@@ -311,15 +398,25 @@
       forge = await messages.wait(15000, 'the forge frame', (m) => m.selftest === 'forge');
       return `Wails IPC handler visible in the frame: ${forge.ipc}; forged ${forge.posted} call(s) with a null, empty and wrong token`;
     });
-    await step('iframe: a frame nesting "/" cannot read the token', 15000, async () => {
+    // A framed copy of "/" may never render: the token-bearing document's
+    // CSP header says frame-ancestors 'none'. If one does render, it must
+    // not boot. (A copy that booted with a working token would also show in
+    // the host.capabilities count checked at the end.)
+    const framedCopy = (depth) =>
+      messages.wait(COPY_GRACE_MS, `the framed copy of "/" at depth ${depth}`, (m) => m.selftest === 'framed-copy' && m.depth === depth).catch(() => null);
+    const refusedCopy = `never rendered (refused by the document's CSP frame-ancestors 'none')`;
+    await step('iframe: a frame nesting "/" cannot read the token', 25000, async () => {
       nest = await messages.wait(15000, 'the nesting frame', (m) => m.selftest === 'nest');
-      const copy = await messages.wait(15000, 'the nested copy of "/"', (m) => m.selftest === 'framed-copy' && m.depth === 2);
-      const detail = `${Object.entries(nest.attempts).map(([k, v]) => `${k}: ${v}`).join('; ')}; nested copy booted: ${copy.booted} (#app says ${JSON.stringify(copy.appText)})`;
-      if (nest.found || copy.booted) throw new Error(detail);
+      const copy = await framedCopy(2);
+      const detail =
+        `${Object.entries(nest.attempts).map(([k, v]) => `${k}: ${v}`).join('; ')}; nested copy ` +
+        (copy ? `booted: ${copy.booted} (#app says ${JSON.stringify(copy.appText)})` : refusedCopy);
+      if (nest.found || copy?.booted) throw new Error(detail);
       return detail;
     });
     await step('iframe: a frame navigating itself to "/" does not boot the app', 15000, async () => {
-      const copy = await messages.wait(15000, 'the navigated copy of "/"', (m) => m.selftest === 'framed-copy' && m.depth === 1);
+      const copy = await framedCopy(1);
+      if (!copy) return `the navigated copy ${refusedCopy}`;
       const detail =
         `booted: ${copy.booted}; #app says: ${JSON.stringify(copy.appText)}; the copy's token element: ` +
         `${copy.tokenAtStart ? 'served' : 'not served'}, ${copy.tokenLeft ? 'still in its DOM (no script of the attacker runs there)' : 'removed'}`;

@@ -120,6 +120,7 @@ type Session struct {
 	// streamed counts requests to the asset handler's /api/invoke.
 	streamed struct{ accepted, rejected int }
 	boots    int
+	nav      navigationLog
 	page     pageReport
 	done     chan struct{}
 	doneOnce sync.Once
@@ -295,6 +296,7 @@ func (s *Session) info() map[string]any {
 		"bootDocuments": s.boots,
 		"bridge":        map[string]any{"accepted": accepted, "rejected": rejected},
 		"stream":        map[string]any{"accepted": s.streamed.accepted, "rejected": s.streamed.rejected},
+		"navigation":    s.nav.info(),
 	}
 }
 

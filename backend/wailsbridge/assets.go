@@ -67,6 +67,14 @@ func WithBootObserver(observe func()) MiddlewareOption {
 	return func(c *middlewareConfig) { c.onBoot = observe }
 }
 
+// DesktopCSP is the desktop window's Content-Security-Policy, as strict as
+// the one `hearth serve` sends: scripts only from the app itself, and no
+// connection anywhere but the app's own scheme (the window talks to Go over
+// Wails IPC and its own /api/invoke, never a socket). frame-ancestors is
+// for the header; a meta policy ignores it.
+const DesktopCSP = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; " +
+	"connect-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'self'"
+
 // Middleware returns the asset-server middleware for the desktop window.
 // It answers token-bearing POSTs to InvokePath with router, serves
 // /api/avatar/{avatar} from avatars, and injects the capability token into
@@ -77,7 +85,7 @@ func Middleware(token string, router Invoker, avatars AvatarSource, opts ...Midd
 	for _, opt := range opts {
 		opt(cfg)
 	}
-	boot := append(bootScript(token), cfg.boot...)
+	boot := append(append(cspMeta(), bootScript(token)...), cfg.boot...)
 	tok := []byte(token)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -155,6 +163,13 @@ func isMainDocument(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "text/html")
 }
 
+// cspMeta renders DesktopCSP as the first element of <head>, so it holds
+// before anything loads. The header is set too; the meta element is what
+// every WebKit honours for a custom scheme.
+func cspMeta() []byte {
+	return []byte(`<meta http-equiv="Content-Security-Policy" content="` + html.EscapeString(DesktopCSP) + `">`)
+}
+
 // bootScript renders the element the frontend reads the token from. The
 // JSON is escaped for HTML, so no token text could close the element.
 func bootScript(token string) []byte {
@@ -188,6 +203,7 @@ func serveBootDocument(w http.ResponseWriter, r *http.Request, next http.Handler
 	body := rec.body.Bytes()
 	if rec.status == http.StatusOK && strings.HasPrefix(rec.header.Get("Content-Type"), "text/html") {
 		body = injectIntoHead(body, boot)
+		h.Set("Content-Security-Policy", DesktopCSP)
 		h.Set("Cache-Control", "no-store")
 		h.Set("X-Frame-Options", "DENY")
 		h.Del("Last-Modified")

@@ -2,6 +2,7 @@ package wailsbridge
 
 import (
 	"context"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -116,8 +117,11 @@ func TestMiddlewareInjectsTokenOnlyIntoMainDocument(t *testing.T) {
 			if !tc.inject {
 				return
 			}
-			if !strings.Contains(text, "<HEAD>"+boot+"<meta") {
-				t.Fatalf("boot element not at the top of <head>: %s", text)
+			if !strings.Contains(text, "<HEAD>"+string(cspMeta())+boot+"<meta") {
+				t.Fatalf("CSP and boot element not at the top of <head>: %s", text)
+			}
+			if res.Header.Get("Content-Security-Policy") != DesktopCSP {
+				t.Fatalf("CSP header %q", res.Header.Get("Content-Security-Policy"))
 			}
 			if res.Header.Get("Cache-Control") != "no-store" || res.Header.Get("X-Frame-Options") != "DENY" {
 				t.Fatalf("headers %v: want no-store and DENY", res.Header)
@@ -126,6 +130,27 @@ func TestMiddlewareInjectsTokenOnlyIntoMainDocument(t *testing.T) {
 				t.Fatalf("Content-Length %s for %d bytes", res.Header.Get("Content-Length"), len(text))
 			}
 		})
+	}
+}
+
+// The desktop policy is as strict as the served one: no socket to any host
+// (the served policy names its own WebSocket), scripts from the app alone.
+func TestDesktopCSPIsStrict(t *testing.T) {
+	t.Parallel()
+	directives := map[string]string{}
+	for _, d := range strings.Split(DesktopCSP, ";") {
+		name, value, _ := strings.Cut(strings.TrimSpace(d), " ")
+		directives[name] = value
+	}
+	for name, want := range map[string]string{
+		"connect-src": "'self'", "script-src": "'self'", "default-src": "'self'", "object-src": "'none'", "base-uri": "'none'",
+	} {
+		if directives[name] != want {
+			t.Errorf("%s = %q, want %q", name, directives[name], want)
+		}
+	}
+	if want := `content="` + html.EscapeString(DesktopCSP) + `"`; !strings.Contains(string(cspMeta()), want) {
+		t.Errorf("meta %s", cspMeta())
 	}
 }
 

@@ -53,7 +53,7 @@ func TestMiddlewareExtraScripts(t *testing.T) {
 
 	res := get(t, h, "/", map[string]string{"Accept": "text/html"})
 	doc := body(t, res)
-	wantHead := `<HEAD><script id="hearth-boot" type="application/json">{"token":"` + testToken + `"}</script><script src="/__hearth__/selftest.js"></script><meta`
+	wantHead := `<HEAD>` + string(cspMeta()) + `<script id="hearth-boot" type="application/json">{"token":"` + testToken + `"}</script><script src="/__hearth__/selftest.js"></script><meta`
 	if !strings.Contains(doc, wantHead) {
 		t.Fatalf("main document does not load the boot script right after the token:\n%s", doc)
 	}

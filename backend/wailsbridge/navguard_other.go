@@ -1,0 +1,5 @@
+//go:build !(linux && production && !bindings)
+
+package wailsbridge
+
+func installNavigationGuard(*NavigationGuard) error { return ErrNoNavigationGuard }
