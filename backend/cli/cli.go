@@ -221,6 +221,11 @@ func (p *Program) runDesktop(ctx context.Context, g *globals, args []string) err
 	if err != nil {
 		return err
 	}
+	closeLog, err := p.openLog(dir)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
 	return p.Desktop(ctx, DesktopOptions{DataDir: dir, Assets: p.Assets})
 }
 
@@ -239,6 +244,11 @@ func (p *Program) runSelfTest(ctx context.Context, g *globals) error {
 	} else if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return usageError{msg: fmt.Sprintf("--self-test seeds its own data: --data-dir %s must be empty or not exist yet", dir)}
 	}
+	closeLog, err := p.openLog(dir)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
 	return p.Desktop(ctx, DesktopOptions{DataDir: dir, Assets: p.Assets, SelfTest: g.selfTest})
 }
 
