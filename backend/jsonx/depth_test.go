@@ -85,3 +85,17 @@ func FuzzDepth(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDepth scans a bulk write's worth of arguments (500 messages of
+// about 2 KB), the extra pass every call now makes before decoding.
+func BenchmarkDepth(b *testing.B) {
+	msg := `{"name":"Seraphina","is_user":false,"mes":"` + strings.Repeat(`She said \"hello\" {[`, 90) +
+		`","extra":{"model":"m","reasoning":"r","nested":{"a":[1,2,{"b":"c"}]}},"swipe_info":[{"extra":{}}]}`
+	raw := []byte(`["chat",[` + strings.TrimSuffix(strings.Repeat(msg+",", 500), ",") + `]]`)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if Depth(raw) != 7 {
+			b.Fatal("unexpected depth")
+		}
+	}
+}
