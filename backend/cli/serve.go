@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"hearth/backend/app"
@@ -16,20 +19,95 @@ import (
 // user asks for more (and then a password is required).
 const defaultServeAddr = "127.0.0.1:8000"
 
-func (p *Program) runServe(ctx context.Context, g *globals, args []string) error {
-	const usage = "serve [--addr HOST:PORT] [--password-file FILE]"
+// serveOptions are the flags of `hearth serve`, checked.
+type serveOptions struct {
+	addr           string
+	passwordFile   string
+	tlsCert        string
+	tlsKey         string
+	trustedProxies []netip.Prefix
+	allowedHosts   []string
+}
+
+// parseServeFlags parses and checks the flags of `hearth serve`. A value
+// that cannot be right (a bad CIDR, a URL where a host belongs, only half of
+// a TLS key pair) is a usage error that says what is wrong.
+func (p *Program) parseServeFlags(g *globals, args []string) (serveOptions, error) {
+	const usage = "serve [--addr HOST:PORT] [--password-file FILE] [--tls-cert FILE --tls-key FILE]\n" +
+		"                    [--trusted-proxy IP|CIDR]... [--allowed-host HOST[:PORT]]..."
+	var o serveOptions
 	flags := p.commandFlags("serve", usage, g)
-	addr := flags.String("addr", defaultServeAddr, "listen address; port 0 picks a free port; any non-loopback address needs --password-file")
-	passwordFile := flags.String("password-file", "", "file holding the login password (its trailing newline is ignored)")
+	flags.StringVar(&o.addr, "addr", defaultServeAddr, "listen address; port 0 picks a free port; any non-loopback address needs --password-file")
+	flags.StringVar(&o.passwordFile, "password-file", "", "file holding the login password (its trailing newline is ignored)")
+	flags.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate (chain) `FILE`; needs --tls-key")
+	flags.StringVar(&o.tlsKey, "tls-key", "", "PEM private key `FILE` of --tls-cert")
+	flags.Var((*proxyList)(&o.trustedProxies), "trusted-proxy",
+		"believe X-Forwarded-Proto from this `IP or CIDR` (a TLS-terminating reverse proxy); repeatable")
+	flags.Var((*hostList)(&o.allowedHosts), "allowed-host",
+		"also answer to requests addressed to `HOST[:PORT]` (a proxy's public name, hearth.local); without a port, on any port; repeatable")
 	if err := parse(flags, args); err != nil {
-		return err
+		return o, err
 	}
 	if err := g.desktopOnly(); err != nil {
+		return o, err
+	}
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return o, usageError{msg: "--tls-cert and --tls-key go together: give the certificate and its private key, or neither"}
+	}
+	return o, nil
+}
+
+// proxyList collects repeated --trusted-proxy values.
+type proxyList []netip.Prefix
+
+// String implements flag.Value.
+func (l *proxyList) String() string {
+	var parts []string
+	for _, p := range *l {
+		parts = append(parts, p.String())
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set implements flag.Value; the error says what is wrong with v.
+func (l *proxyList) Set(v string) error {
+	p, err := httpapi.ParseTrustedProxy(v)
+	if err != nil {
+		return err
+	}
+	*l = append(*l, p)
+	return nil
+}
+
+// hostList collects repeated --allowed-host values.
+type hostList []string
+
+// String implements flag.Value.
+func (l *hostList) String() string { return strings.Join(*l, ",") }
+
+// Set implements flag.Value; the error says what is wrong with v.
+func (l *hostList) Set(v string) error {
+	h, err := httpapi.ParseAllowedHost(v)
+	if err != nil {
+		return err
+	}
+	*l = append(*l, h)
+	return nil
+}
+
+var (
+	_ flag.Value = (*proxyList)(nil)
+	_ flag.Value = (*hostList)(nil)
+)
+
+func (p *Program) runServe(ctx context.Context, g *globals, args []string) error {
+	o, err := p.parseServeFlags(g, args)
+	if err != nil {
 		return err
 	}
 	var password string
-	if *passwordFile != "" {
-		pw, err := readPasswordFile(*passwordFile)
+	if o.passwordFile != "" {
+		pw, err := readPasswordFile(o.passwordFile)
 		if err != nil {
 			return err
 		}
@@ -39,6 +117,11 @@ func (p *Program) runServe(ctx context.Context, g *globals, args []string) error
 	if err != nil {
 		return err
 	}
+	closeLog, err := p.openLog(dir)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -49,12 +132,16 @@ func (p *Program) runServe(ctx context.Context, g *globals, args []string) error
 	}
 	defer a.Close()
 	srv, err := httpapi.New(httpapi.Config{
-		Router:   a.Router,
-		Bus:      a.Bus,
-		Avatars:  a.Characters,
-		Assets:   builtFrontend(p.Assets),
-		Password: password,
-		Addr:     *addr,
+		Router:         a.Router,
+		Bus:            a.Bus,
+		Avatars:        a.Characters,
+		Assets:         builtFrontend(p.Assets),
+		Password:       password,
+		Addr:           o.addr,
+		TLSCertFile:    o.tlsCert,
+		TLSKeyFile:     o.tlsKey,
+		TrustedProxies: o.trustedProxies,
+		AllowedHosts:   o.allowedHosts,
 	})
 	if err != nil {
 		return err

@@ -3,7 +3,16 @@ package cli
 import (
 	"bufio"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,7 +23,7 @@ import (
 	"time"
 )
 
-var servingLine = regexp.MustCompile(`^Hearth is serving at (http://127\.0\.0\.1:[1-9][0-9]*/)$`)
+var servingLine = regexp.MustCompile(`^Hearth is serving at (https?://127\.0\.0\.1:[1-9][0-9]*/)$`)
 
 // startServe runs `hearth serve` in the background and returns its URL, a
 // function that stops it (like SIGINT would) and returns the exit code,
@@ -124,6 +133,8 @@ func TestServeRefusesBadSetups(t *testing.T) {
 		{[]string{"--addr", "0.0.0.0:0"}, "without a password"},
 		{[]string{"--password-file", empty}, "is empty"},
 		{[]string{"--password-file", empty + ".missing"}, "read password file"},
+		{[]string{"--tls-cert", empty + ".missing", "--tls-key", empty + ".missing"}, "load TLS certificate"},
+		{[]string{"--tls-cert", empty, "--tls-key", empty}, "load TLS certificate"},
 	}
 	for _, tc := range tests {
 		args := append([]string{"serve", "--data-dir", t.TempDir()}, tc.args...)
@@ -131,5 +142,163 @@ func TestServeRefusesBadSetups(t *testing.T) {
 		if code != 1 || stdout != "" || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 1 and %q", tc.args, code, stdout, stderr, tc.want)
 		}
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	t.Parallel()
+	o, err := (&Program{Stderr: io.Discard}).parseServeFlags(&globals{}, []string{
+		"--addr", "0.0.0.0:8443", "--tls-cert", "c.pem", "--tls-key", "k.pem",
+		"--trusted-proxy", "10.0.0.0/8", "--trusted-proxy", "::1",
+		"--allowed-host", "Hearth.Local.", "--allowed-host", "proxy.example:443",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.addr != "0.0.0.0:8443" || o.tlsCert != "c.pem" || o.tlsKey != "k.pem" {
+		t.Errorf("options %+v", o)
+	}
+	if got := (*proxyList)(&o.trustedProxies).String(); got != "10.0.0.0/8,::1/128" {
+		t.Errorf("trusted proxies %s", got)
+	}
+	if got := strings.Join(o.allowedHosts, ","); got != "hearth.local,proxy.example:443" {
+		t.Errorf("allowed hosts %s", got)
+	}
+	o, err = (&Program{Stderr: io.Discard}).parseServeFlags(&globals{}, nil)
+	if err != nil || o.addr != defaultServeAddr || o.tlsCert != "" || len(o.trustedProxies)+len(o.allowedHosts) != 0 {
+		t.Errorf("defaults %+v, %v", o, err)
+	}
+}
+
+func TestServeFlagErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--tls-cert", "c.pem"}, []string{"--tls-cert and --tls-key go together"}},
+		{[]string{"--tls-key", "k.pem"}, []string{"--tls-cert and --tls-key go together"}},
+		{[]string{"--trusted-proxy", "10.0.0.0/33"}, []string{`invalid value "10.0.0.0/33" for flag -trusted-proxy`, "not an IP address or CIDR prefix"}},
+		{[]string{"--trusted-proxy", "10.1.2.3/8"}, []string{"did you mean 10.0.0.0/8?"}},
+		{[]string{"--trusted-proxy", "proxy.lan"}, []string{"host names are not accepted"}},
+		{[]string{"--allowed-host", "https://hearth.example.com"}, []string{`invalid value "https://hearth.example.com" for flag -allowed-host`, "not a URL"}},
+		{[]string{"--allowed-host", "hearth.local:0"}, []string{"port must be a number from 1 to 65535"}},
+		{[]string{"--allowed-host", "*.local"}, []string{"not a host name"}},
+	}
+	for _, tc := range tests {
+		args := append([]string{"serve", "--data-dir", t.TempDir()}, tc.args...)
+		code, stdout, stderr := run(&Program{}, args...)
+		if code != 2 || stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q; want 2", tc.args, code, stdout)
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%v: stderr %q lacks %q", tc.args, stderr, want)
+			}
+		}
+	}
+}
+
+// writeSelfSignedCert writes a certificate for 127.0.0.1 and its key, and
+// returns the files and a pool that trusts the certificate.
+func writeSelfSignedCert(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "hearth cli test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
+
+func TestServeTLS(t *testing.T) {
+	t.Parallel()
+	certFile, keyFile, pool := writeSelfSignedCert(t)
+	url, stop, stderr := startServe(t, "--tls-cert", certFile, "--tls-key", keyFile)
+	if !strings.HasPrefix(url, "https://") {
+		t.Fatalf("serving line printed %q, want https", url)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	res, err := client.Post(url+"api/invoke", "application/json", strings.NewReader(`{"method":"characters.list","args":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || res.TLS == nil || strings.TrimSpace(string(body)) != `{"result":[]}` {
+		t.Fatalf("invoke over TLS = %d %s", res.StatusCode, body)
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+// The proxy and host flags reach the server: a trusted proxy's
+// X-Forwarded-Proto makes the cookie Secure, an allowed name is answered
+// and any other refused with a pointer to the flag.
+func TestServeProxyFlags(t *testing.T) {
+	t.Parallel()
+	pwFile := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pwFile, []byte("hunter2"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url, stop, _ := startServe(t, "--password-file", pwFile, "--trusted-proxy", "127.0.0.0/8", "--allowed-host", "hearth.example.com")
+	defer stop()
+	send := func(host string) (*http.Response, string) {
+		req, err := http.NewRequest("POST", url+"api/login", strings.NewReader(`{"password":"hunter2"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-Proto", "https")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return res, string(body)
+	}
+	res, body := send("hearth.example.com")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("login via the allowed name: %d %s", res.StatusCode, body)
+	}
+	if cookies := res.Cookies(); len(cookies) != 1 || !cookies[0].Secure {
+		t.Errorf("cookies %v: want one Secure session cookie", cookies)
+	}
+	res, body = send("evil.example")
+	if res.StatusCode != http.StatusForbidden || !strings.Contains(body, "--allowed-host") {
+		t.Errorf("foreign Host: %d %s", res.StatusCode, body)
 	}
 }

@@ -8,12 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"hearth/backend/apperr"
 )
@@ -22,24 +19,19 @@ const (
 	sessionCookie = "hearth_session"
 	sessionTTL    = 30 * 24 * time.Hour
 	maxLoginBody  = 4 << 10
-	loginBurst    = 5
-	loginEvery    = time.Minute / loginBurst
-	// limiterPruneAt bounds the per-IP limiter map: past it, limiters that
-	// have refilled (idle clients) are dropped.
-	limiterPruneAt = 1024
 )
 
 // authenticator holds the password digest, the live sessions and the
-// per-IP login limiters. Everything is in memory: a restart logs everyone
-// out, and the password never touches disk.
+// login limiter. Everything is in memory: a restart logs everyone out, and
+// the password never touches disk.
 type authenticator struct {
 	required bool
 	digest   [sha256.Size]byte
 	now      func() time.Time
+	limiter  *loginLimiter
 
 	mu       sync.Mutex
 	sessions map[[sha256.Size]byte]time.Time // token digest → expiry
-	limiters map[string]*rate.Limiter
 }
 
 func newAuthenticator(password string) *authenticator {
@@ -47,8 +39,8 @@ func newAuthenticator(password string) *authenticator {
 		required: password != "",
 		digest:   sha256.Sum256([]byte(password)),
 		now:      time.Now,
+		limiter:  newLoginLimiter(),
 		sessions: map[[sha256.Size]byte]time.Time{},
-		limiters: map[string]*rate.Limiter{},
 	}
 }
 
@@ -57,25 +49,6 @@ func newAuthenticator(password string) *authenticator {
 func (a *authenticator) checkPassword(password string) bool {
 	d := sha256.Sum256([]byte(password))
 	return subtle.ConstantTimeCompare(d[:], a.digest[:]) == 1
-}
-
-// allowLogin spends one login attempt of ip's budget.
-func (a *authenticator) allowLogin(ip string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	lim, ok := a.limiters[ip]
-	if !ok {
-		if len(a.limiters) >= limiterPruneAt {
-			for k, l := range a.limiters {
-				if l.Tokens() >= loginBurst {
-					delete(a.limiters, k)
-				}
-			}
-		}
-		lim = rate.NewLimiter(rate.Every(loginEvery), loginBurst)
-		a.limiters[ip] = lim
-	}
-	return lim.Allow()
 }
 
 // newSession returns a fresh random token; only its digest is kept, so a
@@ -123,11 +96,13 @@ func (a *authenticator) authenticated(r *http.Request) bool {
 	return err == nil && a.validSession(c.Value)
 }
 
-// requireSession guards an API route in password mode.
+// requireSession guards an API route in password mode. It runs before the
+// route reads a byte of the body; a refusal closes the connection (refuse).
+// A request that passes has already admitted its connection in the guard.
 func (s *Server) requireSession(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.auth.authenticated(r) {
-			writeError(w, http.StatusUnauthorized, apperr.New(apperr.CodeAuthDenied, "login required"))
+			s.refuse(w, r, http.StatusUnauthorized, apperr.New(apperr.CodeAuthDenied, "login required"))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -149,11 +124,19 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, sessionState{Authenticated: true})
 		return
 	}
-	if !s.auth.allowLogin(clientIP(r)) {
+	// The budget is spent before a byte of the body is read, and a body
+	// larger than any login is refused unread.
+	if !s.auth.limiter.allow(r.RemoteAddr) {
 		w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(loginEvery.Seconds()))))
-		writeError(w, http.StatusTooManyRequests, apperr.New(CodeRateLimited, "too many login attempts; try again later"))
+		s.refuse(w, r, http.StatusTooManyRequests, apperr.New(CodeRateLimited, "too many login attempts; try again later"))
 		return
 	}
+	if r.ContentLength > maxLoginBody {
+		s.refuse(w, r, http.StatusRequestEntityTooLarge, apperr.New(CodeTooLarge, "login body exceeds %d bytes", maxLoginBody).
+			WithDetails(map[string]any{"limit": maxLoginBody}))
+		return
+	}
+	s.setBodyDeadline(w, r, maxLoginBody)
 	var body struct {
 		Password *string `json:"password"`
 	}
@@ -170,7 +153,8 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, apperr.Shape(err))
 		return
 	}
-	http.SetCookie(w, sessionCookieFor(r, token, int(sessionTTL.Seconds())))
+	s.admit(r)
+	http.SetCookie(w, sessionCookieFor(token, int(sessionTTL.Seconds()), s.viaTLS(r)))
 	writeJSON(w, http.StatusOK, sessionState{Authenticated: true, PasswordRequired: true})
 }
 
@@ -178,32 +162,23 @@ func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(sessionCookie); err == nil {
 		s.auth.revoke(c.Value)
 	}
-	http.SetCookie(w, sessionCookieFor(r, "", -1))
+	http.SetCookie(w, sessionCookieFor("", -1, s.viaTLS(r)))
 	writeJSON(w, http.StatusOK, sessionState{Authenticated: !s.auth.required, PasswordRequired: s.auth.required})
 }
 
 // sessionCookieFor builds the session cookie: HttpOnly so page scripts
 // (extensions, rendered card HTML) cannot read it, SameSite=Strict so no
-// other site's request carries it, Secure whenever the request came over
-// TLS.
-func sessionCookieFor(r *http.Request, token string, maxAge int) *http.Cookie {
+// other site's request carries it, Secure whenever the browser reached this
+// server over TLS (directly or through a trusted proxy, viaTLS) so it is
+// never sent back in clear.
+func sessionCookieFor(token string, maxAge int, secure bool) *http.Cookie {
 	return &http.Cookie{
 		Name:     sessionCookie,
 		Value:    token,
 		Path:     "/",
 		MaxAge:   maxAge,
 		HttpOnly: true,
-		Secure:   r.TLS != nil,
+		Secure:   secure,
 		SameSite: http.SameSiteStrictMode,
 	}
-}
-
-// clientIP is the peer's address. Forwarding headers are ignored on purpose:
-// a client could set them to dodge the login rate limit.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }

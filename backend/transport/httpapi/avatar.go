@@ -21,8 +21,12 @@ func (s *Server) handleAvatar(w http.ResponseWriter, r *http.Request) {
 // /api/avatar/{avatar} through it. Media files are named by their content
 // hash, which makes a strong ETag; the same avatar key can get a new image,
 // so browsers revalidate instead of caching blindly. A nil source makes
-// every avatar 404.
+// every avatar 404. Cross-Origin-Resource-Policy: same-origin keeps other
+// sites from loading the images into their pages (to probe which
+// characters exist, or to read them through a Spectre-class side channel);
+// it is set here so both transports send it, on every answer.
 func ServeAvatar(w http.ResponseWriter, r *http.Request, avatars AvatarSource, avatar string) {
+	w.Header().Set("Cross-Origin-Resource-Policy", "same-origin")
 	if avatars == nil || avatar == "" || strings.Contains(avatar, "/") {
 		writeError(w, http.StatusNotFound, apperr.New(apperr.CodeCharacterNotFound, "character %q not found", avatar))
 		return

@@ -34,6 +34,7 @@ func TestContractOverHTTP(t *testing.T) {
 		"patch":      hosttest.PatchScenarios(),
 		"lifecycle":  hosttest.LifecycleScenarios(),
 		"characters": hosttest.CharacterScenarios(),
+		"depth":      hosttest.DepthScenarios(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -15,6 +15,9 @@ const (
 	CodeRateLimited = "auth.rate_limited"
 	// CodeTooLarge answers a request body beyond the size cap.
 	CodeTooLarge = "validation.too_large"
+	// CodeBodyTimeout answers a request body that did not arrive within its
+	// deadline (see Server.bodyTimeout).
+	CodeBodyTimeout = "validation.body_timeout"
 )
 
 // errorBody is the wire shape of every failed API request.
@@ -34,6 +37,8 @@ func statusFor(code string) int {
 		return http.StatusTooManyRequests
 	case code == CodeTooLarge:
 		return http.StatusRequestEntityTooLarge
+	case code == CodeBodyTimeout:
+		return http.StatusRequestTimeout
 	case code == apperr.CodeUnknownMethod, strings.HasSuffix(code, ".not_found"):
 		return http.StatusNotFound
 	case strings.HasSuffix(code, ".conflict"), strings.HasSuffix(code, "_taken"):

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,62 +9,13 @@ import (
 	"hearth/backend/apperr"
 )
 
-// checkHost defends a loopback server against DNS rebinding: a page on
-// evil.example whose name later resolves to 127.0.0.1 sends Host
-// "evil.example:PORT", which is refused. Only the loopback names on the port
-// the connection arrived on (and the listen address itself) pass. A server
-// bound to a public address has a password instead, and a rebound page never
-// holds its session cookie, so any Host is accepted there.
-func (s *Server) checkHost(r *http.Request) *apperr.Error {
-	if !s.loopback {
-		return nil
-	}
-	local := localAddr(r)
-	_, port, err := net.SplitHostPort(local)
-	if err != nil {
-		return apperr.New(apperr.CodeAuthDenied, "cannot verify the Host header")
-	}
-	host := strings.ToLower(r.Host)
-	if _, _, err := net.SplitHostPort(host); err != nil {
-		defPort := "80"
-		if r.TLS != nil {
-			defPort = "443"
-		}
-		if port != defPort {
-			return apperr.New(apperr.CodeAuthDenied, "Host %q is not allowed", r.Host)
-		}
-		host = net.JoinHostPort(strings.Trim(host, "[]"), port)
-	}
-	for _, allowed := range []string{
-		net.JoinHostPort("127.0.0.1", port),
-		net.JoinHostPort("localhost", port),
-		net.JoinHostPort("::1", port),
-		strings.ToLower(local),
-	} {
-		if host == allowed {
-			return nil
-		}
-	}
-	return apperr.New(apperr.CodeAuthDenied, "Host %q is not allowed", r.Host)
-}
-
-// localAddr is the address the request's connection was accepted on, or ""
-// when the handler runs outside an http.Server (the Host check then fails
-// closed).
-func localAddr(r *http.Request) string {
-	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-		return a.String()
-	}
-	return ""
-}
-
 // checkOrigin blocks cross-site requests that change state. Browsers send
 // Origin on every POST and WebSocket handshake, so a present Origin must be
 // this server's own. Without Origin (non-browser clients, some old
 // browsers), a request must declare a JSON body: an HTML form cannot, and a
 // cross-site fetch that does is preflighted, which this server never
 // answers.
-func checkOrigin(r *http.Request) *apperr.Error {
+func (s *Server) checkOrigin(r *http.Request) *apperr.Error {
 	if !isUnsafe(r) && !isWebSocketUpgrade(r) {
 		return nil
 	}
@@ -76,30 +26,31 @@ func checkOrigin(r *http.Request) *apperr.Error {
 		}
 		return apperr.New(apperr.CodeAuthDenied, "requests without an Origin header must have Content-Type application/json")
 	}
-	if !sameOrigin(origin, r) {
+	viaTLS := s.viaTLS(r)
+	if !sameOrigin(origin, r, viaTLS) {
+		if !viaTLS && len(origin) > 8 && strings.EqualFold(origin[:8], "https://") {
+			return apperr.New(apperr.CodeAuthDenied,
+				"request from %q refused: it reached this server over plain HTTP; if a TLS proxy forwards to Hearth, start it with --trusted-proxy PROXY_IP", origin)
+		}
 		return apperr.New(apperr.CodeAuthDenied, "cross-origin request from %q refused", origin)
 	}
 	return nil
 }
 
-// sameOrigin compares scheme and host:port. Behind a TLS-terminating proxy
-// the page is https while this server sees plain HTTP, so https is also
-// accepted then; the host must match exactly either way.
-func sameOrigin(origin string, r *http.Request) bool {
+// sameOrigin compares scheme and host:port. The scheme must be the one the
+// browser used to reach this server, viaTLS: directly or through a trusted
+// proxy, an https page is only this server's own when the request came over
+// TLS, and an http page only when it did not.
+func sameOrigin(origin string, r *http.Request, viaTLS bool) bool {
 	u, err := url.Parse(origin)
 	if err != nil || u.Host == "" || u.Path != "" || u.User != nil {
 		return false
 	}
-	switch u.Scheme {
-	case "https":
-	case "http":
-		if r.TLS != nil {
-			return false
-		}
-	default:
-		return false
+	want := "http"
+	if viaTLS {
+		want = "https"
 	}
-	return strings.EqualFold(u.Host, r.Host)
+	return u.Scheme == want && strings.EqualFold(u.Host, r.Host)
 }
 
 func isUnsafe(r *http.Request) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"hearth/backend/apperr"
@@ -83,26 +84,44 @@ func TestForeignHostRejected(t *testing.T) {
 
 func TestSameOrigin(t *testing.T) {
 	t.Parallel()
-	plain := &http.Request{Host: "127.0.0.1:8080"}
+	r := &http.Request{Host: "127.0.0.1:8080"}
 	tests := []struct {
 		origin string
+		tls    bool
 		want   bool
 	}{
-		{"http://127.0.0.1:8080", true},
-		{"HTTP://127.0.0.1:8080", true},
-		{"https://127.0.0.1:8080", true},
-		{"http://127.0.0.1:8081", false},
-		{"http://127.0.0.1", false},
-		{"http://localhost:8080", false},
-		{"null", false},
-		{"file://", false},
-		{"ws://127.0.0.1:8080", false},
-		{"http://127.0.0.1:8080/path", false},
-		{"http://user@127.0.0.1:8080", false},
+		{"http://127.0.0.1:8080", false, true},
+		{"HTTP://127.0.0.1:8080", false, true},
+		{"https://127.0.0.1:8080", true, true},
+		// The scheme must be the one the request came over: a page served
+		// over plain HTTP is never https, and the reverse.
+		{"https://127.0.0.1:8080", false, false},
+		{"http://127.0.0.1:8080", true, false},
+		{"http://127.0.0.1:8081", false, false},
+		{"http://127.0.0.1", false, false},
+		{"http://localhost:8080", false, false},
+		{"null", false, false},
+		{"file://", false, false},
+		{"ws://127.0.0.1:8080", false, false},
+		{"http://127.0.0.1:8080/path", false, false},
+		{"http://user@127.0.0.1:8080", false, false},
 	}
 	for _, tt := range tests {
-		if got := sameOrigin(tt.origin, plain); got != tt.want {
-			t.Errorf("sameOrigin(%q) = %v, want %v", tt.origin, got, tt.want)
+		if got := sameOrigin(tt.origin, r, tt.tls); got != tt.want {
+			t.Errorf("sameOrigin(%q, tls %v) = %v, want %v", tt.origin, tt.tls, got, tt.want)
 		}
+	}
+}
+
+// An https page behind an unconfigured proxy is told what to configure.
+func TestHTTPSOriginWithoutTrustedProxy(t *testing.T) {
+	t.Parallel()
+	_, _, ts := serveApp(t, nil)
+	host := mustURL(t, ts.URL).Host
+	res, body := do(t, nil, "POST", ts.URL+"/api/invoke", invokeBody(t, "characters.list"),
+		map[string]string{"Origin": "https://" + host, "Content-Type": "application/json"})
+	e := wantError(t, res, body, http.StatusForbidden, apperr.CodeAuthDenied)
+	if !strings.Contains(e.Message, "--trusted-proxy") {
+		t.Errorf("message %q does not name --trusted-proxy", e.Message)
 	}
 }

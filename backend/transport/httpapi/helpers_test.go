@@ -10,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +54,11 @@ func serve(t *testing.T, cfg Config, tune ...func(*Server)) (*Server, *httptest.
 	for _, f := range tune {
 		f(s)
 	}
-	ts := httptest.NewServer(s.Handler())
+	// The same http.Server settings Start uses (timeouts, connection
+	// hooks), on httptest's loopback listener.
+	ts := httptest.NewUnstartedServer(s.Handler())
+	ts.Config = s.newHTTPServer()
+	ts.Start()
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
 			t.Errorf("Close: %v", err)
@@ -60,6 +66,44 @@ func serve(t *testing.T, cfg Config, tune ...func(*Server)) (*Server, *httptest.
 		ts.Close()
 	})
 	return s, ts
+}
+
+// start runs cfg through Server.Start on a loopback port and returns its
+// URL; tune adjusts the server before it listens. Closed when the test ends.
+func start(t *testing.T, cfg Config, tune ...func(*Server)) (*Server, string) {
+	t.Helper()
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	for _, f := range tune {
+		f(s)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	base, err := s.Start(t.Context())
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	return s, base
+}
+
+// startApp is serveApp through Server.Start.
+func startApp(t *testing.T, tweak func(*Config), tune ...func(*Server)) (*app.App, *Server, string) {
+	t.Helper()
+	a := openApp(t)
+	cfg := Config{Router: a.Router, Bus: a.Bus, Avatars: a.Characters}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	s, base := start(t, cfg, tune...)
+	return a, s, base
 }
 
 // do sends a request with a body and headers and returns status, headers
@@ -157,3 +201,14 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func mustURL(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func mustAddrPort(s string) netip.AddrPort { return netip.MustParseAddrPort(s) }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"os"
 
 	"hearth/backend/apperr"
 )
@@ -27,17 +29,31 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 // transports answer POST /api/invoke with it: this server after its session
 // check, the desktop asset handler after its token check (the window's
 // bulk reads, which stream faster there than through Wails IPC).
+//
+// A declared Content-Length over maxBody is refused before the body is
+// read. Whenever the body was not read to its end (too large, too slow,
+// broken), the answer closes the connection. The buffer grows with the
+// bytes that arrive, never with what the client declared.
 func ServeInvoke(w http.ResponseWriter, r *http.Request, router Invoker, maxBody int64) {
+	if r.ContentLength > maxBody {
+		closeAfterReply(w, r, defaultRefuseGrace)
+		writeError(w, statusFor(CodeTooLarge), tooLarge(maxBody))
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
+		closeAfterReply(w, r, 0)
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			e := apperr.New(CodeTooLarge, "request body exceeds %d bytes", tooBig.Limit).
-				WithDetails(map[string]any{"limit": tooBig.Limit})
-			writeError(w, statusFor(e.Code), e)
-			return
+		var netErr net.Error
+		switch {
+		case errors.As(err, &tooBig):
+			writeError(w, statusFor(CodeTooLarge), tooLarge(tooBig.Limit))
+		case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+			writeError(w, statusFor(CodeBodyTimeout), apperr.New(CodeBodyTimeout,
+				"request body arrived too slowly: it must come within a fixed allowance plus time for its size at a minimum rate"))
+		default:
+			writeError(w, http.StatusBadRequest, apperr.Invalid("read request body: %v", err))
 		}
-		writeError(w, http.StatusBadRequest, apperr.Invalid("read request body: %v", err))
 		return
 	}
 	var req invokeRequest
@@ -65,4 +81,10 @@ func ServeInvoke(w http.ResponseWriter, r *http.Request, router Invoker, maxBody
 	resp = append(resp, out...)
 	resp = append(resp, '}')
 	writeJSONBytes(w, http.StatusOK, resp)
+}
+
+// tooLarge is the error for a body over limit bytes.
+func tooLarge(limit int64) *apperr.Error {
+	return apperr.New(CodeTooLarge, "request body exceeds %d bytes", limit).
+		WithDetails(map[string]any{"limit": limit})
 }

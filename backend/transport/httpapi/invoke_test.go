@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -118,4 +119,33 @@ func TestUnknownAPIRoute(t *testing.T) {
 	wantError(t, res, body, http.StatusNotFound, apperr.CodeUnknownMethod)
 	res, body = do(t, nil, "GET", ts.URL+"/api/invoke", "", nil)
 	wantError(t, res, body, http.StatusNotFound, apperr.CodeUnknownMethod)
+}
+
+// panicRouter panics on every call, as a handler bug outside the host
+// router's own recovery would.
+type panicRouter struct{}
+
+func (panicRouter) Invoke(context.Context, string, []byte) ([]byte, error) { panic("router bug") }
+
+// A panicking handler answers "internal" with a ref and closes its
+// connection; the panic's text stays in the log.
+func TestPanicAnswersInternal(t *testing.T) {
+	t.Parallel()
+	_, ts := serve(t, Config{Router: panicRouter{}})
+	res, err := http.Post(ts.URL+"/api/invoke", "application/json", strings.NewReader(`{"method":"characters.list","args":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body struct{ Error *apperr.Error }
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusInternalServerError || body.Error == nil || body.Error.Code != apperr.CodeInternal ||
+		body.Error.Details["ref"] == nil || strings.Contains(body.Error.Message, "router bug") {
+		t.Fatalf("status %d, error %+v", res.StatusCode, body.Error)
+	}
+	if !res.Close {
+		t.Fatal("the connection should close after a panic")
+	}
 }

@@ -6,17 +6,22 @@
 // the frontend's HTTP/WS transport and this package's Client are their only
 // callers. Security follows DESIGN §2/§6: loopback by default, a password
 // for any other address, an HttpOnly session cookie, Host and Origin checks
-// against DNS rebinding and CSRF, and a rate-limited login.
+// against DNS rebinding and CSRF, and a rate-limited login. Against
+// resource exhaustion by clients that never log in: bodies have deadlines
+// (body.go), and connections that have not shown a session are capped
+// (conns.go).
 package httpapi
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,6 +61,21 @@ type Config struct {
 	// Addr is the listen address; "" means 127.0.0.1:0. Anything but a
 	// loopback address requires a Password.
 	Addr string
+	// TLSCertFile and TLSKeyFile (PEM), given together, make the server
+	// speak HTTPS (TLS 1.2 or later) so the password and the session cookie
+	// never cross the network in clear. Both empty means plain HTTP.
+	TLSCertFile string
+	TLSKeyFile  string
+	// TrustedProxies are the peers whose X-Forwarded-Proto is believed: a
+	// request from one of them saying "https" counts as having come over
+	// TLS (Secure cookie, https Origin). From anyone else the header is
+	// ignored, since any client can send it.
+	TrustedProxies []netip.Prefix
+	// AllowedHosts are extra Host header values to answer to, beyond the
+	// listen address (see hosts.go): a reverse proxy's public name, or a
+	// LAN name like hearth.local. Each is HOST or HOST:PORT, as
+	// ParseAllowedHost accepts them.
+	AllowedHosts []string
 	// Logger receives transport diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -66,26 +86,33 @@ const MaxInvokeBody = 64 << 20
 
 // Defaults for the tunables below; tests in this package shrink them.
 const (
-	defaultAddr         = "127.0.0.1:0"
-	defaultMaxBody      = MaxInvokeBody
-	defaultMaxQueue     = 5000
-	defaultPingInterval = 30 * time.Second
-	defaultPingTimeout  = 15 * time.Second
-	defaultWriteTimeout = 15 * time.Second
+	defaultAddr              = "127.0.0.1:0"
+	defaultMaxBody           = MaxInvokeBody
+	defaultMaxQueue          = 5000
+	defaultPingInterval      = 30 * time.Second
+	defaultPingTimeout       = 15 * time.Second
+	defaultWriteTimeout      = 15 * time.Second
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultIdleTimeout       = 2 * time.Minute
+	defaultMaxUnauthConns    = 64
 )
 
 // Server is the browser-mode HTTP/WebSocket server. Create it with New, then
 // either Start it or mount Handler on a server of your own.
 type Server struct {
-	router   Invoker
-	bus      *events.Bus
-	avatars  AvatarSource
-	assets   fs.FS
-	addr     string
-	loopback bool
-	log      *slog.Logger
-	auth     *authenticator
-	handler  http.Handler
+	router  Invoker
+	bus     *events.Bus
+	avatars AvatarSource
+	assets  fs.FS
+	addr    string
+	log     *slog.Logger
+	auth    *authenticator
+	handler http.Handler
+
+	tlsConfig      *tls.Config // nil for plain HTTP
+	trustedProxies []netip.Prefix
+	hosts          *hostPolicy
+	conns          connTracker
 
 	maxBody      int64
 	maxQueue     int
@@ -93,6 +120,13 @@ type Server struct {
 	pingTimeout  time.Duration
 	writeTimeout time.Duration
 	overflows    atomic.Int64
+
+	readHeaderTimeout time.Duration // also bounds the TLS handshake
+	idleTimeout       time.Duration
+	bodySlack         time.Duration // see bodyTimeout
+	minBodyRate       int64         // bytes per second; see bodyTimeout
+	refuseGrace       time.Duration // see refuse
+	maxUnauthConns    int           // see connState
 
 	mu      sync.Mutex
 	closed  bool
@@ -125,32 +159,51 @@ func New(cfg Config) (*Server, error) {
 	if !loopback && cfg.Password == "" {
 		return nil, fmt.Errorf("httpapi: refusing to listen on %s without a password: only loopback addresses (127.0.0.1, ::1, localhost) may run without one", addr)
 	}
+	tlsConfig, err := loadTLS(cfg.TLSCertFile, cfg.TLSKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	hosts, err := newHostPolicy(addr, loopback, cfg.AllowedHosts)
+	if err != nil {
+		return nil, err
+	}
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
 	s := &Server{
-		router:       cfg.Router,
-		bus:          cfg.Bus,
-		avatars:      cfg.Avatars,
-		assets:       cfg.Assets,
-		addr:         addr,
-		loopback:     loopback,
-		log:          logger,
-		auth:         newAuthenticator(cfg.Password),
-		maxBody:      defaultMaxBody,
-		maxQueue:     defaultMaxQueue,
-		pingInterval: defaultPingInterval,
-		pingTimeout:  defaultPingTimeout,
-		writeTimeout: defaultWriteTimeout,
-		done:         make(chan struct{}),
+		router:            cfg.Router,
+		bus:               cfg.Bus,
+		avatars:           cfg.Avatars,
+		assets:            cfg.Assets,
+		addr:              addr,
+		log:               logger,
+		auth:              newAuthenticator(cfg.Password),
+		tlsConfig:         tlsConfig,
+		trustedProxies:    append([]netip.Prefix(nil), cfg.TrustedProxies...),
+		hosts:             hosts,
+		conns:             connTracker{records: map[net.Conn]*connRecord{}},
+		maxBody:           defaultMaxBody,
+		maxQueue:          defaultMaxQueue,
+		pingInterval:      defaultPingInterval,
+		pingTimeout:       defaultPingTimeout,
+		writeTimeout:      defaultWriteTimeout,
+		readHeaderTimeout: defaultReadHeaderTimeout,
+		idleTimeout:       defaultIdleTimeout,
+		bodySlack:         defaultBodySlack,
+		minBodyRate:       defaultMinBodyRate,
+		refuseGrace:       defaultRefuseGrace,
+		maxUnauthConns:    defaultMaxUnauthConns,
+		done:              make(chan struct{}),
 	}
 	s.handler = s.routes()
 	return s, nil
 }
 
-// Handler returns the server's full handler (guards included), for tests
-// with httptest or for embedding in another server.
+// Handler returns the server's full handler (guards and body deadlines
+// included), for tests with httptest or for embedding in another server.
+// The cap on connections without a session lives in the http.Server hooks
+// Start installs, so an embedding server goes without it.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Start listens on the configured address and serves in the background
@@ -170,14 +223,14 @@ func (s *Server) Start(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("httpapi: listen on %s: %w", s.addr, err)
 	}
-	srv := &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	scheme := "http"
+	if s.tlsConfig != nil {
+		ln = tls.NewListener(ln, s.tlsConfig)
+		scheme = "https"
 	}
+	srv := s.newHTTPServer()
 	s.httpSrv = srv
-	s.url = baseURL(ln.Addr())
+	s.url = baseURL(scheme, ln.Addr())
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("httpapi: serve", "err", err)
@@ -185,6 +238,26 @@ func (s *Server) Start(ctx context.Context) (string, error) {
 	}()
 	s.stopCtx = context.AfterFunc(ctx, func() { s.Close() })
 	return s.url, nil
+}
+
+// newHTTPServer is the http.Server Start runs. It speaks HTTP/1.1 only:
+// the event stream hijacks its connection, and the connection cap and the
+// per-request body deadlines are per TCP connection, which HTTP/2 would
+// multiplex. There is deliberately no ReadTimeout: it would also cut the
+// hijacked event sockets, which stay open for hours; bodies get their own
+// deadline per request instead (limitBody).
+func (s *Server) newHTTPServer() *http.Server {
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	return &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.readHeaderTimeout,
+		IdleTimeout:       s.idleTimeout,
+		ConnContext:       s.connContext,
+		ConnState:         s.connState,
+		Protocols:         protocols,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
 }
 
 // URL returns the base URL after Start, "" before.
@@ -258,10 +331,10 @@ func isLoopbackAddr(addr string) (bool, error) {
 }
 
 // baseURL turns a listener address into a URL a local browser can open.
-func baseURL(a net.Addr) string {
+func baseURL(scheme string, a net.Addr) string {
 	tcp, ok := a.(*net.TCPAddr)
 	if !ok {
-		return "http://" + a.String()
+		return scheme + "://" + a.String()
 	}
 	ip := tcp.IP
 	switch {
@@ -270,5 +343,5 @@ func baseURL(a net.Addr) string {
 	case ip.Equal(net.IPv6unspecified):
 		ip = net.IPv6loopback
 	}
-	return "http://" + net.JoinHostPort(ip.String(), fmt.Sprint(tcp.Port))
+	return scheme + "://" + net.JoinHostPort(ip.String(), fmt.Sprint(tcp.Port))
 }

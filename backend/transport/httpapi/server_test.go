@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -102,26 +101,23 @@ func TestStartStopsWithContext(t *testing.T) {
 	}
 }
 
-// A public bind with a password accepts any Host (there is no fixed name to
-// check) but still wants the session.
+// A public bind with a password answers to its own addresses and the
+// allowed names, and still wants the session. It listens on loopback here
+// (tests bind nothing else); the Host check reads the connection's port.
 func TestPublicBindWithPassword(t *testing.T) {
 	t.Parallel()
-	a := openApp(t)
-	s, err := New(Config{Router: a.Router, Addr: "0.0.0.0:0", Password: testPassword})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	base, err := s.Start(t.Context())
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	u, _ := url.Parse(base)
-	lan := map[string]string{"Host": "hearth.lan:" + u.Port(), "Content-Type": "application/json"}
-	res, body := do(t, nil, "POST", base+"/api/invoke", invokeBody(t, "characters.list"), lan)
+	_, _, ts := serveApp(t, func(c *Config) {
+		c.Addr, c.Password, c.AllowedHosts = "0.0.0.0:0", testPassword, []string{"hearth.lan"}
+	})
+	port := mustURL(t, ts.URL).Port()
+	lan := map[string]string{"Host": "hearth.lan:" + port, "Content-Type": "application/json"}
+	res, body := do(t, nil, "POST", ts.URL+"/api/invoke", invokeBody(t, "characters.list"), lan)
 	wantError(t, res, body, http.StatusUnauthorized, apperr.CodeAuthDenied)
+	rebound := map[string]string{"Host": "evil.example:" + port, "Content-Type": "application/json"}
+	res, body = do(t, nil, "POST", ts.URL+"/api/login", `{"password":"`+testPassword+`"}`, rebound)
+	wantError(t, res, body, http.StatusForbidden, apperr.CodeAuthDenied)
 
-	c := NewClient(base)
+	c := NewClient(ts.URL)
 	if err := c.Login(t.Context(), testPassword); err != nil {
 		t.Fatalf("login: %v", err)
 	}

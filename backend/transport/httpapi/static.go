@@ -40,7 +40,7 @@ func appCSP(r *http.Request) string {
 func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		writeError(w, http.StatusMethodNotAllowed, apperr.Invalid("method %s not allowed", r.Method))
+		s.refuse(w, r, http.StatusMethodNotAllowed, apperr.Invalid("method %s not allowed", r.Method))
 		return
 	}
 	w.Header().Set("Content-Security-Policy", appCSP(r))
