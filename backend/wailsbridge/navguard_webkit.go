@@ -37,5 +37,7 @@ func hearthNavigationVerdict(guard C.uintptr_t, uri *C.char, newWindow, userGest
 //
 //export hearthNavigationGuardInstalled
 func hearthNavigationGuardInstalled(guard C.uintptr_t, ok C.int) {
-	cgo.Handle(guard).Value().(*NavigationGuard).installed(ok != 0)
+	if g := cgo.Handle(guard).Value().(*NavigationGuard); g.Installed != nil {
+		g.Installed(ok != 0)
+	}
 }

@@ -83,10 +83,3 @@ func (g *NavigationGuard) decide(n Navigation) bool {
 	}
 	return allow
 }
-
-// installed reports whether attaching the guard worked.
-func (g *NavigationGuard) installed(ok bool) {
-	if g.Installed != nil {
-		g.Installed(ok)
-	}
-}

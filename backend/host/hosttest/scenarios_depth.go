@@ -17,12 +17,6 @@ func Nested(depth int) json.RawMessage {
 	return json.RawMessage(strings.Repeat(`{"d":`, depth-1) + `{}` + strings.Repeat(`}`, depth-1))
 }
 
-// rawCall builds RawArgs for method's arguments, where raw values are
-// spliced in verbatim.
-func rawCall(parts ...string) func(e *Env) string {
-	return func(e *Env) string { return "[" + strings.Join(parts, ",") + "]" }
-}
-
 func quoted(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
