@@ -3,16 +3,8 @@ package cli
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
-	"math/big"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,6 +13,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"hearth/backend/internal/testcert"
 )
 
 var servingLine = regexp.MustCompile(`^Hearth is serving at (https?://127\.0\.0\.1:[1-9][0-9]*/)$`)
@@ -199,51 +193,9 @@ func TestServeFlagErrors(t *testing.T) {
 	}
 }
 
-// writeSelfSignedCert writes a certificate for 127.0.0.1 and its key, and
-// returns the files and a pool that trusts the certificate.
-func writeSelfSignedCert(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "hearth cli test"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, pool
-}
-
 func TestServeTLS(t *testing.T) {
 	t.Parallel()
-	certFile, keyFile, pool := writeSelfSignedCert(t)
+	certFile, keyFile, pool := testcert.Write(t)
 	url, stop, stderr := startServe(t, "--tls-cert", certFile, "--tls-key", keyFile)
 	if !strings.HasPrefix(url, "https://") {
 		t.Fatalf("serving line printed %q, want https", url)

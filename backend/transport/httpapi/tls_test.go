@@ -1,69 +1,16 @@
 package httpapi
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"hearth/backend/apperr"
+	"hearth/backend/internal/testcert"
 )
-
-// selfSignedCert writes a certificate for 127.0.0.1, ::1 and localhost and
-// its key to dir, and returns the files and a pool that trusts it.
-func selfSignedCert(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "hearth test"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		DNSNames:     []string{"localhost"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, pool
-}
 
 func sessionCookieIn(res *http.Response) *http.Cookie {
 	for _, c := range res.Cookies() {
@@ -76,7 +23,7 @@ func sessionCookieIn(res *http.Response) *http.Cookie {
 
 func TestTLSServer(t *testing.T) {
 	t.Parallel()
-	certFile, keyFile, pool := selfSignedCert(t)
+	certFile, keyFile, pool := testcert.Write(t)
 	_, _, base := startApp(t, func(c *Config) {
 		c.Password = testPassword
 		c.TLSCertFile, c.TLSKeyFile = certFile, keyFile
@@ -120,7 +67,7 @@ func TestTLSServer(t *testing.T) {
 
 func TestNewChecksTLSFiles(t *testing.T) {
 	t.Parallel()
-	certFile, keyFile, _ := selfSignedCert(t)
+	certFile, keyFile, _ := testcert.Write(t)
 	tests := []struct {
 		cert, key, want string
 	}{
