@@ -8,7 +8,7 @@
 #include <gtk/gtk.h>
 #include <webkit2/webkit2.h>
 
-extern int hearthNavigationVerdict(uintptr_t guard, char *uri, int newWindow, int userGesture);
+extern int hearthNavigationVerdict(uintptr_t guard, char *uri, int newWindow, int linkClicked, int userGesture);
 extern void hearthNavigationGuardInstalled(uintptr_t guard, int ok);
 
 // How long to look for the webview: the window is built before the GTK
@@ -45,8 +45,9 @@ static gboolean hearth_decide_policy(WebKitWebView *view, WebKitPolicyDecision *
 	}
 	WebKitNavigationAction *action = webkit_navigation_policy_decision_get_navigation_action(WEBKIT_NAVIGATION_POLICY_DECISION(decision));
 	const gchar *uri = webkit_uri_request_get_uri(webkit_navigation_action_get_request(action));
+	int link = webkit_navigation_action_get_navigation_type(action) == WEBKIT_NAVIGATION_TYPE_LINK_CLICKED ? 1 : 0;
 	int gesture = webkit_navigation_action_is_user_gesture(action) ? 1 : 0;
-	if (hearthNavigationVerdict((uintptr_t)data, (char *)(uri != NULL ? uri : ""), new_window, gesture)) return FALSE;
+	if (hearthNavigationVerdict((uintptr_t)data, (char *)(uri != NULL ? uri : ""), new_window, link, gesture)) return FALSE;
 	webkit_policy_decision_ignore(decision);
 	return TRUE;
 }

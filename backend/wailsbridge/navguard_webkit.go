@@ -25,9 +25,10 @@ func installNavigationGuard(g *NavigationGuard) error {
 // WebKit go on, 0 has it ignored. It runs on the GTK main thread.
 //
 //export hearthNavigationVerdict
-func hearthNavigationVerdict(guard C.uintptr_t, uri *C.char, newWindow, userGesture C.int) C.int {
+func hearthNavigationVerdict(guard C.uintptr_t, uri *C.char, newWindow, linkClicked, userGesture C.int) C.int {
 	g := cgo.Handle(guard).Value().(*NavigationGuard)
-	if g.decide(Navigation{URI: C.GoString(uri), NewWindow: newWindow != 0, UserGesture: userGesture != 0}) {
+	n := Navigation{URI: C.GoString(uri), NewWindow: newWindow != 0, LinkClicked: linkClicked != 0, UserGesture: userGesture != 0}
+	if g.decide(n) {
 		return 1
 	}
 	return 0

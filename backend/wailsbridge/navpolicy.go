@@ -8,11 +8,16 @@ import (
 
 // Navigation is one navigation the webview asks about: a frame or the
 // window loading URI, or (NewWindow) a request for a new window, as a
-// link with target=_blank or window.open makes. UserGesture says a person
-// clicked or pressed a key for it, rather than a script acting alone.
+// link with target=_blank or window.open makes. LinkClicked says a link
+// (<a>, <area>) was activated, rather than a script setting location or
+// calling window.open; UserGesture says WebKit counts it as a person's
+// doing. WebKitGTK also counts as a gesture what a script does while it
+// runs from the UI process (every Wails IPC answer does), so only the two
+// together mean a person clicked a link.
 type Navigation struct {
 	URI         string
 	NewWindow   bool
+	LinkClicked bool
 	UserGesture bool
 }
 
@@ -21,7 +26,7 @@ type Navigation struct {
 // <a> that lost its target); left to WebKit, one click would replace
 // Hearth with a remote page inside the app's own window. The guard refuses
 // every navigation away from AppOrigin and every new window, and sends
-// what a person clicked (http, https, mailto) to the system browser.
+// links a person clicked (http, https, mailto) to the system browser.
 type NavigationGuard struct {
 	// AppOrigin is scheme://host of the app's own pages ("wails://wails").
 	AppOrigin string
@@ -47,7 +52,7 @@ func InstallNavigationGuard(g *NavigationGuard) error { return installNavigation
 // and its frames, as may about:, data: and blob: documents (sandboxed
 // frames and previews; the page's CSP decides what they may load). Nothing
 // else loads, and no window opens; external is the address to hand to the
-// system browser instead, when a person asked for it.
+// system browser instead, when a person clicked a link to it.
 func (g *NavigationGuard) Decide(n Navigation) (allow bool, external string) {
 	u, err := url.Parse(n.URI)
 	if err != nil {
@@ -63,7 +68,7 @@ func (g *NavigationGuard) Decide(n Navigation) (allow bool, external string) {
 			return true, ""
 		}
 	}
-	if n.UserGesture {
+	if n.LinkClicked && n.UserGesture {
 		switch scheme {
 		case "http", "https", "mailto":
 			return false, u.String()

@@ -23,14 +23,17 @@ func TestNavigationGuardDecide(t *testing.T) {
 		{"a blob: frame", Navigation{URI: "blob:wails://wails/0b5f"}, true, ""},
 		{"another wails host", Navigation{URI: "wails://evil/"}, false, ""},
 		{"a script leaving for the web", Navigation{URI: "https://example.com/"}, false, ""},
-		{"a click leaving for the web (an <area> without target)", Navigation{URI: "https://example.com/x?y", UserGesture: true}, false, "https://example.com/x?y"},
-		{"a clicked mailto: link", Navigation{URI: "mailto:ann@example.com", UserGesture: true}, false, "mailto:ann@example.com"},
-		{"a clicked file: link", Navigation{URI: "file:///etc/passwd", UserGesture: true}, false, ""},
-		{"a clicked custom scheme", Navigation{URI: "steam://run/1", UserGesture: true}, false, ""},
-		{"a clicked link to a new tab", Navigation{URI: "http://example.com/", NewWindow: true, UserGesture: true}, false, "http://example.com/"},
+		{"a script leaving during a gesture (an IPC answer)", Navigation{URI: "https://example.com/", UserGesture: true}, false, ""},
+		{"a click leaving for the web (an <area> without target)", Navigation{URI: "https://example.com/x?y", LinkClicked: true, UserGesture: true}, false, "https://example.com/x?y"},
+		{"a link followed without a gesture", Navigation{URI: "https://example.com/", LinkClicked: true}, false, ""},
+		{"a clicked mailto: link", Navigation{URI: "mailto:ann@example.com", LinkClicked: true, UserGesture: true}, false, "mailto:ann@example.com"},
+		{"a clicked file: link", Navigation{URI: "file:///etc/passwd", LinkClicked: true, UserGesture: true}, false, ""},
+		{"a clicked custom scheme", Navigation{URI: "steam://run/1", LinkClicked: true, UserGesture: true}, false, ""},
+		{"a clicked link to a new tab", Navigation{URI: "http://example.com/", NewWindow: true, LinkClicked: true, UserGesture: true}, false, "http://example.com/"},
 		{"window.open by a script alone", Navigation{URI: "https://example.com/", NewWindow: true}, false, ""},
-		{"a new window of the app itself", Navigation{URI: "wails://wails/", NewWindow: true, UserGesture: true}, false, ""},
-		{"an unparsable address", Navigation{URI: "http://[::1", UserGesture: true}, false, ""},
+		{"window.open during a gesture", Navigation{URI: "https://example.com/", NewWindow: true, UserGesture: true}, false, ""},
+		{"a new window of the app itself", Navigation{URI: "wails://wails/", NewWindow: true, LinkClicked: true, UserGesture: true}, false, ""},
+		{"an unparsable address", Navigation{URI: "http://[::1", LinkClicked: true, UserGesture: true}, false, ""},
 	} {
 		allow, external := g.Decide(tc.nav)
 		if allow != tc.allow || external != tc.external {
@@ -53,7 +56,7 @@ func TestNavigationGuardOpensExternallyAndReports(t *testing.T) {
 			seen = append(seen, n.URI)
 		},
 	}
-	if g.decide(Navigation{URI: "https://example.com/", UserGesture: true}) {
+	if g.decide(Navigation{URI: "https://example.com/", LinkClicked: true, UserGesture: true}) {
 		t.Fatal("a navigation away was allowed")
 	}
 	if got := <-opened; got != "https://example.com/" {

@@ -10,12 +10,13 @@ import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { messageRow, openApp, pngImage, useHearth, waitFor } from './harness.mjs';
 
-/** startSentinel is a loopback server that records every request it gets: nothing from a message may reach it. */
+/** startSentinel is a loopback server that records every request it gets: only a link a person follows may reach it. */
 async function startSentinel() {
   const hits = [];
   const server = createServer((req, res) => {
     hits.push(`${req.method} ${req.url}`);
-    res.writeHead(204).end();
+    // A page, not 204: a new tab commits only a navigation that has one.
+    res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>elsewhere</title><p>elsewhere</p>');
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
@@ -37,14 +38,6 @@ describe('message HTML that navigates or fetches', () => {
     page = await openApp(env.browser, env.server.url);
     await page.getByRole('option', { name: /Mapmaker/ }).click();
     await messageRow(page, 0).getByText('Hello.').waitFor();
-    // Record window.open instead of opening tabs, so the policy's call can be checked.
-    await page.evaluate(() => {
-      window.__opened = [];
-      window.open = (url, target, features) => {
-        window.__opened.push({ url: String(url), target, features });
-        return null;
-      };
-    });
   });
 
   after(async () => {
@@ -74,21 +67,26 @@ describe('message HTML that navigates or fetches', () => {
     ]);
 
     const before = page.url();
+    const popups = [];
+    const opened = (n) => waitFor(() => popups.length >= n && popups[n - 1], `tab ${n} to open`);
+    page.context().on('page', (p) => popups.push(p));
     await row.locator('img[alt="map"]').click({ position: { x: 20, y: 20 } });
+    const areaTab = await opened(1);
     await row.locator('svg rect').click();
-    await waitFor(() => page.evaluate(() => window.__opened.length === 2), 'both links to go through window.open');
-    const opened = await page.evaluate(() => window.__opened);
-    assert.deepEqual(
-      opened.map((o) => [o.url, o.target, o.features]),
-      [
-        [`${target}?area`, '_blank', 'noopener,noreferrer'],
-        [`${target}?svg`, '_blank', 'noopener,noreferrer'],
-      ],
-    );
+    const svgTab = await opened(2);
+    for (const [tab, url] of [
+      [areaTab, `${target}?area`],
+      [svgTab, `${target}?svg`],
+    ]) {
+      await waitFor(() => tab.url() === url, `the new tab to load ${url} (at ${tab.url()})`);
+      assert.equal(await tab.evaluate(() => window.opener), null, `${url} opened without an opener`);
+      await tab.close();
+    }
     await frames(page);
     assert.equal(page.url(), before, 'the app window stayed on the app');
-    assert.equal(page.context().pages().length, 1);
-    assert.deepEqual(sentinel.hits, []);
+    const pages = sentinel.hits.filter((h) => h !== 'GET /favicon.ico').sort(); // the new tabs ask for an icon too
+    assert.deepEqual(pages, ['GET /navigated?area', 'GET /navigated?svg'], 'only the new tabs reached the link targets');
+    sentinel.hits.length = 0;
   });
 
   it('drops inline CSS that fetches, however it is spelled, and keeps the rest', async () => {
