@@ -73,15 +73,21 @@ function fakeWindow({ narrow = true, state = null as unknown } = {}) {
 
 const settle = () => vi.runAllTimersAsync();
 
+/** started is a layout store over a fake window, started. */
+function started(options?: Parameters<typeof fakeWindow>[0]) {
+  const w = fakeWindow(options);
+  const layout = createLayout(w.host);
+  layout.start();
+  return { w, layout };
+}
+
 describe('layout', () => {
   afterEach(() => {
     vi.useRealTimers();
   });
 
   it('starts on the character list and marks the entry it opened on', () => {
-    const w = fakeWindow({ state: { other: 1 } });
-    const layout = createLayout(w.host);
-    layout.start();
+    const { w, layout } = started({ state: { other: 1 } });
     expect(get(layout.pane)).toBe('characters');
     expect(get(layout.narrow)).toBe(true);
     expect(w.entries).toEqual([{ other: 1, hearthPane: 'characters' }]);
@@ -89,9 +95,7 @@ describe('layout', () => {
 
   it('pushes one entry per level going deeper, and goes back through history', async () => {
     vi.useFakeTimers();
-    const w = fakeWindow();
-    const layout = createLayout(w.host);
-    layout.start();
+    const { w, layout } = started();
     layout.show('chats');
     layout.show('chat');
     expect(w.entries.map((e) => (e as { hearthPane: string }).hearthPane)).toEqual(['characters', 'chats', 'chat']);
@@ -115,9 +119,7 @@ describe('layout', () => {
 
   it('follows the browser back and forward buttons', async () => {
     vi.useFakeTimers();
-    const w = fakeWindow();
-    const layout = createLayout(w.host);
-    layout.start();
+    const { w, layout } = started();
     layout.show('chats');
     layout.show('chat');
     w.browserBack();
@@ -137,9 +139,7 @@ describe('layout', () => {
 
   it('opening a chat straight from the character list pushes both levels', async () => {
     vi.useFakeTimers();
-    const w = fakeWindow();
-    const layout = createLayout(w.host);
-    layout.start();
+    const { w, layout } = started();
     layout.show('chat');
     expect(w.history.pushState).toHaveBeenCalledTimes(2);
     w.browserBack();
@@ -149,9 +149,7 @@ describe('layout', () => {
 
   it('catches up when a person moves while its own back is on its way', async () => {
     vi.useFakeTimers();
-    const w = fakeWindow();
-    const layout = createLayout(w.host);
-    layout.start();
+    const { w, layout } = started();
     layout.show('chat');
     layout.back(); // go(-1) pending
     layout.show('chat'); // opened another chat before popstate came
@@ -189,9 +187,7 @@ describe('layout', () => {
 
   it('ignores entries it did not make', async () => {
     vi.useFakeTimers();
-    const w = fakeWindow();
-    const layout = createLayout(w.host);
-    layout.start();
+    const { w, layout } = started();
     layout.show('chats');
     w.host.history.pushState({ someoneElse: true }, '');
     w.browserForward();
@@ -203,9 +199,7 @@ describe('layout', () => {
   it('recovers when its go() finds no entry to go to', async () => {
     vi.useFakeTimers();
     // A reload adopted "chat", but the entries below it are gone.
-    const w = fakeWindow({ state: { hearthPane: 'chat' } });
-    const layout = createLayout(w.host);
-    layout.start();
+    const { w, layout } = started({ state: { hearthPane: 'chat' } });
     layout.back();
     expect(get(layout.pane)).toBe('chats');
     await settle();
@@ -221,9 +215,7 @@ describe('layout', () => {
 
   it('leaves history alone on wide screens and catches up when the screen narrows', async () => {
     vi.useFakeTimers();
-    const w = fakeWindow({ narrow: false });
-    const layout = createLayout(w.host);
-    layout.start();
+    const { w, layout } = started({ narrow: false });
     layout.show('chats');
     layout.show('chat');
     expect(get(layout.pane)).toBe('chat');
@@ -238,9 +230,7 @@ describe('layout', () => {
   });
 
   it('shows the chat restored at start-up, and chats a script opens', () => {
-    const w = fakeWindow();
-    const layout = createLayout(w.host);
-    layout.start();
+    const { w, layout } = started();
     layout.followChat('restored', true);
     expect(get(layout.pane)).toBe('chat');
 
@@ -264,9 +254,7 @@ describe('layout', () => {
 
   it('goes back to the chat list when the open chat closes under it', async () => {
     vi.useFakeTimers();
-    const w = fakeWindow();
-    const layout = createLayout(w.host);
-    layout.start();
+    const { w, layout } = started();
     layout.followChat(null, true); // nothing open yet: nothing happens
     expect(get(layout.pane)).toBe('characters');
     layout.followChat('c1', false);
