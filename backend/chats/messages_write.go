@@ -42,7 +42,7 @@ func addPrepared(ctx context.Context, m *mutation, msgs []*StMessage) ([]int, er
 	out := make([]int, len(msgs))
 	for i, msg := range msgs {
 		index := m.chat.messageCount
-		if _, err := insertMessage(ctx, m.tx, m.chat.id, index, msg); err != nil {
+		if _, err := m.insertRow(ctx, index, msg); err != nil {
 			return nil, err
 		}
 		m.chat.messageCount++
@@ -143,7 +143,7 @@ func (s *Service) rewrite(ctx context.Context, m *mutation, sm storedMessage, ne
 	if err != nil || !changed {
 		return false, err
 	}
-	if err := rewriteMessage(ctx, m.tx, sm.rowID, sm.msg, next); err != nil {
+	if err := m.rewriteRow(ctx, sm.rowID, sm.msg, next); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -212,6 +212,7 @@ func deleteIndexes(ctx context.Context, m *mutation, indexes []int) ([]*StMessag
 	if err := deleteRows(ctx, m.tx, m.chat.id, rowIDs, sorted); err != nil {
 		return nil, err
 	}
+	m.after.structural = true
 	// Journal removals from the highest index down so every path is valid
 	// against the document as the previous op left it.
 	for i := len(sorted) - 1; i >= 0; i-- {

@@ -41,6 +41,9 @@ type mutation struct {
 	inverse []jsondiff.Patch // one group per change; applied in reverse order
 	events  []events.Event
 	changed bool
+	// after is what the write did to message rows, for the derived data
+	// (floor states, search chunks) settled before the commit.
+	after afterWrite
 }
 
 // mutate runs fn as one transaction against chatID. If fn records no
@@ -65,6 +68,9 @@ func (s *Service) mutate(ctx context.Context, chatID, method string, opts WriteO
 		rev = chat.revision
 		if !m.changed {
 			return nil
+		}
+		if err := s.settle(ctx, m); err != nil {
+			return err
 		}
 		chat.revision++
 		rev = chat.revision

@@ -99,6 +99,8 @@ func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) er
 			return fmt.Errorf("patch: delete messages: %w", err)
 		}
 	}
+	// Rows may be gone or in a new order: floor states need settling.
+	m.after.structural = true
 	// Park every surviving row at a negative index, then place each at its
 	// final position, so (chat_id, idx) stays unique throughout.
 	if _, err := m.tx.ExecContext(ctx, `UPDATE messages SET idx = -idx - 1 WHERE chat_id = ?`, m.chat.id); err != nil {
@@ -107,14 +109,14 @@ func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) er
 	var bytes int64
 	for i, sl := range final {
 		if sl.old == nil {
-			if _, err := insertMessage(ctx, m.tx, m.chat.id, i, sl.msg); err != nil {
+			if _, err := m.insertRow(ctx, i, sl.msg); err != nil {
 				return err
 			}
 		} else {
 			if _, err := m.tx.ExecContext(ctx, `UPDATE messages SET idx = ? WHERE id = ?`, i, sl.old.rowID); err != nil {
 				return fmt.Errorf("patch: place message: %w", err)
 			}
-			if err := rewriteMessage(ctx, m.tx, sl.old.rowID, sl.old.msg, sl.msg); err != nil {
+			if err := m.rewriteRow(ctx, sl.old.rowID, sl.old.msg, sl.msg); err != nil {
 				return err
 			}
 		}

@@ -102,6 +102,9 @@ func (s *Service) UpdateMessage(ctx context.Context, chatID, messageID string, p
 		if err != nil {
 			return err
 		}
+		if raw, ok := patch["skipChunkRebuild"]; ok {
+			m.after.skipChunks, _ = jsonx.Bool(raw, "skipChunkRebuild") // validated by checkSpindlePatch
+		}
 		changed, err := s.rewrite(ctx, m, sm, next)
 		if err != nil || !changed {
 			return err

@@ -108,6 +108,7 @@ func (s *Service) DeleteSwipe(ctx context.Context, chatID string, index, swipeID
 		}
 		next := removeSwipe(sm.msg, swipeID)
 		newID = next.SwipeID
+		m.after.swipesRemoved = append(m.after.swipesRemoved, swipeRemoval{rowID: sm.rowID, swipe: swipeID})
 		if _, err := s.rewrite(ctx, m, sm, next); err != nil {
 			return err
 		}
