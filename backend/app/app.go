@@ -15,6 +15,7 @@ import (
 	"hearth/backend/events"
 	"hearth/backend/host"
 	"hearth/backend/media"
+	"hearth/backend/state"
 	"hearth/backend/store"
 )
 
@@ -26,6 +27,7 @@ type App struct {
 	Media      *media.Store
 	Characters *characters.Service
 	Chats      *chats.Service
+	State      *state.Service
 	Router     *host.Router
 }
 
@@ -48,7 +50,8 @@ func Open(ctx context.Context, dataDir string) (*App, error) {
 	a := &App{DataDir: dataDir, Store: db, Bus: bus, Media: files}
 	a.Characters = characters.New(db, bus, files, now)
 	a.Chats = chats.New(db, bus, a.Characters, now)
-	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters})
+	a.State = state.New(db, bus)
+	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State})
 	return a, nil
 }
 

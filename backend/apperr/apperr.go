@@ -31,6 +31,9 @@ const (
 	CodePatchInvalid       = "patch.invalid"
 	CodePatchTestFailed    = "patch.test_failed"
 	CodeCharacterNotFound  = "character.not_found"
+	CodeStateConflict      = "state.conflict"
+	CodeStateReserved      = "state.reserved_namespace"
+	CodeStateFloorOwned    = "state.floor_owned"
 	CodeCharacterNameTaken = "character.avatar_taken"
 	CodeAuthDenied         = "auth.denied"
 )

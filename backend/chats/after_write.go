@@ -2,29 +2,27 @@ package chats
 
 import (
 	"context"
+
+	"hearth/backend/state"
 )
 
 // afterWrite records what a write did to message rows, so that the data
 // derived from messages is settled inside the same transaction, before any
 // event goes out.
 type afterWrite struct {
-	// structural is set when a message was removed or moved, or changed its
-	// active swipe or its swipe count: floor states must be replayed.
+	// structural is set when messages were removed or moved: floor states
+	// that lost commits with them must be replayed.
 	structural bool
 	// swipesRemoved lists single swipes deleted (their floor commits go,
 	// later swipe ids on that message shift down).
-	swipesRemoved []swipeRemoval
+	swipesRemoved []state.SwipeRemoval
+	// swipeMoved lists rows whose active swipe or swipe list changed.
+	swipeMoved []int64
 	// touched holds the rows inserted or rewritten (their search chunks are
 	// rebuilt unless skipChunks).
 	touched map[int64]bool
 	// skipChunks defers the chunk rebuild (updateMessage's skipChunkRebuild).
 	skipChunks bool
-}
-
-// swipeRemoval names one deleted swipe of one message row.
-type swipeRemoval struct {
-	rowID int64
-	swipe int
 }
 
 func (a *afterWrite) touch(rowID int64) {
@@ -50,13 +48,29 @@ func (m *mutation) rewriteRow(ctx context.Context, rowID int64, prev, next *StMe
 		return err
 	}
 	if prev.SwipeID != next.SwipeID || len(prev.Swipes) != len(next.Swipes) {
-		m.after.structural = true
+		m.after.swipeMoved = append(m.after.swipeMoved, rowID)
 	}
 	m.after.touch(rowID)
 	return nil
 }
 
-// settle brings derived data in line with the write, inside its transaction.
-func (s *Service) settle(ctx context.Context, m *mutation) error {
+// settle brings derived data in line with the write, inside its
+// transaction: floor states replayed (their CHAT_STATE_CHANGED events go
+// out before the write's own, unless it is silent).
+func (s *Service) settle(ctx context.Context, m *mutation, silent bool) error {
+	a := &m.after
+	if a.structural || len(a.swipesRemoved) > 0 || len(a.swipeMoved) > 0 {
+		evs, err := state.Settle(ctx, m.tx, m.chat.id, m.chat.uuid, state.Change{SwipesRemoved: a.swipesRemoved, SwipeMoved: a.swipeMoved})
+		if err != nil {
+			return err
+		}
+		if !silent && len(evs) > 0 {
+			m.tx.AfterCommit(func() {
+				for _, e := range evs {
+					s.bus.Publish(e)
+				}
+			})
+		}
+	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"hearth/backend/apperr"
 	"hearth/backend/events"
 	"hearth/backend/jsonx"
+	"hearth/backend/state"
 	"hearth/backend/store"
 )
 
@@ -397,6 +398,9 @@ func (s *Service) Delete(ctx context.Context, chatID string) error {
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM chats WHERE id = ?`, c.id); err != nil {
 			return fmt.Errorf("delete chat: %w", err)
+		}
+		if err := state.Forget(ctx, tx, c.id); err != nil {
+			return err
 		}
 		payload := map[string]any{"chatId": c.uuid, "revision": c.revision, "fileName": c.fileName}
 		if c.ownerKind == "character" {

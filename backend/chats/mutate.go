@@ -69,7 +69,7 @@ func (s *Service) mutate(ctx context.Context, chatID, method string, opts WriteO
 		if !m.changed {
 			return nil
 		}
-		if err := s.settle(ctx, m); err != nil {
+		if err := s.settle(ctx, m, opts.Silent); err != nil {
 			return err
 		}
 		chat.revision++

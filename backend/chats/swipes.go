@@ -5,6 +5,7 @@ import (
 
 	"hearth/backend/apperr"
 	"hearth/backend/events"
+	"hearth/backend/state"
 )
 
 // SwipeTarget says where Swipe goes: an absolute swipe or one step.
@@ -108,7 +109,7 @@ func (s *Service) DeleteSwipe(ctx context.Context, chatID string, index, swipeID
 		}
 		next := removeSwipe(sm.msg, swipeID)
 		newID = next.SwipeID
-		m.after.swipesRemoved = append(m.after.swipesRemoved, swipeRemoval{rowID: sm.rowID, swipe: swipeID})
+		m.after.swipesRemoved = append(m.after.swipesRemoved, state.SwipeRemoval{RowID: sm.rowID, Swipe: swipeID})
 		if _, err := s.rewrite(ctx, m, sm, next); err != nil {
 			return err
 		}

@@ -40,3 +40,8 @@ func TestDepthContract(t *testing.T) {
 	t.Parallel()
 	hosttest.Run(t, hosttest.DepthScenarios(), nil)
 }
+
+func TestStateContract(t *testing.T) {
+	t.Parallel()
+	hosttest.Run(t, hosttest.StateScenarios(), nil)
+}

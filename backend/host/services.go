@@ -3,12 +3,14 @@ package host
 import (
 	"hearth/backend/characters"
 	"hearth/backend/chats"
+	"hearth/backend/state"
 )
 
 // Services are the domain services the router exposes.
 type Services struct {
 	Chats      *chats.Service
 	Characters *characters.Service
+	State      *state.Service
 }
 
 // New returns a router with every ABI method registered.
@@ -17,5 +19,6 @@ func New(s Services) *Router {
 	registerHost(r)
 	registerCharacters(r, s.Characters)
 	registerChats(r, s.Chats)
+	registerState(r, s.State)
 	return r
 }

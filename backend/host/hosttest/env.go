@@ -141,6 +141,10 @@ func (e *Env) SetupChat(msgs ...map[string]any) {
 	e.Events()
 }
 
+// SnapshotNamespaces are the chat-state namespaces scenarios use; Snapshot
+// covers them (and the character namespace "cs").
+var SnapshotNamespaces = []string{"a", "b", "counter", "fs", "fs__floor_log", "fs__orphans"}
+
 // Snapshot captures everything a chat call could change, to prove that a
 // failed call changed nothing.
 func (e *Env) Snapshot() string {
@@ -155,6 +159,8 @@ func (e *Env) Snapshot() string {
 		{"chat.list", []any{map[string]any{"avatar": e.Avatar}}},
 		{"characters.list", nil},
 		{"characters.get", []any{e.Avatar}},
+		{"state.getChatStateBatch", []any{e.ChatID, SnapshotNamespaces}},
+		{"state.getCharacterState", []any{e.Avatar, "cs"}},
 	} {
 		out, err := e.Call(call.method, call.args...)
 		if err != nil {

@@ -35,6 +35,7 @@ func TestContractOverHTTP(t *testing.T) {
 		"lifecycle":  hosttest.LifecycleScenarios(),
 		"characters": hosttest.CharacterScenarios(),
 		"depth":      hosttest.DepthScenarios(),
+		"state":      hosttest.StateScenarios(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

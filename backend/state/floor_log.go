@@ -1,0 +1,101 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Commit is one entry of a floor state's log as callers see it.
+type Commit struct {
+	Seq     int64           `json:"seq"`
+	Floor   int             `json:"floor"`
+	SwipeID int             `json:"swipeId"`
+	Ops     json.RawMessage `json:"ops"`
+}
+
+// Log is the "<ns>__floor_log" document.
+type Log struct {
+	Version int      `json:"version"`
+	Commits []Commit `json:"commits"`
+}
+
+// logRow is a commit with what replay needs.
+type logRow struct {
+	Commit
+	messageID int64
+	active    bool
+}
+
+// readCommits returns a floor state's commits in log order, each with its
+// message's current index and whether its swipe is the active one.
+func readCommits(ctx context.Context, q queryer, chat int64, ns string) ([]logRow, error) {
+	rows, err := q.QueryContext(ctx, `SELECT fc.seq, m.idx, fc.swipe_id, fc.ops, fc.message_id, fc.swipe_id = b.swipe_id
+		FROM floor_commits fc
+		JOIN messages m ON m.id = fc.message_id
+		JOIN message_bodies b ON b.message_id = fc.message_id
+		WHERE fc.chat_id = ? AND fc.ns = ? ORDER BY fc.seq`, chat, ns)
+	if err != nil {
+		return nil, fmt.Errorf("read floor log %s: %w", ns, err)
+	}
+	defer rows.Close()
+	var out []logRow
+	for rows.Next() {
+		var r logRow
+		var ops string
+		if err := rows.Scan(&r.Seq, &r.Floor, &r.SwipeID, &ops, &r.messageID, &r.active); err != nil {
+			return nil, fmt.Errorf("read floor log %s: %w", ns, err)
+		}
+		r.Ops = json.RawMessage(ops)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// floorMeta is a floor_states row.
+type floorMeta struct {
+	nextSeq int64
+	logRev  int64
+}
+
+func readFloorMeta(ctx context.Context, q queryer, chat int64, ns string) (*floorMeta, error) {
+	var m floorMeta
+	err := q.QueryRowContext(ctx, `SELECT next_seq, log_rev FROM floor_states WHERE chat_id = ? AND ns = ?`, chat, ns).Scan(&m.nextSeq, &m.logRev)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read floor state %s: %w", ns, err)
+	}
+	return &m, nil
+}
+
+// readLog is getChatState("<ns>__floor_log"): nil when ns has no floor state.
+func readLog(ctx context.Context, q queryer, chat int64, ns string) (*Entry, error) {
+	meta, err := readFloorMeta(ctx, q, chat, ns)
+	if err != nil || meta == nil {
+		return nil, err
+	}
+	rows, err := readCommits(ctx, q, chat, ns)
+	if err != nil {
+		return nil, err
+	}
+	log := Log{Version: 1, Commits: make([]Commit, len(rows))}
+	for i, r := range rows {
+		log.Commits[i] = r.Commit
+	}
+	raw, err := json.Marshal(log)
+	if err != nil {
+		return nil, fmt.Errorf("encode floor log %s: %w", ns, err)
+	}
+	return &Entry{Value: raw, Revision: meta.logRev}, nil
+}
+
+func bumpLog(ctx context.Context, q queryer, chat int64, ns string) error {
+	if _, err := q.ExecContext(ctx, `UPDATE floor_states SET log_rev = log_rev + 1 WHERE chat_id = ? AND ns = ?`, chat, ns); err != nil {
+		return fmt.Errorf("bump floor log %s: %w", ns, err)
+	}
+	return nil
+}

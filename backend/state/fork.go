@@ -1,0 +1,40 @@
+package state
+
+import (
+	"context"
+	"fmt"
+
+	"hearth/backend/store"
+)
+
+// Fork gives dst, a checkpoint or branch whose messages 0..upTo were just
+// copied from src (same indexes), its own copy of src's state: every
+// chat-state namespace, and each floor state's commits on floors <= upTo,
+// replayed for dst's active swipes. moved lists dst rows whose active swipe
+// was switched after the copy. Nothing is shared afterwards.
+func Fork(ctx context.Context, tx *store.Tx, src, dst int64, dstID string, upTo int, moved []int64) error {
+	steps := []struct {
+		what, sql string
+		args      []any
+	}{
+		{"chat state", `INSERT INTO chat_state (chat_id, ns, value, revision)
+			SELECT ?2, ns, value, revision FROM chat_state WHERE chat_id = ?1`, []any{src, dst}},
+		{"floor states", `INSERT INTO floor_states (chat_id, ns, next_seq, log_rev)
+			SELECT ?2, ns, next_seq, log_rev FROM floor_states WHERE chat_id = ?1`, []any{src, dst}},
+		{"floor commits", `INSERT INTO floor_commits (chat_id, ns, seq, message_id, swipe_id, ops)
+			SELECT ?2, fc.ns, fc.seq, nm.id, fc.swipe_id, fc.ops FROM floor_commits fc
+			JOIN messages om ON om.id = fc.message_id
+			JOIN messages nm ON nm.chat_id = ?2 AND nm.idx = om.idx
+			WHERE fc.chat_id = ?1 AND om.idx <= ?3`, []any{src, dst, upTo}},
+		{"floor notes", `INSERT OR IGNORE INTO floor_dirty (chat_id, ns)
+			SELECT DISTINCT ?2, fc.ns FROM floor_commits fc JOIN messages om ON om.id = fc.message_id
+			WHERE fc.chat_id = ?1 AND om.idx > ?3`, []any{src, dst, upTo}},
+	}
+	for _, s := range steps {
+		if _, err := tx.ExecContext(ctx, s.sql, s.args...); err != nil {
+			return fmt.Errorf("fork %s: %w", s.what, err)
+		}
+	}
+	_, err := settleDirty(ctx, tx, dst, dstID, moved)
+	return err
+}

@@ -1,0 +1,159 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"hearth/backend/events"
+	"hearth/backend/store"
+)
+
+// SwipeRemoval names one swipe deleted from one message row.
+type SwipeRemoval struct {
+	RowID int64
+	Swipe int
+}
+
+// Change is what a chat write did that floor states follow. Removed or
+// moved messages need no description: their commits went with them (the
+// floor_dirty trigger notes which namespaces lost some).
+type Change struct {
+	// SwipesRemoved are single swipes deleted, in the order they went.
+	SwipesRemoved []SwipeRemoval
+	// SwipeMoved are rows whose active swipe or swipe list changed.
+	SwipeMoved []int64
+}
+
+// Settle brings every floor state of a chat in line with a structural
+// change made earlier in tx: commits of deleted swipes are dropped and later
+// swipe ids shifted down, then every namespace whose active commits may have
+// changed is replayed. It returns the CHAT_STATE_CHANGED events to publish
+// after the commit.
+func Settle(ctx context.Context, tx *store.Tx, chat int64, chatID string, ch Change) ([]events.Event, error) {
+	var has bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM floor_states WHERE chat_id = ?)`, chat).Scan(&has); err != nil {
+		return nil, fmt.Errorf("settle floor states: %w", err)
+	}
+	if !has {
+		return nil, nil
+	}
+	for _, r := range ch.SwipesRemoved {
+		if err := dropSwipe(ctx, tx, chat, r); err != nil {
+			return nil, err
+		}
+	}
+	return settleDirty(ctx, tx, chat, chatID, ch.SwipeMoved)
+}
+
+// dropSwipe removes the commits made on a deleted swipe and renumbers the
+// commits on the swipes after it.
+func dropSwipe(ctx context.Context, tx *store.Tx, chat int64, r SwipeRemoval) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM floor_commits WHERE message_id = ? AND swipe_id = ?`, r.RowID, r.Swipe); err != nil {
+		return fmt.Errorf("drop swipe commits: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO floor_dirty (chat_id, ns)
+		SELECT DISTINCT ?, ns FROM floor_commits WHERE message_id = ? AND swipe_id > ?`, chat, r.RowID, r.Swipe); err != nil {
+		return fmt.Errorf("renumber swipe commits: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE floor_commits SET swipe_id = swipe_id - 1 WHERE message_id = ? AND swipe_id > ?`, r.RowID, r.Swipe); err != nil {
+		return fmt.Errorf("renumber swipe commits: %w", err)
+	}
+	return nil
+}
+
+// settleDirty replays the namespaces noted in floor_dirty (their logs
+// changed) and those with commits on the moved rows (their active set may
+// have changed), then clears the notes.
+func settleDirty(ctx context.Context, tx *store.Tx, chat int64, chatID string, moved []int64) ([]events.Event, error) {
+	logChanged, err := takeDirty(ctx, tx, chat)
+	if err != nil {
+		return nil, err
+	}
+	todo := map[string]bool{}
+	for _, ns := range logChanged {
+		todo[ns] = true
+	}
+	for len(moved) > 0 {
+		batch := moved[:min(len(moved), 500)]
+		moved = moved[len(batch):]
+		args := []any{chat}
+		for _, id := range batch {
+			args = append(args, id)
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT ns FROM floor_commits WHERE chat_id = ? AND message_id IN (`+
+			strings.TrimSuffix(strings.Repeat("?,", len(batch)), ",")+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("settle floor states: %w", err)
+		}
+		for rows.Next() {
+			var ns string
+			if err := rows.Scan(&ns); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("settle floor states: %w", err)
+			}
+			todo[ns] = true
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("settle floor states: %w", err)
+		}
+	}
+	names := make([]string, 0, len(todo))
+	for ns := range todo {
+		names = append(names, ns)
+	}
+	sort.Strings(names)
+	var evs []events.Event
+	for _, ns := range names {
+		ev, err := replay(ctx, tx, chat, chatID, ns)
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, ev...)
+	}
+	for _, ns := range logChanged {
+		if err := bumpLog(ctx, tx, chat, ns); err != nil {
+			return nil, err
+		}
+	}
+	// A replay that cut a log noted its namespace again.
+	if _, err := takeDirty(ctx, tx, chat); err != nil {
+		return nil, err
+	}
+	return evs, nil
+}
+
+// takeDirty returns and clears the namespaces noted for chat.
+func takeDirty(ctx context.Context, tx *store.Tx, chat int64) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT ns FROM floor_dirty WHERE chat_id = ?`, chat)
+	if err != nil {
+		return nil, fmt.Errorf("settle floor states: %w", err)
+	}
+	var out []string
+	for rows.Next() {
+		var ns string
+		if err := rows.Scan(&ns); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("settle floor states: %w", err)
+		}
+		out = append(out, ns)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("settle floor states: %w", err)
+	}
+	if len(out) > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM floor_dirty WHERE chat_id = ?`, chat); err != nil {
+			return nil, fmt.Errorf("settle floor states: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// Forget drops the notes of a chat being deleted (its commits went with it).
+func Forget(ctx context.Context, tx *store.Tx, chat int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM floor_dirty WHERE chat_id = ?`, chat); err != nil {
+		return fmt.Errorf("forget floor notes: %w", err)
+	}
+	return nil
+}
