@@ -4,6 +4,7 @@
 // style and ordered) and getContext().
 import { createCharactersApi } from './api-characters';
 import { createChatApi } from './api-chat';
+import { createStateApi } from './api-state';
 import { createCharactersCache } from './characters-cache';
 import { createChatCache } from './chat-cache';
 import type { LoadOptions } from './chat-load';
@@ -121,6 +122,7 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
     api: Object.freeze({
       chat: createChatApi(call, cache),
       characters: createCharactersApi(call),
+      state: createStateApi(call, () => cache.current()?.chatId ?? null),
       events: events.api,
     }),
     getContext,

@@ -3,6 +3,7 @@
 // a write resolves only once the cache shows it (persist → cache → events),
 // so `await ctx.addMessages(m); ctx.chat` already holds the new message.
 import { asDetails } from './chat-load';
+import { createContextState } from './context-state';
 import type { CharactersCache } from './characters-cache';
 import type { ChatCache, Committed } from './chat-cache';
 import { HostError } from './errors';
@@ -130,6 +131,7 @@ export function createContext(deps: ContextDeps): HearthContext {
     getCurrentChatId() {
       return cache.committed()?.details.fileName;
     },
+    ...createContextState(call, () => cache.current()?.chatId ?? null),
     eventSource: deps.eventSource,
     get eventTypes() {
       return deps.types();

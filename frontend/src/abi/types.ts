@@ -192,6 +192,46 @@ export interface CharactersApi {
   avatarUrl(avatar: string): string;
 }
 
+/** A chat-state namespace's value with its revision. */
+export interface StateEntry {
+  value: unknown;
+  revision: number;
+}
+
+/** What updateChatState resolves: ok, or why not (reason 'conflict' after the retries). */
+export interface UpdateResult {
+  ok: boolean;
+  value?: unknown;
+  reason?: string;
+}
+
+/** Options pinning a floor-state commit to a floor (message index) and swipe. */
+export interface FloorTarget {
+  floor?: number;
+  swipeId?: number;
+}
+
+/** A floor state (HOST-ABI §4.2): reducer writes that follow swipes, deletes and branches. */
+export interface FloorStateInstance {
+  readonly namespace: string;
+  update(reducer: (current: Record<string, unknown>) => unknown, options?: FloorTarget): Promise<boolean>;
+  patch(operations: JsonPatchOp[], options?: FloorTarget): Promise<boolean>;
+  get(): Promise<unknown>;
+  ready(): Promise<void>;
+  destroy(): void;
+}
+
+export interface StateApi {
+  getChatState(chatId: string, namespace: string): Promise<StateEntry | null>;
+  getChatStateBatch(chatId: string, namespaces: string[]): Promise<Record<string, StateEntry | null>>;
+  setChatState(chatId: string, namespace: string, value: unknown, options?: { ifRevision?: number }): Promise<{ ok: true; revision: number }>;
+  deleteChatState(chatId: string, namespace: string, options?: { ifRevision?: number }): Promise<{ ok: boolean }>;
+  updateChatState(chatId: string, namespace: string, updater: (current: unknown) => unknown, options?: { maxRetries?: number }): Promise<UpdateResult>;
+  createFloorState(options: { namespace: string; chatId?: string }): FloorStateInstance;
+  getCharacterState(avatar: string, namespace: string): Promise<unknown>;
+  setCharacterState(avatar: string, namespace: string, data: unknown): Promise<void>;
+}
+
 /** A structured event payload: chatId and revision whenever a chat is involved. */
 export type EventPayload = Record<string, unknown> & { chatId?: string; revision?: number };
 export type Unsubscribe = () => void;
@@ -221,6 +261,7 @@ export interface HearthAbi {
   readonly api: {
     readonly chat: ChatApi;
     readonly characters: CharactersApi;
+    readonly state: StateApi;
     readonly events: EventsApi;
   };
   getContext(): HearthContext;
@@ -239,6 +280,9 @@ export interface EventSource {
   emitAndWait(event: string, ...args: unknown[]): void;
 }
 
+/** Which chat a context state call is about: a chatId, or any ChatRef; default the current chat. */
+export type ChatTarget = string | ChatRef;
+
 /** getContext(): the SillyTavern/Luker facade over this window's current chat. */
 export interface HearthContext {
   readonly chat: readonly Readonly<StMessage>[];
@@ -255,6 +299,13 @@ export interface HearthContext {
   getMessageCount(): number;
   saveChatMetadata(withMetadata?: Record<string, unknown>): Promise<boolean>;
   getCurrentChatId(): string | undefined;
+  getChatState(namespace: string, options?: { target?: ChatTarget }): Promise<unknown>;
+  getChatStateBatch(namespaces: string[], options?: { target?: ChatTarget }): Promise<Record<string, unknown>>;
+  updateChatState(namespace: string, updater: (current: unknown) => unknown, options?: { target?: ChatTarget; maxRetries?: number }): Promise<UpdateResult>;
+  deleteChatState(namespace: string, options?: { target?: ChatTarget }): Promise<UpdateResult>;
+  createFloorState(options: { namespace: string; chatId?: string }): FloorStateInstance;
+  getCharacterState(avatar: string, namespace: string): Promise<unknown>;
+  setCharacterState(avatar: string, namespace: string, data: unknown): Promise<void>;
   readonly eventSource: EventSource;
   readonly eventTypes: Readonly<Record<string, string>>;
   readonly event_types: Readonly<Record<string, string>>;
