@@ -53,6 +53,18 @@ type mutation struct {
 func (s *Service) mutate(ctx context.Context, chatID, method string, opts WriteOptions, fn func(m *mutation) error) (int64, error) {
 	var rev int64
 	err := s.db.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		rev, err = s.mutateIn(ctx, tx, chatID, method, opts, fn)
+		return err
+	})
+	return rev, err
+}
+
+// mutateIn is mutate inside a transaction the caller owns (a write that
+// changes two chats at once, such as a branch marking its source).
+func (s *Service) mutateIn(ctx context.Context, tx *store.Tx, chatID, method string, opts WriteOptions, fn func(m *mutation) error) (int64, error) {
+	var rev int64
+	err := func() error {
 		chat, err := loadChat(ctx, tx, chatID)
 		if err != nil {
 			return err
@@ -98,7 +110,7 @@ func (s *Service) mutate(ctx context.Context, chatID, method string, opts WriteO
 			}
 		})
 		return nil
-	})
+	}()
 	return rev, err
 }
 

@@ -45,3 +45,8 @@ func TestStateContract(t *testing.T) {
 	t.Parallel()
 	hosttest.Run(t, hosttest.StateScenarios(), nil)
 }
+
+func TestBranchContract(t *testing.T) {
+	t.Parallel()
+	hosttest.Run(t, hosttest.BranchScenarios(), nil)
+}

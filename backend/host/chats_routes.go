@@ -60,6 +60,7 @@ func registerChats(r *Router, svc *chats.Service) {
 	registerChatReads(r, svc)
 	registerChatWrites(r, svc)
 	registerSpindle(r, svc)
+	registerBranches(r, svc)
 }
 
 func registerChatLifecycle(r *Router, svc *chats.Service) {

@@ -36,6 +36,7 @@ func TestContractOverHTTP(t *testing.T) {
 		"characters": hosttest.CharacterScenarios(),
 		"depth":      hosttest.DepthScenarios(),
 		"state":      hosttest.StateScenarios(),
+		"branches":   hosttest.BranchScenarios(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

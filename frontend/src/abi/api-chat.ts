@@ -3,7 +3,7 @@
 // backend (select/current/loaded).
 import type { ChatCache, SelectOptions } from './chat-cache';
 import type { Call } from './host';
-import type { ChatApi } from './types';
+import type { BranchOptions, ChatApi, ChatSummary } from './types';
 
 /** The chat.* host methods, called with the caller's positional arguments. */
 const CHAT_METHODS = [
@@ -31,6 +31,8 @@ const CHAT_METHODS = [
   'deleteSwipe',
   'getMetadata',
   'saveMetadata',
+  'createCheckpoint',
+  'tree',
 ] as const;
 
 /** bind makes one forwarding function per host method of namespace. */
@@ -43,10 +45,22 @@ export function bind(call: Call, namespace: string, names: readonly string[]): R
   return out;
 }
 
+/**
+ * createBranch makes the branch in the backend and, unless options.open is
+ * false, opens it in this window (SillyTavern's branch auto-open). It
+ * resolves once the branch is the window's chat, whole in the cache.
+ */
+async function createBranch(call: Call, cache: ChatCache, chatId: string, index: number, options?: BranchOptions): Promise<ChatSummary> {
+  const summary = (await call('chat.createBranch', chatId, index, options)) as ChatSummary;
+  if (options?.open !== false) await cache.select(summary.chatId);
+  return summary;
+}
+
 /** createChatApi returns the frozen api.chat over the host and this window's cache. */
 export function createChatApi(call: Call, cache: ChatCache): ChatApi {
   return Object.freeze({
     ...bind(call, 'chat', CHAT_METHODS),
+    createBranch: (chatId: string, index: number, options?: BranchOptions) => createBranch(call, cache, chatId, index, options),
     select: (chatId: string | null, options?: SelectOptions) => cache.select(chatId, options),
     current: () => cache.current(),
     loaded: () => cache.loaded(),

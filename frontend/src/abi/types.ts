@@ -160,6 +160,23 @@ export interface ChatApi {
   deleteSwipe(chatId: string, index: number, swipeId: number, options?: WriteOptions): Promise<{ swipeId: number }>;
   getMetadata(chatId: string): Promise<Record<string, unknown>>;
   saveMetadata(chatId: string, withMetadata?: Record<string, unknown>, options?: WriteOptions): Promise<{ revision: number }>;
+
+  createCheckpoint(chatId: string, index: number, options?: { name?: string }): Promise<ChatSummary>;
+  createBranch(chatId: string, index: number, options?: BranchOptions): Promise<ChatSummary>;
+  tree(chatId: string): Promise<ChatTree>;
+}
+
+/** createBranch's options: the swipe message index switches to, and whether this window opens the branch. */
+export interface BranchOptions {
+  swipeId?: number;
+  open?: boolean;
+  isolateLorebook?: boolean;
+}
+
+/** A chat with the checkpoints and branches made from it (api.chat.tree). */
+export interface ChatTree {
+  chat: ChatSummary;
+  children: ChatTree[];
 }
 
 export interface MessageUpdate {

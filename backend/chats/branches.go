@@ -1,0 +1,248 @@
+package chats
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"hearth/backend/apperr"
+	"hearth/backend/events"
+	"hearth/backend/jsonx"
+	"hearth/backend/state"
+	"hearth/backend/store"
+)
+
+// CheckpointOptions name a checkpoint.
+type CheckpointOptions struct {
+	Name string `json:"name"`
+}
+
+// BranchOptions tune a branch. Open is the window's business (the ABI
+// selects the branch); the backend only validates it.
+type BranchOptions struct {
+	SwipeID *int  `json:"swipeId"`
+	Open    *bool `json:"open"`
+	// IsolateLorebook false keeps the chat-bound lorebook shared. Lorebooks
+	// are not built yet: the reference is copied either way, and cloning
+	// arrives with world info.
+	IsolateLorebook *bool `json:"isolateLorebook"`
+}
+
+// CreateCheckpoint copies messages 0..index into a new chat of kind
+// "checkpoint" (SillyTavern's bookmark) and stays on the source, whose
+// message index records the checkpoint's name in extra.bookmark_link.
+func (s *Service) CreateCheckpoint(ctx context.Context, chatID string, index int, opts CheckpointOptions) (*Summary, error) {
+	return s.fork(ctx, chatID, index, "checkpoint", opts.Name, nil)
+}
+
+// CreateBranch copies messages 0..index into a new chat of kind "branch"
+// (message index switched to swipeId when given); the source message lists
+// it in extra.branches.
+func (s *Service) CreateBranch(ctx context.Context, chatID string, index int, opts BranchOptions) (*Summary, error) {
+	return s.fork(ctx, chatID, index, "branch", "", opts.SwipeID)
+}
+
+// newUUIDSQL makes a random (version 4) UUID inside an INSERT … SELECT.
+const newUUIDSQL = `lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' ||
+	substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`
+
+// fork makes the checkpoint or branch in one transaction: the new chat with
+// its messages and isolated state, and the source message's link to it.
+func (s *Service) fork(ctx context.Context, chatID string, index int, kind, name string, swipeID *int) (*Summary, error) {
+	var sum Summary
+	err := s.db.InTx(ctx, func(tx *store.Tx) error {
+		src, err := loadChat(ctx, tx, chatID)
+		if err != nil {
+			return err
+		}
+		at, err := loadAt(ctx, tx, src, index)
+		if err != nil {
+			return err
+		}
+		if swipeID != nil {
+			if err := checkSwipe(*swipeID, len(at.msg.Swipes)); err != nil {
+				return err
+			}
+		}
+		if name, err = forkName(ctx, tx, src, kind, name); err != nil {
+			return err
+		}
+		dst, err := s.copyChat(ctx, tx, src, index, kind, name)
+		if err != nil {
+			return err
+		}
+		var moved []int64
+		if swipeID != nil && *swipeID != at.msg.SwipeID {
+			sm, err := loadAt(ctx, tx, dst, index)
+			if err != nil {
+				return err
+			}
+			next := sm.msg.Clone()
+			navigate(next, *swipeID)
+			if err := rewriteMessage(ctx, tx, sm.rowID, sm.msg, next); err != nil {
+				return err
+			}
+			moved = append(moved, sm.rowID)
+		}
+		if err := s.measure(ctx, tx, dst); err != nil {
+			return err
+		}
+		if err := state.Fork(ctx, tx, src.id, dst.id, dst.uuid, index, moved); err != nil {
+			return err
+		}
+		if err := s.linkSource(ctx, tx, src.uuid, index, kind, name); err != nil {
+			return err
+		}
+		d, err := s.details(ctx, tx, dst.uuid)
+		if err != nil {
+			return err
+		}
+		sum = d.Summary
+		created := map[string]any{"chatId": dst.uuid, "revision": dst.revision, "chat": sum}
+		branched := map[string]any{"chatId": dst.uuid, "revision": dst.revision, "sourceChatId": src.uuid, "index": index,
+			"kind": kind, "fileName": name}
+		tx.AfterCommit(func() {
+			s.bus.Publish(events.Event{Type: events.ChatCreated, Payload: created})
+			s.bus.Publish(events.Event{Type: events.ChatBranchCreated, Payload: branched})
+		})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &sum, nil
+}
+
+// forkName validates a chosen name, or picks "<source> - Checkpoint #N" /
+// "<source> - Branch #N" with the first free N.
+func forkName(ctx context.Context, tx *store.Tx, src *chatRow, kind, name string) (string, error) {
+	taken := func(n string) (bool, error) {
+		var c int
+		err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chats WHERE owner_kind = ? AND owner = ? AND file_name = ?`, src.ownerKind, src.owner, n).Scan(&c)
+		return c > 0, err
+	}
+	if name != "" {
+		n, err := validFileName(name)
+		if err != nil {
+			return "", err
+		}
+		t, err := taken(n)
+		if err != nil {
+			return "", fmt.Errorf("name %s: %w", kind, err)
+		}
+		if t {
+			return "", nameTaken(n)
+		}
+		return n, nil
+	}
+	label := "Checkpoint"
+	if kind == "branch" {
+		label = "Branch"
+	}
+	base := src.fileName
+	for i := 1; i <= 100000; i++ {
+		suffix := fmt.Sprintf(" - %s #%d", label, i)
+		n := base
+		if len(n)+len(suffix) > 200 {
+			n = truncate(n, 200-len(suffix)-len("…"))
+		}
+		n += suffix
+		t, err := taken(n)
+		if err != nil {
+			return "", fmt.Errorf("name %s: %w", kind, err)
+		}
+		if !t {
+			return n, nil
+		}
+	}
+	return "", apperr.New(apperr.CodeChatNameTaken, "no free %s name for %q", strings.ToLower(label), base)
+}
+
+// copyChat inserts the new chat row and copies messages 0..index of src
+// into it (rows, bodies and swipes, with fresh message ids).
+func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, index int, kind, name string) (*chatRow, error) {
+	now := s.now().UnixMilli()
+	meta := src.metadata.Clone()
+	meta.Set("main_chat", src.fileName)
+	meta.Set("integrity", uuid.NewString())
+	metaJSON, _ := meta.MarshalJSON()
+	if err := jsonx.LimitDepth(jsonx.ObjectDepth(meta), jsonx.ObjectDepth(src.metadata), "the metadata"); err != nil {
+		return nil, err
+	}
+	dst := &chatRow{uuid: uuid.NewString(), ownerKind: src.ownerKind, owner: src.owner, fileName: name, kind: kind,
+		metadata: meta, messageCount: index + 1, createdAt: now, updatedAt: now}
+	dst.parentUUID.String, dst.parentUUID.Valid = src.uuid, true
+	dst.branchPoint.Int64, dst.branchPoint.Valid = int64(index), true
+	res, err := tx.ExecContext(ctx, `INSERT INTO chats (uuid, owner_kind, owner, file_name, kind, parent_uuid, branch_point, metadata,
+		revision, message_count, bytes, created_at, updated_at, change_seq)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?, (SELECT COALESCE(MAX(change_seq), 0) + 1 FROM chats))`,
+		dst.uuid, dst.ownerKind, dst.owner, dst.fileName, kind, src.uuid, index, string(metaJSON), dst.messageCount, now, now)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", kind, err)
+	}
+	if dst.id, err = res.LastInsertId(); err != nil {
+		return nil, fmt.Errorf("create %s: %w", kind, err)
+	}
+	steps := []struct{ what, sql string }{
+		{"messages", `INSERT INTO messages (chat_id, idx, uuid) SELECT ?1, idx, ` + newUUIDSQL + `
+			FROM messages WHERE chat_id = ?2 AND idx <= ?3 ORDER BY idx`},
+		{"message bodies", `INSERT INTO message_bodies (message_id, name, is_user, is_system, hidden, swipe_id, extra, fields)
+			SELECT nm.id, b.name, b.is_user, b.is_system, b.hidden, b.swipe_id, b.extra, b.fields
+			FROM messages om JOIN message_bodies b ON b.message_id = om.id JOIN messages nm ON nm.chat_id = ?1 AND nm.idx = om.idx
+			WHERE om.chat_id = ?2 AND om.idx <= ?3`},
+		{"swipes", `INSERT INTO message_swipes (message_id, ord, mes, info)
+			SELECT nm.id, sw.ord, sw.mes, sw.info
+			FROM messages om JOIN message_swipes sw ON sw.message_id = om.id JOIN messages nm ON nm.chat_id = ?1 AND nm.idx = om.idx
+			WHERE om.chat_id = ?2 AND om.idx <= ?3`},
+	}
+	for _, st := range steps {
+		if _, err := tx.ExecContext(ctx, st.sql, dst.id, src.id, index); err != nil {
+			return nil, fmt.Errorf("copy %s: %w", st.what, err)
+		}
+	}
+	return dst, nil
+}
+
+// measure stores the new chat's JSONL size (its message lines).
+func (s *Service) measure(ctx context.Context, tx *store.Tx, c *chatRow) error {
+	arr, err := appendRangeJSON(ctx, tx, c.id, 0, c.messageCount, nil)
+	if err != nil {
+		return err
+	}
+	// "[a,b,c]" has the bytes of the lines "a\nb\nc\n" plus one.
+	c.bytes = int64(len(arr) - 1)
+	if _, err := tx.ExecContext(ctx, `UPDATE chats SET bytes = ? WHERE id = ?`, c.bytes, c.id); err != nil {
+		return fmt.Errorf("measure chat: %w", err)
+	}
+	return nil
+}
+
+// linkSource records the new chat on the source message, as SillyTavern
+// does: extra.bookmark_link for a checkpoint, extra.branches[] for a branch.
+func (s *Service) linkSource(ctx context.Context, tx *store.Tx, chatID string, index int, kind, name string) error {
+	_, err := s.mutateIn(ctx, tx, chatID, "create"+strings.ToUpper(kind[:1])+kind[1:], WriteOptions{}, func(m *mutation) error {
+		sm, err := loadAt(ctx, m.tx, m.chat, index)
+		if err != nil {
+			return err
+		}
+		next := sm.msg.Clone()
+		if kind == "checkpoint" {
+			next.Extra.Set("bookmark_link", name)
+		} else {
+			var list []string
+			if raw, ok := next.Extra["branches"]; ok {
+				list, _ = jsonx.Strings(raw, "branches") // a malformed list is replaced
+			}
+			next.Extra.Set("branches", append(list, name))
+		}
+		changed, err := s.rewrite(ctx, m, sm, next)
+		if err != nil || !changed {
+			return err
+		}
+		m.emit(events.MessageUpdated, messagePayload(index, next))
+		return nil
+	})
+	return err
+}
