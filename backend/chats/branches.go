@@ -74,6 +74,7 @@ func (s *Service) fork(ctx context.Context, chatID string, index int, kind, name
 			return err
 		}
 		var moved []int64
+		var grew int64
 		if swipeID != nil && *swipeID != at.msg.SwipeID {
 			sm, err := loadAt(ctx, tx, dst, index)
 			if err != nil {
@@ -85,8 +86,9 @@ func (s *Service) fork(ctx context.Context, chatID string, index int, kind, name
 				return err
 			}
 			moved = append(moved, sm.rowID)
+			grew = int64(len(next.mustJSON()) - len(sm.msg.mustJSON()))
 		}
-		if err := s.measure(ctx, tx, dst); err != nil {
+		if err := measure(ctx, tx, src, dst, grew); err != nil {
 			return err
 		}
 		if err := state.Fork(ctx, tx, src.id, dst.id, dst.uuid, index, moved); err != nil {
@@ -205,18 +207,39 @@ func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, inde
 	return dst, nil
 }
 
-// measure stores the new chat's JSONL size (its message lines).
-func (s *Service) measure(ctx context.Context, tx *store.Tx, c *chatRow) error {
-	arr, err := appendRangeJSON(ctx, tx, c.id, 0, c.messageCount, nil)
-	if err != nil {
-		return err
+// measure stores the JSONL size of dst, a copy of src's first messages
+// whose copied lines changed by grew bytes. It serializes whichever part is
+// smaller: the copy, or the source messages that were not copied (message
+// ids have one length, so the copy's lines are the source's).
+func measure(ctx context.Context, tx *store.Tx, src, dst *chatRow, grew int64) error {
+	copied, rest := dst.messageCount, src.messageCount-dst.messageCount
+	if copied <= rest {
+		arr, err := appendRangeJSON(ctx, tx, dst.id, 0, copied, nil)
+		if err != nil {
+			return err
+		}
+		dst.bytes = lineBytes(arr)
+	} else {
+		arr, err := appendRangeJSON(ctx, tx, src.id, copied, src.messageCount, nil)
+		if err != nil {
+			return err
+		}
+		dst.bytes = src.bytes - lineBytes(arr) + grew
 	}
-	// "[a,b,c]" has the bytes of the lines "a\nb\nc\n" plus one.
-	c.bytes = int64(len(arr) - 1)
-	if _, err := tx.ExecContext(ctx, `UPDATE chats SET bytes = ? WHERE id = ?`, c.bytes, c.id); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE chats SET bytes = ? WHERE id = ?`, dst.bytes, dst.id); err != nil {
 		return fmt.Errorf("measure chat: %w", err)
 	}
 	return nil
+}
+
+// lineBytes turns the size of a JSON array of messages into the size of
+// the same messages as JSONL lines: "[a,b,c]" has the bytes of
+// "a\nb\nc\n" plus one; "[]" is no lines.
+func lineBytes(arr []byte) int64 {
+	if len(arr) <= 2 {
+		return 0
+	}
+	return int64(len(arr) - 1)
 }
 
 // linkSource records the new chat on the source message, as SillyTavern

@@ -1,6 +1,8 @@
 package host_test
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -144,4 +146,36 @@ func TestTree(t *testing.T) {
 	hosttest.Eq(t, "parent gone", shape(summary(t, e, "chat.tree", b)), "b")
 	hosttest.Eq(t, "parent id kept", summary(t, e, "chat.get", b)["parentChatId"], a)
 	hosttest.Eq(t, "rest of the family", shape(summary(t, e, "chat.tree", e.ChatID)), "root(c)")
+}
+
+// messageBytes is a chat's size without its metadata line's share.
+func messageBytes(t *testing.T, e *hosttest.Env, chatID any) float64 {
+	t.Helper()
+	d := summary(t, e, "chat.get", chatID)
+	meta, _ := json.Marshal(d["metadata"])
+	return d["bytes"].(float64) - float64(len(meta))
+}
+
+// TestBranchSize checks the size a branch is given (computed from either
+// side of the branch point) against a chat built message by message.
+func TestBranchSize(t *testing.T) {
+	t.Parallel()
+	e := hosttest.NewEnv(t, nil)
+	msgs := append(hosttest.Three(), hosttest.Three()...)
+	e.SetupChat(msgs...)
+	for _, tc := range []struct {
+		index int
+		opts  map[string]any
+	}{{1, nil}, {1, map[string]any{"swipeId": 1}}, {4, map[string]any{"swipeId": 1}}, {5, nil}} {
+		br := summary(t, e, "chat.createBranch", e.ChatID, tc.index, tc.opts)
+		var copied []map[string]any
+		e.Must(&copied, "chat.getStMessages", br["chatId"])
+		for _, m := range copied {
+			delete(m, "id")
+		}
+		fresh := summary(t, e, "chat.create", map[string]any{"avatar": e.Avatar})
+		e.Must(nil, "chat.deleteMessages", fresh["chatId"], 0)
+		e.Must(nil, "chat.addMessages", fresh["chatId"], copied)
+		hosttest.Eq(t, "message bytes of a branch at "+strconv.Itoa(tc.index), messageBytes(t, e, br["chatId"]), messageBytes(t, e, fresh["chatId"]))
+	}
 }

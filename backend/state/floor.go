@@ -60,7 +60,14 @@ func (s *Service) FloorUpdate(ctx context.Context, chatID, ns string, next json.
 		if err != nil {
 			return nil, nil, fmt.Errorf("floor diff: %w", err)
 		}
-		return raw, val, nil
+		// Store what replay would build (keys in the order the commits
+		// added them), so a later replay to the same state compares equal
+		// byte for byte.
+		out, ok := applyOps(cur, raw)
+		if !ok {
+			return nil, nil, fmt.Errorf("floor diff of %s does not apply to its own base", ns)
+		}
+		return raw, out, nil
 	})
 }
 

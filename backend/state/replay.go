@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
@@ -84,8 +83,8 @@ func isObject(b []byte) bool {
 // commit that no longer applies cuts the log there: it and every later
 // commit move to "<ns>__orphans". It returns the CHAT_STATE_CHANGED events
 // of what changed.
-func replay(ctx context.Context, q queryer, chat int64, chatID, ns string) ([]events.Event, error) {
-	rows, err := readCommits(ctx, q, chat, ns)
+func replay(ctx context.Context, q queryer, chat int64, chatID, ns string, active map[int64]int) ([]events.Event, error) {
+	rows, err := replayRows(ctx, q, chat, ns, active)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +138,9 @@ func orphan(ctx context.Context, q queryer, chat int64, chatID, ns string, tail 
 		kept.Version = 1
 	}
 	for _, r := range tail {
+		if err := q.QueryRowContext(ctx, `SELECT idx FROM messages WHERE id = ?`, r.messageID).Scan(&r.Floor); err != nil {
+			return events.Event{}, fmt.Errorf("orphan floor commit %d: %w", r.Seq, err)
+		}
 		kept.Commits = append(kept.Commits, r.Commit)
 	}
 	if over := len(kept.Commits) - maxOrphans; over > 0 {
@@ -161,19 +163,11 @@ func orphan(ctx context.Context, q queryer, chat int64, chatID, ns string, tail 
 	return changed(chatID, name, rev, false), nil
 }
 
-// sameJSON compares two stored values (nil = absent) by meaning, so a
-// replay that rebuilds an equal object with its keys in another order is
-// not a change.
+// sameJSON compares two stored values (nil = absent). Values are stored as
+// replay builds them, so equal states have equal bytes.
 func sameJSON(a, b []byte) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	if bytes.Equal(a, b) {
-		return true
-	}
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
+	return bytes.Equal(a, b)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"hearth/backend/events"
 	"hearth/backend/store"
@@ -83,7 +82,7 @@ func settleDirty(ctx context.Context, tx *store.Tx, chat int64, chatID string, m
 			args = append(args, id)
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT ns FROM floor_commits WHERE chat_id = ? AND message_id IN (`+
-			strings.TrimSuffix(strings.Repeat("?,", len(batch)), ",")+`)`, args...)
+			placeholders(len(batch))+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("settle floor states: %w", err)
 		}
@@ -104,9 +103,13 @@ func settleDirty(ctx context.Context, tx *store.Tx, chat int64, chatID string, m
 		names = append(names, ns)
 	}
 	sort.Strings(names)
+	active, err := activeSwipes(ctx, tx, chat, names)
+	if err != nil {
+		return nil, err
+	}
 	var evs []events.Event
 	for _, ns := range names {
-		ev, err := replay(ctx, tx, chat, chatID, ns)
+		ev, err := replay(ctx, tx, chat, chatID, ns, active)
 		if err != nil {
 			return nil, err
 		}

@@ -24,6 +24,12 @@ var goals = map[string]Goal{
 	"BenchmarkRouter/*/getMessagesTail100":   {Value: 10, Unit: "ms/op"},
 	"BenchmarkRouter/*/getStMessagesWhole":   {Value: 400, Unit: "ms/op"},
 
+	// Chat and floor state on a 10k chat with 20 floor states of 500
+	// commits (issue 8).
+	"BenchmarkState/deleteMiddleSettle10k": {Value: 30, Unit: "ms/op"},
+	"BenchmarkState/updateChatState":       {Value: 1, Unit: "ms/op"},
+	"BenchmarkState/branchAt9000":          {Value: 200, Unit: "ms/op"},
+
 	// Opening a 10k chat in the desktop window (backend/tools/desktopbench):
 	// its newest message on screen, and two frames after the first page
 	// arrived, within 300 ms; the whole chat in getContext().chat within 2 s.
