@@ -71,7 +71,7 @@ func TestCrashSafety(t *testing.T) {
 		killAfter := 1 + rng.IntN(120)
 		runCrashRound(t, dir, chatID, seed+uint64(round)*7919, killAfter, rng.IntN(3), ledger)
 	}
-	if ledger.acks == 0 {
+	if ledger.acks+ledger.stateAcks == 0 {
 		t.Fatal("no write was ever acknowledged")
 	}
 	t.Logf("%d rounds, %d acknowledged writes, %d writes in flight at a kill", ledger.rounds, ledger.acks, ledger.inFlight)
@@ -114,9 +114,7 @@ func TestCrashSafety(t *testing.T) {
 		}
 	}
 	t.Logf("verified %d acknowledged message ids against %d stored messages", len(ledger.want), len(msgs))
-	if sum := r.chat(chatID); sum.Revision < int64(ledger.acks) {
-		t.Errorf("chat revision %d is below the %d acknowledged writes", sum.Revision, ledger.acks)
-	}
+	checkCrashState(t, r, chatID, ledger)
 }
 
 // crashState is what the ledger expects of one message id.
@@ -150,15 +148,18 @@ func describe(hash string, present bool) string {
 // plus, for writes in flight when a child was killed, the state they would
 // have produced (either outcome is acceptable until a later ack settles it).
 type crashLedger struct {
-	want     map[string]crashState
-	alt      map[string]crashState
-	acks     int
-	rounds   int
-	inFlight int
+	want      map[string]crashState
+	alt       map[string]crashState
+	counter   int            // highest acknowledged value of the counter namespace
+	stateAcks int            // acknowledged state writes (they do not bump the chat revision)
+	branches  map[string]int // acknowledged branches and their message counts
+	acks      int
+	rounds    int
+	inFlight  int
 }
 
 func newCrashLedger() *crashLedger {
-	return &crashLedger{want: map[string]crashState{}, alt: map[string]crashState{}}
+	return &crashLedger{want: map[string]crashState{}, alt: map[string]crashState{}, branches: map[string]int{}}
 }
 
 // runCrashRound starts a child, lets it acknowledge killAfter writes, kills
@@ -219,10 +220,30 @@ func runCrashRound(t *testing.T, dir, chatID string, seed uint64, killAfter, del
 }
 
 // ack applies one acknowledgement: "ADDS" (an add call returned), then
-// "ADD <id> <hash>" per message it added; "UPD <id> <hash>"; "DEL <id>".
-// acks counts acknowledged write calls.
+// "ADD <id> <hash>" per message it added; "UPD <id> <hash>"; "DEL <id>";
+// "STATE <n>" (the counter namespace reached n); "FLOOR" (a floor-state
+// commit); "BRANCH <chatId> <messages>". acks counts acknowledged write calls.
 func (l *crashLedger) ack(f []string) error {
 	switch {
+	case len(f) == 2 && f[0] == "STATE":
+		n, err := strconv.Atoi(f[1])
+		if err != nil {
+			return err
+		}
+		l.counter = max(l.counter, n)
+		l.stateAcks++
+		return nil
+	case len(f) == 1 && f[0] == "FLOOR":
+		l.stateAcks++
+		return nil
+	case len(f) == 3 && f[0] == "BRANCH":
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			return err
+		}
+		l.branches[f[1]] = n
+		l.acks++
+		return nil
 	case len(f) == 3 && (f[0] == "ADD" || f[0] == "UPD"):
 		l.want[f[1]] = crashState{hash: f[2]}
 	case len(f) == 2 && f[0] == "DEL":
@@ -345,9 +366,20 @@ func crashChild(dir, chatID, seedText string) error {
 		}
 		return b.String()
 	}
+	counter, err := readCounter(invoke, chatID)
+	if err != nil {
+		return err
+	}
 	stop := time.Now().Add(30 * time.Second)
 	for op := 0; time.Now().Before(stop); op++ {
-		switch k := rng.IntN(10); {
+		k := rng.IntN(14)
+		if k >= 10 {
+			if err := crashStateOp(invoke, chatID, k, op, len(ids), &counter, rng); err != nil {
+				return err
+			}
+			continue
+		}
+		switch {
 		case k < 6 || len(ids) < 3: // add one message, or now and then a batch
 			n := 1
 			if rng.IntN(8) == 0 {
