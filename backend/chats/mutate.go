@@ -63,55 +63,49 @@ func (s *Service) mutate(ctx context.Context, chatID, method string, opts WriteO
 // mutateIn is mutate inside a transaction the caller owns (a write that
 // changes two chats at once, such as a branch marking its source).
 func (s *Service) mutateIn(ctx context.Context, tx *store.Tx, chatID, method string, opts WriteOptions, fn func(m *mutation) error) (int64, error) {
-	var rev int64
-	err := func() error {
-		chat, err := loadChat(ctx, tx, chatID)
-		if err != nil {
-			return err
-		}
-		if opts.IfRevision != nil && *opts.IfRevision != chat.revision {
-			return apperr.New(apperr.CodeChatConflict, "chat is at revision %d, not %d", chat.revision, *opts.IfRevision).
-				WithDetails(map[string]any{"chatId": chatID, "currentRevision": chat.revision, "expectedRevision": *opts.IfRevision})
-		}
-		m := &mutation{tx: tx, chat: chat, method: method}
-		if err := fn(m); err != nil {
-			return err
-		}
-		rev = chat.revision
-		if !m.changed {
-			return nil
-		}
-		if err := s.settle(ctx, m, opts.Silent); err != nil {
-			return err
-		}
-		chat.revision++
-		rev = chat.revision
-		chat.updatedAt = s.now().UnixMilli()
-		meta, _ := chat.metadata.MarshalJSON()
-		if _, err := tx.ExecContext(ctx, `UPDATE chats SET revision = ?, message_count = ?, bytes = ?, metadata = ?, updated_at = ?,
-			change_seq = (SELECT MAX(change_seq) + 1 FROM chats) WHERE id = ?`,
-			chat.revision, chat.messageCount, chat.bytes, string(meta), chat.updatedAt, chat.id); err != nil {
-			return fmt.Errorf("bump revision: %w", err)
-		}
-		if err := m.appendJournal(ctx, s.now().UnixMilli()); err != nil {
-			return err
-		}
-		if opts.Silent {
-			return nil
-		}
-		evs := m.events
+	chat, err := loadChat(ctx, tx, chatID)
+	if err != nil {
+		return 0, err
+	}
+	if opts.IfRevision != nil && *opts.IfRevision != chat.revision {
+		return 0, apperr.New(apperr.CodeChatConflict, "chat is at revision %d, not %d", chat.revision, *opts.IfRevision).
+			WithDetails(map[string]any{"chatId": chatID, "currentRevision": chat.revision, "expectedRevision": *opts.IfRevision})
+	}
+	m := &mutation{tx: tx, chat: chat, method: method}
+	if err := fn(m); err != nil {
+		return 0, err
+	}
+	if !m.changed {
+		return chat.revision, nil
+	}
+	if err := s.settle(ctx, m, opts.Silent); err != nil {
+		return 0, err
+	}
+	chat.revision++
+	chat.updatedAt = s.now().UnixMilli()
+	meta, _ := chat.metadata.MarshalJSON()
+	if _, err := tx.ExecContext(ctx, `UPDATE chats SET revision = ?, message_count = ?, bytes = ?, metadata = ?, updated_at = ?,
+		change_seq = (SELECT MAX(change_seq) + 1 FROM chats) WHERE id = ?`,
+		chat.revision, chat.messageCount, chat.bytes, string(meta), chat.updatedAt, chat.id); err != nil {
+		return 0, fmt.Errorf("bump revision: %w", err)
+	}
+	if err := m.appendJournal(ctx, s.now().UnixMilli()); err != nil {
+		return 0, err
+	}
+	if opts.Silent {
+		return chat.revision, nil
+	}
+	evs := m.events
+	for _, e := range evs {
+		e.Payload["chatId"] = chat.uuid
+		e.Payload["revision"] = chat.revision
+	}
+	tx.AfterCommit(func() {
 		for _, e := range evs {
-			e.Payload["chatId"] = chat.uuid
-			e.Payload["revision"] = chat.revision
+			s.bus.Publish(e)
 		}
-		tx.AfterCommit(func() {
-			for _, e := range evs {
-				s.bus.Publish(e)
-			}
-		})
-		return nil
-	}()
-	return rev, err
+	})
+	return chat.revision, nil
 }
 
 // emit queues an event for after commit; mutate fills chatId and revision.
