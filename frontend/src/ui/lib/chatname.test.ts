@@ -7,6 +7,13 @@ describe('chatTitle', () => {
     expect(chatTitle('Seraphina - 2024-1-5 @15h30m00s', 'Seraphina')).toBe('Jan 5, 2024, 3:30 PM');
     expect(chatTitle('2026-11-22@13h04m05s123ms')).toBe('Nov 22, 2026, 1:04 PM');
   });
+  it('leads with the kind of a default checkpoint or branch name', () => {
+    expect(chatTitle('Seraphina - 2026-11-22@03h04m05s123ms - Branch #2', 'Seraphina')).toBe('Branch #2 · Nov 22, 2026, 3:04 AM');
+    expect(chatTitle('Seraphina - 2026-11-22@03h04m05s123ms - Checkpoint #1 - Branch #3', 'Seraphina')).toBe(
+      'Branch #3 · Checkpoint #1 · Nov 22, 2026, 3:04 AM',
+    );
+    expect(chatTitle('Evening - Checkpoint #1', 'Seraphina')).toBe('Checkpoint #1 · Evening');
+  });
   it('keeps names the user chose', () => {
     expect(chatTitle('Evening in the glade', 'Seraphina')).toBe('Evening in the glade');
     expect(chatTitle('Seraphina - Branch #2', 'Seraphina')).toBe('Branch #2');

@@ -10,12 +10,23 @@ const STAMP_FORMAT = new Intl.DateTimeFormat('en-US', {
 
 const STAMP = /^(\d{4})-(\d{1,2})-(\d{1,2})\s*@\s*(\d{1,2})h\s*(\d{1,2})m\s*(\d{1,2})s(?:\s*\d{1,3}ms)?$/;
 
+/** The default names of checkpoints and branches: "<source> - Branch #2". */
+const FORK = /^(.+) - (Checkpoint|Branch) #(\d+)$/;
+
 /**
  * chatTitle drops the character's name from a chat file name and turns a
  * SillyTavern time stamp into a readable date ("Nov 22, 2026, 3:04 AM").
- * Names the user chose are returned unchanged.
+ * A default checkpoint or branch name leads with what it is ("Branch #2 ·
+ * Nov 22, 2026, 3:04 AM"), so a narrow list still tells them apart. Names
+ * the user chose are returned unchanged.
  */
 export function chatTitle(fileName: string, characterName?: string | null): string {
+  const fork = FORK.exec(fileName);
+  if (fork) {
+    const label = `${fork[2]} #${fork[3]}`;
+    const base = chatTitle(fork[1]!, characterName);
+    return base === characterName ? label : `${label} · ${base}`;
+  }
   let rest = fileName;
   if (characterName && rest.startsWith(`${characterName} - `)) rest = rest.slice(characterName.length + 3);
   const m = STAMP.exec(rest.trim());
