@@ -75,6 +75,7 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 	defer a.Close()
 
 	w := &window{bus: a.Bus}
+	wailsbridge.RegisterSaveJsonl(a.Router, a.Chats, w.saveDialog)
 	var bridgeOpts []wailsbridge.BridgeOption
 	var assetOpts []wailsbridge.MiddlewareOption
 	if o.SelfTest != "" {
@@ -152,6 +153,7 @@ type window struct {
 	invoker  selftest.Invoker
 
 	mu          sync.Mutex
+	ctx         context.Context // the window's, once it started
 	unsubscribe func()
 	report      *selftest.Report
 }
@@ -162,11 +164,27 @@ func (w *window) startup(ctx context.Context) {
 		wailsruntime.EventsEmit(ctx, eventName, e)
 	})
 	w.mu.Lock()
+	w.ctx = ctx
 	w.unsubscribe = unsubscribe
 	w.mu.Unlock()
 	if w.selfTest != nil {
 		go w.finishSelfTest(ctx, time.Now())
 	}
+}
+
+// saveDialog is the system's Save dialog for chat.saveJsonl.
+func (w *window) saveDialog(_ context.Context, name string) (string, error) {
+	w.mu.Lock()
+	ctx := w.ctx
+	w.mu.Unlock()
+	if ctx == nil {
+		return "", errors.New("the window is not up yet")
+	}
+	return wailsruntime.SaveFileDialog(ctx, wailsruntime.SaveDialogOptions{
+		Title:           "Export chat",
+		DefaultFilename: name,
+		Filters:         []wailsruntime.FileFilter{{DisplayName: "SillyTavern chat (*.jsonl)", Pattern: "*.jsonl"}},
+	})
 }
 
 // guardNavigation keeps the window on the app: links in messages go to the

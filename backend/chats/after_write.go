@@ -59,6 +59,9 @@ func (m *mutation) rewriteRow(ctx context.Context, rowID int64, prev, next *StMe
 // out before the write's own, unless it is silent).
 func (s *Service) settle(ctx context.Context, m *mutation, silent bool) error {
 	a := &m.after
+	if err := s.rebuildChunks(ctx, m); err != nil {
+		return err
+	}
 	if a.structural || len(a.swipesRemoved) > 0 || len(a.swipeMoved) > 0 {
 		evs, err := state.Settle(ctx, m.tx, m.chat.id, m.chat.uuid, state.Change{SwipesRemoved: a.swipesRemoved, SwipeMoved: a.swipeMoved})
 		if err != nil {

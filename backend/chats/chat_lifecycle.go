@@ -303,9 +303,7 @@ func (s *Service) Create(ctx context.Context, owner Owner, opts CreateOptions) (
 			}
 		}
 		sum = summarize(c, last)
-		tx.AfterCommit(func() {
-			s.bus.Publish(events.Event{Type: events.ChatCreated, Payload: map[string]any{"chatId": c.uuid, "revision": c.revision, "chat": sum}})
-		})
+		s.announceCreated(tx, c, sum)
 		return nil
 	})
 	if err != nil {
@@ -410,5 +408,13 @@ func (s *Service) Delete(ctx context.Context, chatID string) error {
 		}
 		tx.AfterCommit(func() { s.bus.Publish(events.Event{Type: events.ChatDeleted, Payload: payload}) })
 		return nil
+	})
+}
+
+// announceCreated publishes CHAT_CREATED for a chat made in tx (a new
+// chat, an imported one), once tx commits.
+func (s *Service) announceCreated(tx *store.Tx, c *chatRow, sum Summary) {
+	tx.AfterCommit(func() {
+		s.bus.Publish(events.Event{Type: events.ChatCreated, Payload: map[string]any{"chatId": c.uuid, "revision": c.revision, "chat": sum}})
 	})
 }

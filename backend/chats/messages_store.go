@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"hearth/backend/jsonx"
 	"hearth/backend/store"
@@ -278,12 +280,29 @@ func deleteRows(ctx context.Context, tx *store.Tx, chatID int64, rowIDs []int64,
 		if i+1 < len(indexes) {
 			to = int64(indexes[i+1])
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE messages SET idx = idx - ? WHERE chat_id = ? AND idx > ? AND idx < ?`,
-			i+1, chatID, from, to); err != nil {
+		_, err := tx.ExecContext(ctx, `UPDATE messages SET idx = idx - ? WHERE chat_id = ? AND idx > ? AND idx < ?`,
+			i+1, chatID, from, to)
+		if isUniqueViolation(err) {
+			// SQLite moves the rows in row-id order, which is idx order
+			// until a row was put back in the middle (a patch that moves
+			// messages, an undo). Then the statement meets a row not moved
+			// yet and is undone alone; the band goes through negative
+			// indexes instead (parked, idx o sits at -o-1).
+			if _, err = tx.ExecContext(ctx, `UPDATE messages SET idx = -idx - 1 WHERE chat_id = ? AND idx > ? AND idx < ?`, chatID, from, to); err == nil {
+				_, err = tx.ExecContext(ctx, `UPDATE messages SET idx = -idx - 1 - ? WHERE chat_id = ? AND idx < ? AND idx > ?`,
+					i+1, chatID, -int64(from)-1, -to-1)
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("renumber messages: %w", err)
 		}
 	}
 	return nil
+}
+
+func isUniqueViolation(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE
 }
 
 func objectsEqual(a, b jsonx.Object) bool {

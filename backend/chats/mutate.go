@@ -11,6 +11,7 @@ import (
 
 	"hearth/backend/apperr"
 	"hearth/backend/events"
+	"hearth/backend/jsonx"
 	"hearth/backend/store"
 )
 
@@ -199,14 +200,14 @@ func (m *mutation) recordDiff(prefix string, oldJSON, newJSON []byte, sizeDelta 
 	if string(oldJSON) == string(newJSON) {
 		return false, nil
 	}
-	fwd, err := jsondiff.CompareJSON(oldJSON, newJSON)
+	fwd, err := jsonx.Diff(oldJSON, newJSON)
 	if err != nil {
 		return false, fmt.Errorf("diff %s: %w", prefix, err)
 	}
 	if len(fwd) == 0 {
 		return false, nil
 	}
-	back, err := jsondiff.CompareJSON(newJSON, oldJSON)
+	back, err := jsonx.Diff(newJSON, oldJSON)
 	if err != nil {
 		return false, fmt.Errorf("diff %s: %w", prefix, err)
 	}

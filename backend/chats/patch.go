@@ -35,10 +35,10 @@ func decodeOps(raws []json.RawMessage) ([]patchOp, error) {
 	out := make([]patchOp, len(raws))
 	for i, raw := range raws {
 		var o struct {
-			Op    *string          `json:"op"`
-			Path  *string          `json:"path"`
-			From  *string          `json:"from"`
-			Value *json.RawMessage `json:"value"`
+			Op    *string         `json:"op"`
+			Path  *string         `json:"path"`
+			From  *string         `json:"from"`
+			Value json.RawMessage `json:"value"` // "null" when the value is null, nil when absent
 		}
 		if err := json.Unmarshal(raw, &o); err != nil || o.Op == nil || o.Path == nil {
 			return nil, patchInvalid(i, "must be an object with string op and path")
@@ -53,7 +53,7 @@ func decodeOps(raws []json.RawMessage) ([]patchOp, error) {
 			if o.Value == nil {
 				return nil, patchInvalid(i, p.op+" needs a value")
 			}
-			p.val = *o.Value
+			p.val = o.Value
 		case "remove":
 		case "move", "copy":
 			if o.From == nil {
@@ -132,7 +132,10 @@ func (s *Service) Patch(ctx context.Context, chatID string, raws []json.RawMessa
 		if err != nil || !m.changed {
 			return err
 		}
-		m.emit(events.ChatPatched, map[string]any{"ops": m.ops, "length": m.chat.messageCount})
+		// CHAT_PATCHED goes first, as for undo: a window applies its
+		// operations, then takes CHAT_METADATA_UPDATED's metadata as it is.
+		patched := events.Event{Type: events.ChatPatched, Payload: map[string]any{"ops": m.ops, "length": m.chat.messageCount}}
+		m.events = append([]events.Event{patched}, m.events...)
 		return nil
 	})
 }

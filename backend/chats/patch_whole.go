@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
-	"github.com/wI2L/jsondiff"
 
 	"hearth/backend/apperr"
 	"hearth/backend/jsonx"
@@ -59,6 +58,7 @@ func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) er
 	type slot struct {
 		old *storedMessage
 		msg *StMessage
+		id  string // the id a new object carried (kept by undo and redo)
 	}
 	final := make([]slot, len(doc.Messages))
 	namer := s.defaultNamer(ctx, m.chat)
@@ -84,7 +84,7 @@ func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) er
 		if err != nil {
 			return err
 		}
-		final[i] = slot{msg: msg}
+		final[i] = slot{msg: msg, id: id}
 	}
 
 	gone := make([]any, 0, len(byID))
@@ -109,7 +109,11 @@ func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) er
 	var bytes int64
 	for i, sl := range final {
 		if sl.old == nil {
-			if _, err := m.insertRow(ctx, i, sl.msg); err != nil {
+			rowID, err := m.insertRow(ctx, i, sl.msg)
+			if err != nil {
+				return err
+			}
+			if err := m.keepRestoredID(ctx, rowID, sl.msg, sl.id); err != nil {
 				return err
 			}
 		} else {
@@ -131,11 +135,11 @@ func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) er
 	if string(after) == string(oldDoc) {
 		return nil
 	}
-	fwd, err := jsondiff.CompareJSON(oldDoc, after)
+	fwd, err := jsonx.Diff(oldDoc, after)
 	if err != nil {
 		return fmt.Errorf("patch: diff: %w", err)
 	}
-	back, err := jsondiff.CompareJSON(after, oldDoc)
+	back, err := jsonx.Diff(after, oldDoc)
 	if err != nil {
 		return fmt.Errorf("patch: diff: %w", err)
 	}

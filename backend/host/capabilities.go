@@ -34,7 +34,7 @@ func registerHost(r *Router) {
 			ABIVersion: ABIVersion,
 			Namespaces: ns,
 			Methods:    methods,
-			Features:   []string{"chat.revision", "chat.patch", "chat.journal", "chat.spindle", "chat.branches", "state.chat", "state.floor", "state.character"},
+			Features:   []string{"chat.revision", "chat.patch", "chat.journal", "chat.spindle", "chat.branches", "chat.search", "chat.jsonl", "chat.undo", "state.chat", "state.floor", "state.character"},
 			EventTypes: events.TypeNames,
 		}, nil
 	})

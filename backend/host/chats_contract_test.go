@@ -50,3 +50,18 @@ func TestBranchContract(t *testing.T) {
 	t.Parallel()
 	hosttest.Run(t, hosttest.BranchScenarios(), nil)
 }
+
+func TestUndoContract(t *testing.T) {
+	t.Parallel()
+	hosttest.Run(t, hosttest.UndoScenarios(), nil)
+}
+
+func TestJsonlContract(t *testing.T) {
+	t.Parallel()
+	hosttest.Run(t, hosttest.JsonlScenarios(), nil)
+}
+
+func TestSearchContract(t *testing.T) {
+	t.Parallel()
+	hosttest.Run(t, hosttest.SearchScenarios(), nil)
+}

@@ -61,6 +61,9 @@ func registerChats(r *Router, svc *chats.Service) {
 	registerChatWrites(r, svc)
 	registerSpindle(r, svc)
 	registerBranches(r, svc)
+	registerJsonl(r, svc)
+	registerSearch(r, svc)
+	registerUndo(r, svc)
 }
 
 func registerChatLifecycle(r *Router, svc *chats.Service) {

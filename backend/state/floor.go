@@ -9,10 +9,10 @@ import (
 	"fmt"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
-	"github.com/wI2L/jsondiff"
 
 	"hearth/backend/apperr"
 	"hearth/backend/events"
+	"hearth/backend/jsonx"
 	"hearth/backend/store"
 )
 
@@ -49,7 +49,7 @@ func (s *Service) FloorUpdate(ctx context.Context, chatID, ns string, next json.
 		return nil, apperr.Invalid("the next state must be a plain object")
 	}
 	return s.floorWrite(ctx, chatID, ns, opts, func(cur []byte) ([]byte, []byte, error) {
-		ops, err := jsondiff.CompareJSON(cur, val)
+		ops, err := jsonx.Diff(cur, val)
 		if err != nil {
 			return nil, nil, fmt.Errorf("floor diff: %w", err)
 		}

@@ -88,7 +88,7 @@ func PatchScenarios() []Scenario {
 			}},
 		{Name: "patch metadata add with passing test", Messages: Three(), Method: "chat.patch",
 			Args:       chatArgs([]map[string]any{{"op": "test", "path": "/messages/0/mes", "value": "Hello there."}, {"op": "add", "path": "/metadata/k", "value": 1}}),
-			WantEvents: []string{"chat_metadata_updated", "chat_patched"},
+			WantEvents: []string{"chat_patched", "chat_metadata_updated"},
 			Check: func(t *testing.T, e *Env, _ json.RawMessage) {
 				var meta map[string]any
 				e.Must(&meta, "chat.getMetadata", e.ChatID)

@@ -30,6 +30,21 @@ var goals = map[string]Goal{
 	"BenchmarkState/updateChatState":       {Value: 1, Unit: "ms/op"},
 	"BenchmarkState/branchAt9000":          {Value: 200, Unit: "ms/op"},
 
+	// SillyTavern JSONL (HOST-ABI §3.8) on the 10k generated chat (about
+	// 4.7 KB a line): import throughput, and a whole-file export well under
+	// a second — about getStMessagesWhole's read plus one escaping pass.
+	"BenchmarkImportJsonl": {Value: 50000, Unit: "msgs/s", AtLeast: true},
+	"BenchmarkExportJsonl": {Value: 500, Unit: "ms/op"},
+
+	// Undo of one message edit in the 10k generated chat (chat.undo).
+	"BenchmarkUndo/edit10k": {Value: 2, Unit: "ms/op"},
+
+	// Search (HOST-ABI §3.6) of 100,000 messages in ten chats
+	// (backend/chats/search_bench_test.go), every chat at once; ms/op is
+	// the median: a word in about 1% of messages, and a 2-character CJK query.
+	"BenchmarkSearch/allChats100k":     {Value: 20, Unit: "ms/op"},
+	"BenchmarkSearch/allChats100kCJK2": {Value: 20, Unit: "ms/op"},
+
 	// Opening a 10k chat in the desktop window (backend/tools/desktopbench):
 	// its newest message on screen, and two frames after the first page
 	// arrived, within 300 ms; the whole chat in getContext().chat within 2 s.

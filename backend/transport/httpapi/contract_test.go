@@ -37,6 +37,9 @@ func TestContractOverHTTP(t *testing.T) {
 		"depth":      hosttest.DepthScenarios(),
 		"state":      hosttest.StateScenarios(),
 		"branches":   hosttest.BranchScenarios(),
+		"jsonl":      hosttest.JsonlScenarios(),
+		"undo":       hosttest.UndoScenarios(),
+		"search":     hosttest.SearchScenarios(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -1,0 +1,139 @@
+package chats
+
+import (
+	"context"
+	"fmt"
+
+	"hearth/backend/store"
+)
+
+// Search chunks (HOST-ABI §3.6) are derived from message rows: one per
+// message in the chunks table, and the trigram index over them (migration
+// 0003). Who keeps them current:
+//
+//   - triggers queue in chunks_pending every message row inserted and every
+//     change to a message's active text, role or hidden flag, whatever code
+//     makes it (chat creation, a branch's INSERT … SELECT, an import, undo);
+//   - a chat write (Service.settle) rebuilds, in its transaction, the
+//     chunks queued for its chat, unless it skips the rebuild
+//     (updateMessage's skipChunkRebuild), which leaves them queued;
+//   - a search first rebuilds what is queued for the chats it reads;
+//   - removed messages lose their chunk by cascade.
+//
+// Chunk rows are cheap; indexing them is not (about a millisecond per
+// 1 KB message of trigram tokenizing and segment merging). So chunk
+// triggers queue the index work in chunks_unindexed; a chat write does the
+// work of its own rows before it commits, bulk work (a branch's or
+// import's rows, a deleted chat's) is done by a background goroutine, and
+// a search always finishes what is queued for the chats it reads first
+// (chunks_index.go).
+//
+// The text, role and hidden flag come from the chunk_source view, the one
+// definition of what a message contributes.
+
+// chunkUpsert rebuilds the chunks of the rows chosen by the WHERE clause
+// appended to it. Unchanged chunks are not rewritten, and only a changed
+// body is re-indexed (trigger chunk_rewritten).
+const chunkUpsert = `INSERT INTO chunks (message_id, chat_id, role, hidden, chars, body)
+	SELECT message_id, chat_id, role, hidden, length(body), body FROM chunk_source WHERE `
+
+const chunkUpsertConflict = `
+	ON CONFLICT (message_id) DO UPDATE SET role = excluded.role, hidden = excluded.hidden, chars = excluded.chars, body = excluded.body
+	WHERE chunks.role IS NOT excluded.role OR chunks.hidden IS NOT excluded.hidden OR chunks.body IS NOT excluded.body`
+
+// rebuildChunks is the chunk part of settling a write: unless the write
+// skips the rebuild, every chunk queued for the chat (the write's own rows
+// among them) is rebuilt now, and the write's rows are indexed (indexWrite).
+func (s *Service) rebuildChunks(ctx context.Context, m *mutation) error {
+	if m.after.skipChunks {
+		return nil
+	}
+	if _, err := rebuildQueued(ctx, m.tx, m.chat.id, 0); err != nil {
+		return err
+	}
+	return s.indexWrite(ctx, m)
+}
+
+// rebuildQueued rebuilds the queued chunks of chatRowID (0: of every chat),
+// at most limit of them (0: all), and reports how many it took off the queue.
+func rebuildQueued(ctx context.Context, tx *store.Tx, chatRowID int64, limit int) (int64, error) {
+	pick := `SELECT message_id FROM chunks_pending`
+	var args []any
+	if chatRowID != 0 {
+		pick += ` WHERE chat_id = ?`
+		args = append(args, chatRowID)
+	}
+	if limit > 0 {
+		pick += ` ORDER BY message_id LIMIT ?`
+		args = append(args, limit)
+	}
+	if _, err := tx.ExecContext(ctx, chunkUpsert+`message_id IN (`+pick+`)`+chunkUpsertConflict, args...); err != nil {
+		return 0, fmt.Errorf("rebuild chunks: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM chunks_pending WHERE message_id IN (`+pick+`)`, args...)
+	if err != nil {
+		return 0, fmt.Errorf("rebuild chunks: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// rebuildChunksForChat rebuilds every chunk of a chat inside tx, for code
+// that writes message rows outside Service.mutate (a branch or checkpoint
+// copying rows, an import): their chunks are then current when it commits,
+// and indexed in the background right after, instead of at the first
+// search or write of the chat.
+func (s *Service) rebuildChunksForChat(ctx context.Context, tx *store.Tx, chatRowID int64) error {
+	if _, err := tx.ExecContext(ctx, chunkUpsert+`chat_id = ?`+chunkUpsertConflict, chatRowID); err != nil {
+		return fmt.Errorf("rebuild chunks of chat: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_pending WHERE chat_id = ?`, chatRowID); err != nil {
+		return fmt.Errorf("rebuild chunks of chat: %w", err)
+	}
+	return s.indexAfterCommit(ctx, tx)
+}
+
+// flushBatch bounds one transaction of a search's catch-up rebuild, so a
+// large backlog (a fresh import) does not hold the write lock for long.
+const flushBatch = 500
+
+// flushChunks makes the chunks and the index of chatRowID (0: of every
+// chat) current before a search reads them, in write transactions of
+// their own.
+func (s *Service) flushChunks(ctx context.Context, chatRowID int64) error {
+	for {
+		pending, err := s.chunksPending(ctx, chatRowID)
+		if err != nil {
+			return err
+		}
+		if !pending {
+			break
+		}
+		var n int64
+		err = s.db.InTx(ctx, func(tx *store.Tx) error {
+			var err error
+			n, err = rebuildQueued(ctx, tx, chatRowID, flushBatch)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return s.indexQueued(ctx, chatRowID, searchIndexBatch)
+}
+
+// chunksPending reports, from the readers, whether chunks of chatRowID
+// (0: of any chat) are queued.
+func (s *Service) chunksPending(ctx context.Context, chatRowID int64) (bool, error) {
+	q, args := `SELECT EXISTS (SELECT 1 FROM chunks_pending)`, []any{}
+	if chatRowID != 0 {
+		q, args = `SELECT EXISTS (SELECT 1 FROM chunks_pending WHERE chat_id = ?)`, []any{chatRowID}
+	}
+	var pending bool
+	if err := s.db.Reader().QueryRowContext(ctx, q, args...).Scan(&pending); err != nil {
+		return false, fmt.Errorf("check queued chunks: %w", err)
+	}
+	return pending, nil
+}

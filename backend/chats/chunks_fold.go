@@ -1,0 +1,102 @@
+package chats
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// foldRune case-folds r exactly as the index's trigram tokenizer does
+// (SQLite's sqlite3Fts5UnicodeFold without diacritic removal, after its
+// UTF-8 reader turned U+FFFE and U+FFFF into U+FFFD), so that the
+// 1–2 character lookups and the snippet's hit finder agree with FTS5 about
+// which text matches. Go's unicode tables are newer than SQLite's and fold
+// differently in a few hundred places; trigramFold is SQLite's table,
+// generated and checked against the real tokenizer by TestFoldMatchesTrigram.
+func foldRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}
+	if f, ok := trigramFold[r]; ok {
+		return f
+	}
+	return r
+}
+
+// foldString folds every rune of s (one rune in, one rune out).
+func foldString(s string) string { return strings.Map(foldRune, s) }
+
+// foldedMatcher finds a case-folded pattern in text without folding or
+// copying the text: Knuth–Morris–Pratt over runes, so a message of
+// megabytes and a query of a thousand characters cost one pass.
+type foldedMatcher struct {
+	pat  []rune
+	fail []int
+}
+
+func newFoldedMatcher(foldedPattern string) *foldedMatcher {
+	pat := []rune(foldedPattern)
+	fail := make([]int, len(pat))
+	for i, k := 1, 0; i < len(pat); i++ {
+		for k > 0 && pat[i] != pat[k] {
+			k = fail[k-1]
+		}
+		if pat[i] == pat[k] {
+			k++
+		}
+		fail[i] = k
+	}
+	return &foldedMatcher{pat: pat, fail: fail}
+}
+
+// scan reports each occurrence (overlapping ones too, as trigram positions
+// count them) to found with the byte offset where it starts; found returns
+// false to stop.
+func (fm *foldedMatcher) scan(s string, found func(start int) bool) {
+	n := len(fm.pat)
+	if n == 0 {
+		return
+	}
+	// starts holds the byte offsets of the last n runes read.
+	starts := make([]int, n)
+	k, seen := 0, 0
+	for off, r := range s {
+		starts[seen%n] = off
+		seen++
+		r = foldRune(r)
+		for k > 0 && r != fm.pat[k] {
+			k = fm.fail[k-1]
+		}
+		if r == fm.pat[k] {
+			k++
+		}
+		if k == n {
+			if !found(starts[(seen-n)%n]) {
+				return
+			}
+			k = fm.fail[k-1]
+		}
+	}
+}
+
+// index is the byte offset of the first occurrence in s, or -1.
+func (fm *foldedMatcher) index(s string) int {
+	at := -1
+	fm.scan(s, func(start int) bool {
+		at = start
+		return false
+	})
+	return at
+}
+
+// count is the number of occurrences in s.
+func (fm *foldedMatcher) count(s string) int {
+	n := 0
+	fm.scan(s, func(int) bool {
+		n++
+		return true
+	})
+	return n
+}

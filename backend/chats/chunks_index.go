@@ -1,0 +1,198 @@
+package chats
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"hearth/backend/store"
+)
+
+// Index work is done in batches of keys, one transaction each. A search
+// waits for its own catch-up anyway and takes big bites; the background
+// indexer takes small ones, so a chat write that arrives meanwhile waits
+// only a few milliseconds for the write lock. A chat write indexes its own
+// rows, and up to writeIndexExtra other queued keys of its chat (the rows
+// it deleted, a small backlog), before it commits.
+const (
+	searchIndexBatch     = 512
+	backgroundIndexBatch = 32
+	writeIndexExtra      = 64
+)
+
+// chunkPad is indexed twice after every body (migration 0003): then every
+// occurrence of a 1–2 character string starts a trigram. A noncharacter,
+// dropped from queries, so it never matches itself.
+const chunkPad = '\uFDD0'
+
+// padSuffix follows every body in the index.
+var padSuffix = strings.Repeat(string(chunkPad), 2)
+
+// keyRange is the index keys of chatRowID (0: of every chat).
+func keyRange(chatRowID int64) (lo, hi int64) {
+	if chatRowID == 0 {
+		return 0, math.MaxInt64
+	}
+	return chatRowID << chunkKeyBits, (chatRowID + 1) << chunkKeyBits
+}
+
+// indexQueued does the queued index work of chatRowID (0: of every
+// chat), batch keys per transaction, until none is left.
+func (s *Service) indexQueued(ctx context.Context, chatRowID int64, batch int) error {
+	lo, hi := keyRange(chatRowID)
+	for {
+		var queued bool
+		if err := s.db.Reader().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_unindexed WHERE key >= ? AND key < ?)`, lo, hi).
+			Scan(&queued); err != nil {
+			return fmt.Errorf("check index queue: %w", err)
+		}
+		if !queued {
+			return nil
+		}
+		var n int
+		err := s.db.InTx(ctx, func(tx *store.Tx) error {
+			var err error
+			n, err = indexBatch(ctx, tx, lo, hi, batch)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if n < batch {
+			return nil
+		}
+	}
+}
+
+// indexBatch brings the index in line with the chunks for up to limit
+// queued keys in [lo, hi).
+func indexBatch(ctx context.Context, tx *store.Tx, lo, hi int64, limit int) (int, error) {
+	return indexPicked(ctx, tx, `SELECT key, stale FROM chunks_unindexed WHERE key >= ? AND key < ? ORDER BY key LIMIT ?`, lo, hi, limit)
+}
+
+// indexKeys does the queued index work of the given keys.
+func indexKeys(ctx context.Context, tx *store.Tx, keys []int64) (int, error) {
+	if len(keys) == 0 {
+		return 0, nil
+	}
+	list, _ := json.Marshal(keys)
+	return indexPicked(ctx, tx, `SELECT key, stale FROM chunks_unindexed WHERE key IN (SELECT value FROM json_each(?)) ORDER BY key`, string(list))
+}
+
+// indexPicked does the index work of the queued keys a query picks: old
+// versions of keys leave the index, the current chunks (of messages that
+// still exist) come in, and the keys leave the queue. One statement each,
+// so FTS5 gathers the whole batch in memory and writes one segment (a
+// statement per key would write a segment each, and merge them all).
+func indexPicked(ctx context.Context, tx *store.Tx, pick string, args ...any) (int, error) {
+	rows, err := tx.QueryContext(ctx, pick, args...)
+	if err != nil {
+		return 0, fmt.Errorf("index chunks: %w", err)
+	}
+	var keys, stale []int64
+	for rows.Next() {
+		var key int64
+		var old bool
+		if err := rows.Scan(&key, &old); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("index chunks: %w", err)
+		}
+		keys = append(keys, key)
+		if old {
+			stale = append(stale, key)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("index chunks: %w", err)
+	}
+	if len(keys) == 0 {
+		return 0, nil
+	}
+	all, _ := json.Marshal(keys)
+	if len(stale) > 0 {
+		old, _ := json.Marshal(stale)
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts WHERE rowid IN (SELECT value FROM json_each(?))`, string(old)); err != nil {
+			return 0, fmt.Errorf("unindex chunks: %w", err)
+		}
+	}
+	// CROSS JOIN: walk the batch, look each chunk up by its primary key.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_fts (rowid, body)
+		SELECT j.value, c.body || ? FROM json_each(?) j
+		CROSS JOIN chunks c ON c.message_id = (j.value & `+fmt.Sprint(chunkKeyMask)+`) AND c.chat_id = (j.value >> `+fmt.Sprint(chunkKeyBits)+`)`,
+		padSuffix, string(all)); err != nil {
+		return 0, fmt.Errorf("index chunks: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_unindexed WHERE key IN (SELECT value FROM json_each(?))`, string(all)); err != nil {
+		return 0, fmt.Errorf("index chunks: %w", err)
+	}
+	return len(keys), nil
+}
+
+// indexWrite does a chat write's index work in its transaction: the rows
+// it inserted or rewrote, then up to writeIndexExtra other queued keys of
+// the chat. Whatever remains (a branch's or import's thousands of rows) is
+// left to the background indexer, started once the write commits.
+func (s *Service) indexWrite(ctx context.Context, m *mutation) error {
+	keys := make([]int64, 0, len(m.after.touched))
+	for rowID := range m.after.touched {
+		keys = append(keys, m.chat.id<<chunkKeyBits|rowID)
+	}
+	if _, err := indexKeys(ctx, m.tx, keys); err != nil {
+		return err
+	}
+	lo, hi := keyRange(m.chat.id)
+	if _, err := indexBatch(ctx, m.tx, lo, hi, writeIndexExtra); err != nil {
+		return err
+	}
+	return s.indexAfterCommit(ctx, m.tx)
+}
+
+// indexAfterCommit starts the background indexer once tx commits, if tx
+// left index work.
+func (s *Service) indexAfterCommit(ctx context.Context, tx *store.Tx) error {
+	var queued bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_unindexed)`).Scan(&queued); err != nil {
+		return fmt.Errorf("check index queue: %w", err)
+	}
+	if queued {
+		tx.AfterCommit(s.indexInBackground)
+	}
+	return nil
+}
+
+// indexers marks the databases whose index queue a goroutine is working
+// through: one at a time per database (the queue is the database's), and
+// only while there is work, so nothing lingers once it is done.
+var indexers sync.Map
+
+// indexInBackground works through the whole index queue in a goroutine,
+// unless one already does. Errors end it quietly: the queue stays in the
+// database, and the next search does the work (and reports them).
+func (s *Service) indexInBackground() {
+	if _, running := indexers.LoadOrStore(s.db, true); running {
+		return
+	}
+	go func() {
+		ctx := context.Background()
+		for {
+			err := s.indexQueued(ctx, 0, backgroundIndexBatch)
+			indexers.Delete(s.db)
+			if err != nil {
+				return
+			}
+			// A write that committed while this one finished saw it running
+			// and left its work here: look once more.
+			var queued bool
+			if s.db.Reader().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_unindexed)`).Scan(&queued) != nil || !queued {
+				return
+			}
+			if _, running := indexers.LoadOrStore(s.db, true); running {
+				return
+			}
+		}
+	}()
+}

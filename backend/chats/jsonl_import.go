@@ -1,0 +1,193 @@
+package chats
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"hearth/backend/apperr"
+	"hearth/backend/jsonx"
+	"hearth/backend/store"
+)
+
+// ImportJsonl stores a SillyTavern chat file as a new chat of owner, in one
+// transaction, and announces it with CHAT_CREATED after the commit, as
+// Create does. The file's header (chat_metadata and every other key) and
+// its messages (every key, extra and swipe_info included) are kept, so
+// ExportJsonl writes them back; see docs/API.md for the normalizations.
+//
+// Bad input — a line that is not a JSON object, a message that breaks the
+// swipe rules, nesting past jsonx.MaxDepth, a file too large — is a
+// validation.invalid_argument error naming the 1-based line in its message
+// and details.line, and nothing is stored.
+func (s *Service) ImportJsonl(ctx context.Context, owner Owner, in JsonlImport) (*Summary, error) {
+	if err := owner.validate(); err != nil {
+		return nil, err
+	}
+	if owner.GroupID != "" {
+		return nil, apperr.New("group.not_found", "group chats are not available yet (no group %q)", owner.GroupID)
+	}
+	if in.Text == nil {
+		return nil, apperr.Invalid("text is required: the chat file's contents")
+	}
+	text := *in.Text
+	if len(text) > MaxJsonlBytes {
+		return nil, apperr.Invalid("the chat file is %d bytes; at most %d are accepted", len(text), MaxJsonlBytes).
+			WithDetails(map[string]any{"bytes": len(text), "maxBytes": MaxJsonlBytes})
+	}
+	card, err := s.chars.Get(ctx, owner.Avatar)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	name := in.FileName
+	if name == "" {
+		name = card.Name() + " - " + humanizedDateTime(now) + " imported"
+	}
+	if name, err = validFileName(name); err != nil {
+		return nil, err
+	}
+	persona := s.userName(ctx)
+
+	var sum Summary
+	err = s.db.InTx(ctx, func(tx *store.Tx) error {
+		var taken int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chats WHERE owner_kind = 'character' AND owner = ? AND file_name = ?`,
+			owner.Avatar, name).Scan(&taken); err != nil {
+			return fmt.Errorf("import chat: %w", err)
+		}
+		if taken > 0 {
+			return nameTaken(name)
+		}
+		c := &chatRow{uuid: uuid.NewString(), ownerKind: "character", owner: owner.Avatar, fileName: name, kind: "main",
+			metadata: jsonx.Object{}, createdAt: now.UnixMilli(), updatedAt: now.UnixMilli()}
+		res, err := tx.ExecContext(ctx, `INSERT INTO chats (uuid, owner_kind, owner, file_name, kind, metadata, revision, message_count, bytes, created_at, updated_at, change_seq)
+			VALUES (?, ?, ?, ?, ?, '{}', 0, 0, 0, ?, ?, (SELECT COALESCE(MAX(change_seq), 0) + 1 FROM chats))`,
+			c.uuid, c.ownerKind, c.owner, c.fileName, c.kind, c.createdAt, c.updatedAt)
+		if err != nil {
+			return fmt.Errorf("import chat: %w", err)
+		}
+		if c.id, err = res.LastInsertId(); err != nil {
+			return fmt.Errorf("import chat: %w", err)
+		}
+		imp := &jsonlImporter{chat: c, userName: persona, charName: card.Name(), now: now}
+		if imp.bulk, err = newBulkInserter(ctx, tx, c.id); err != nil {
+			return err
+		}
+		defer imp.bulk.close()
+		if err := imp.read(ctx, tx, text); err != nil {
+			return err
+		}
+		meta := mustObjectJSON(c.metadata)
+		if _, err := tx.ExecContext(ctx, `UPDATE chats SET metadata = ?, message_count = ?, bytes = ? WHERE id = ?`,
+			string(meta), c.messageCount, c.bytes, c.id); err != nil {
+			return fmt.Errorf("import chat: %w", err)
+		}
+		sum = summarize(c, imp.last)
+		s.announceCreated(tx, c, sum)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &sum, nil
+}
+
+// jsonlImporter is one import in progress.
+type jsonlImporter struct {
+	chat     *chatRow
+	bulk     *bulkInserter
+	userName string // for messages without a name: the header's, else the active persona's
+	charName string // likewise: the header's character_name, else the card's
+	now      time.Time
+	last     string // the last message's text, for the summary
+}
+
+// read takes the file's lines in order: the first as the header unless it
+// is a message, then the messages, decoded in parallel and stored in order.
+func (imp *jsonlImporter) read(ctx context.Context, tx *store.Tx, text string) error {
+	n, line, rest := firstLine(text)
+	if n == 0 {
+		return apperr.Invalid("the chat file is empty: it needs a header line or a message")
+	}
+	o, err := decodeLine(n, line)
+	if err != nil {
+		return err
+	}
+	if isMessageLine(o) {
+		p, err := imp.decode(n, line)
+		if err != nil {
+			return err
+		}
+		if err := imp.store(ctx, n, p); err != nil {
+			return err
+		}
+	} else if err := imp.header(ctx, tx, n, o); err != nil {
+		return err
+	}
+	return decodeInOrder(jsonlLines(rest, n+1), imp.decode, func(n int, p *preparedMessage) error {
+		return imp.store(ctx, n, p)
+	})
+}
+
+// decode makes line n into a message ready to store. It runs on the
+// decoding workers: it reads imp but never writes it.
+func (imp *jsonlImporter) decode(n int, line string) (*preparedMessage, error) {
+	if err := checkLine(n, line); err != nil {
+		return nil, err
+	}
+	msg, err := decodeJsonlMessage(n, line, imp.defaultName, imp.now)
+	if err != nil {
+		return nil, err
+	}
+	p, err := prepareMessage(msg)
+	if err != nil {
+		return nil, atLine(n, err)
+	}
+	return p, nil
+}
+
+// store appends a decoded message to the chat.
+func (imp *jsonlImporter) store(ctx context.Context, n int, p *preparedMessage) error {
+	if imp.chat.messageCount >= jsonlMessageLimit {
+		return apperr.New(apperr.CodeTooMany, "line %d: a chat file may hold at most %d messages", n, jsonlMessageLimit).
+			WithDetails(map[string]any{"line": n, "limit": jsonlMessageLimit})
+	}
+	if err := imp.bulk.insert(ctx, imp.chat.messageCount, p); err != nil {
+		return err
+	}
+	imp.chat.messageCount++
+	imp.chat.bytes += p.size
+	imp.last = p.msg.Mes()
+	return nil
+}
+
+// header keeps the header line: chat_metadata becomes the chat's metadata,
+// the other keys are stored for the export.
+func (imp *jsonlImporter) header(ctx context.Context, tx *store.Tx, n int, o jsonx.Object) error {
+	h, err := parseHeader(o, n)
+	if err != nil {
+		return err
+	}
+	imp.chat.metadata = h.metadata
+	if name := headerName(h.rest, "user_name"); name != "" {
+		imp.userName = name
+	}
+	if name := headerName(h.rest, "character_name"); name != "" {
+		imp.charName = name
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO chat_jsonl_headers (chat_id, header) VALUES (?, ?)`,
+		imp.chat.id, string(mustObjectJSON(h.rest))); err != nil {
+		return fmt.Errorf("import chat header: %w", err)
+	}
+	return nil
+}
+
+func (imp *jsonlImporter) defaultName(isUser bool) string {
+	if isUser {
+		return imp.userName
+	}
+	return imp.charName
+}

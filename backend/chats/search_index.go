@@ -1,0 +1,57 @@
+package chats
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// The index's rowid is chat_id << chunkKeyBits | message_id (migration
+// 0003), so a chat is the rowid range [chat << bits, (chat+1) << bits).
+const (
+	chunkKeyBits = 37
+	chunkKeyMask = 1<<chunkKeyBits - 1
+)
+
+// ftsPhrase quotes a query as one FTS5 string: everything inside is
+// literal text (no operators, columns, prefixes or NEAR groups), and the
+// trigram tokenizer turns it into the consecutive trigrams of a substring.
+func ftsPhrase(q string) string { return `"` + strings.ReplaceAll(q, `"`, `""`) + `"` }
+
+// searchIndex answers a query of 3+ characters from the trigram index,
+// ranked by FTS5's BM25 (negated: higher is better). ORDER BY rank lets
+// FTS5 hand rows over best first, so the joins and filters stop at limit.
+func searchIndex(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
+	where, args := p.filters()
+	args = append([]any{ftsPhrase(p.query)}, args...)
+	scope := ""
+	if p.chatRowID != 0 {
+		scope = ` AND f.rowid >= ? AND f.rowid < ?`
+		args = append([]any{args[0], p.chatRowID << chunkKeyBits, (p.chatRowID + 1) << chunkKeyBits}, args[1:]...)
+	}
+	args = append(args, p.limit)
+	rows, err := q.QueryContext(ctx, `
+		SELECT c.message_id, c.chat_id, m.idx, m.uuid, c.role, -f.rank, c.body
+		FROM chunks_fts f
+		JOIN chunks c ON c.message_id = (f.rowid & `+fmt.Sprint(chunkKeyMask)+`) AND c.chat_id = (f.rowid >> `+fmt.Sprint(chunkKeyBits)+`)
+		JOIN messages m ON m.id = c.message_id
+		WHERE chunks_fts MATCH ?`+scope+where+`
+		ORDER BY f.rank LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var out []hit
+	for rows.Next() {
+		var h hit
+		if err := rows.Scan(&h.messageID, &h.chatRowID, &h.index, &h.id, &h.role, &h.score, &h.body); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		h.haveBody = true
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
+}

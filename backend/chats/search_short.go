@@ -1,0 +1,218 @@
+package chats
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// shortScanCap bounds how many trigram occurrences a 1–2 character query
+// reads from the index vocabulary. Past it (a letter like "e", a particle
+// like "の" in a Japanese chat) nearly every message matches, and reading
+// the text of the searched messages is cheaper.
+const shortScanCap = 200_000
+
+// searchShort answers a 1–2 character query, which no trigram equals.
+// Every occurrence of it starts some indexed trigram (bodies are indexed
+// with two padding characters after them), so the trigrams with the query
+// as prefix — a range of the chunks_terms vocabulary, read in index order —
+// list every matching message with its number of occurrences. Candidates
+// are then filtered and ranked (see rank).
+func searchShort(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
+	tf, ok, err := shortOccurrences(ctx, q, p)
+	if err != nil {
+		return nil, err
+	}
+	var found []scored
+	if ok {
+		found, err = shortCandidates(ctx, q, p, tf)
+	} else {
+		found, err = scanShort(ctx, q, p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	hits := rank(found, p.limit)
+	return hits, placeHits(ctx, q, hits)
+}
+
+// shortOccurrences counts, per index key of the searched chat(s), the
+// trigrams starting with the folded query; ok is false when there are
+// more than shortScanCap.
+func shortOccurrences(ctx context.Context, q queryer, p *searchPlan) (map[int64]int, bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT doc FROM chunks_terms WHERE term >= ? AND term < ? LIMIT ?`,
+		p.folded, p.folded+"\U0010FFFF", shortScanCap+1)
+	if err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	tf := map[int64]int{}
+	seen := 0
+	for rows.Next() {
+		var key int64
+		if err := rows.Scan(&key); err != nil {
+			return nil, false, fmt.Errorf("search: %w", err)
+		}
+		if seen++; seen > shortScanCap {
+			return nil, false, nil
+		}
+		if p.chatRowID == 0 || key>>chunkKeyBits == p.chatRowID {
+			tf[key]++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
+	}
+	return tf, true, nil
+}
+
+// shortCandidates filters the messages that have occurrences. The chunks
+// index covers the look-up of each (no text is read); messages are joined
+// only to bound indexes.
+func shortCandidates(ctx context.Context, q queryer, p *searchPlan, tf map[int64]int) ([]scored, error) {
+	if len(tf) == 0 {
+		return nil, nil
+	}
+	keys := make([]int64, 0, len(tf))
+	for key := range tf {
+		keys = append(keys, key)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	list, _ := json.Marshal(keys)
+	where, args := p.chunkFilters()
+	join := ""
+	if p.ranged() {
+		rw, ra := p.rangeFilters()
+		join, where, args = ` CROSS JOIN messages m ON m.id = c.message_id`, where+rw, append(args, ra...)
+	}
+	// CROSS JOIN keeps json_each outermost: it has no index to be searched by.
+	rows, err := q.QueryContext(ctx, `
+		SELECT c.message_id, c.chat_id, c.chars
+		FROM json_each(?) j
+		CROSS JOIN chunks c INDEXED BY chunks_by_chat
+			ON c.chat_id = (j.value >> `+fmt.Sprint(chunkKeyBits)+`) AND c.message_id = (j.value & `+fmt.Sprint(chunkKeyMask)+`)`+join+`
+		WHERE true`+where, append([]any{string(list)}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var found []scored
+	for rows.Next() {
+		var c scored
+		if err := rows.Scan(&c.messageID, &c.chatRowID, &c.chars); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		c.tf = tf[c.chatRowID<<chunkKeyBits|c.messageID]
+		found = append(found, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return found, nil
+}
+
+// scanShort answers a very common 1–2 character query by reading the
+// text of the searched messages and counting case-folded occurrences.
+func scanShort(ctx context.Context, q queryer, p *searchPlan) ([]scored, error) {
+	where, args := p.filters()
+	rows, err := q.QueryContext(ctx, `
+		SELECT c.message_id, c.chat_id, c.chars, c.body
+		FROM chunks c JOIN messages m ON m.id = c.message_id
+		WHERE true`+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var found []scored
+	for rows.Next() {
+		var c scored
+		var body string
+		if err := rows.Scan(&c.messageID, &c.chatRowID, &c.chars, &body); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		if c.tf = p.matcher.count(body); c.tf > 0 {
+			found = append(found, c)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return found, nil
+}
+
+// scored is a candidate of a 1–2 character query.
+type scored struct {
+	messageID, chatRowID int64
+	chars, tf            int
+	score                float64
+}
+
+// rank scores candidates with the term-frequency part of BM25 (k1 = 1.2,
+// b = 0.75, as FTS5's bm25), a message's length in characters standing
+// for its trigram count and the candidates' mean length for the average,
+// and keeps the best limit (ties: older chat, then older message, first).
+// The inverse document frequency, the same for every hit of a one-term
+// query, is left out: scores rank the hits of one search, nothing more.
+func rank(found []scored, limit int) []hit {
+	const k1, b = 1.2, 0.75
+	if len(found) == 0 {
+		return nil
+	}
+	sum := 0
+	for _, c := range found {
+		sum += c.chars
+	}
+	avg := math.Max(1, float64(sum)/float64(len(found)))
+	for i := range found {
+		f := float64(found[i].tf)
+		found[i].score = f * (k1 + 1) / (f + k1*(1-b+b*float64(found[i].chars)/avg))
+	}
+	sort.Slice(found, func(i, j int) bool {
+		a, c := found[i], found[j]
+		if a.score != c.score {
+			return a.score > c.score
+		}
+		if a.chatRowID != c.chatRowID {
+			return a.chatRowID < c.chatRowID
+		}
+		return a.messageID < c.messageID
+	})
+	out := make([]hit, 0, min(limit, len(found)))
+	for _, c := range found[:min(limit, len(found))] {
+		out = append(out, hit{messageID: c.messageID, chatRowID: c.chatRowID, score: c.score})
+	}
+	return out
+}
+
+// placeHits fills in the current index, id and role of each hit.
+func placeHits(ctx context.Context, q queryer, hits []hit) error {
+	if len(hits) == 0 {
+		return nil
+	}
+	ids := make([]string, len(hits))
+	at := make(map[int64]int, len(hits))
+	for i, h := range hits {
+		ids[i] = fmt.Sprint(h.messageID)
+		at[h.messageID] = i
+	}
+	rows, err := q.QueryContext(ctx, `SELECT m.id, m.idx, m.uuid, c.role FROM messages m JOIN chunks c ON c.message_id = m.id
+		WHERE m.id IN (`+strings.Join(ids, ",")+`)`)
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var index int
+		var uuid, role string
+		if err := rows.Scan(&id, &index, &uuid, &role); err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
+		h := &hits[at[id]]
+		h.index, h.id, h.role = index, uuid, role
+	}
+	return rows.Err()
+}

@@ -1,0 +1,323 @@
+package chats
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"hearth/backend/apperr"
+	"hearth/backend/jsonx"
+	"hearth/backend/state"
+)
+
+// decodeJournalOps decodes a stored operation list with the validation
+// every patch gets, in batches of MaxPatchOps (a big write's entry may hold
+// more).
+func decodeJournalOps(stored string) ([]patchOp, error) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal([]byte(stored), &raws); err != nil {
+		return nil, apperr.New(apperr.CodePatchInvalid, "not a JSON array of operations: %v", err)
+	}
+	var out []patchOp
+	for len(raws) > 0 {
+		batch := raws[:min(len(raws), MaxPatchOps)]
+		raws = raws[len(batch):]
+		ops, err := decodeOps(batch)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ops...)
+	}
+	return out, nil
+}
+
+// applyStep applies ops to the chat inside m, after proving that check
+// (their opposite) brings the result back to the chat as it is now: the
+// parts of the chat ops reach are exactly as the journaled write left
+// them. It reports the paths that drifted when they are not.
+func (s *Service) applyStep(ctx context.Context, m *mutation, ops, check []patchOp) (drifted []string, err error) {
+	d := newSparseDoc(ctx, m.tx, m.chat)
+	err = d.apply(ops)
+	if err == nil {
+		back := d.clone()
+		if err := back.apply(check); err != nil {
+			return nil, err
+		}
+		if drifted, err := back.differences(); err != nil || len(drifted) > 0 {
+			return drifted, err
+		}
+		return nil, s.commitSparse(ctx, m, d)
+	}
+	if err != errWholeDocument {
+		return nil, err
+	}
+	return s.applyWholeStep(ctx, m, ops, check)
+}
+
+// applyWholeStep is applyStep for operations only the whole document can
+// take (a structural chat.patch journals a diff of the whole document).
+func (s *Service) applyWholeStep(ctx context.Context, m *mutation, ops, check []patchOp) ([]string, error) {
+	old, err := loadRange(ctx, m.tx, m.chat.id, 0, m.chat.messageCount)
+	if err != nil {
+		return nil, err
+	}
+	doc := wholeDoc(m.chat.metadata, old)
+	next, err := applyStripped(doc, ops, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	back, err := applyStripped(next, check, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !jsonEqualBytes(back, doc) {
+		return []string{""}, nil
+	}
+	return nil, s.patchWhole(ctx, m, ops)
+}
+
+func jsonEqualBytes(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return jsonEqual(x, y)
+}
+
+// commitSparse stores d in the chat inside m, journaling each change as the
+// ordinary writes do: the metadata, the changed messages that stay (at
+// their stored index), the removed messages (highest index first), then
+// the added ones at their final positions (lowest first). Each path is
+// valid against the document the previous operation left.
+func (s *Service) commitSparse(ctx context.Context, m *mutation, d *sparseDoc) error {
+	if d.metaPatched {
+		next, err := jsonx.DecodeObject(d.meta, "metadata")
+		if err != nil {
+			return apperr.New(apperr.CodePatchInvalid, "metadata must stay an object")
+		}
+		if err := setMetadata(m, next); err != nil {
+			return err
+		}
+	}
+	for _, i := range slices.Sorted(maps.Keys(d.patched)) {
+		if d.removed[i] {
+			continue
+		}
+		sm := d.loaded[i]
+		msg, err := messageFromPatched(sm.msg, d.docs[i], i, s.now)
+		if err != nil {
+			return err
+		}
+		if _, err := s.rewrite(ctx, m, sm, msg); err != nil {
+			return err
+		}
+		if err := followSwipes(ctx, m, sm.rowID, sm.msg, msg); err != nil {
+			return err
+		}
+	}
+	if err := s.removeStored(ctx, m, d); err != nil {
+		return err
+	}
+	return s.insertAdded(ctx, m, d)
+}
+
+// removeStored deletes the stored messages d removed.
+func (s *Service) removeStored(ctx context.Context, m *mutation, d *sparseDoc) error {
+	if len(d.removed) == 0 {
+		return nil
+	}
+	indexes := slices.Sorted(maps.Keys(d.removed))
+	if err := d.loadRuns(indexes); err != nil {
+		return err
+	}
+	rowIDs := make([]int64, len(indexes))
+	for i, idx := range indexes {
+		rowIDs[i] = d.loaded[idx].rowID
+	}
+	if err := deleteRows(ctx, m.tx, m.chat.id, rowIDs, indexes); err != nil {
+		return err
+	}
+	for i := len(indexes) - 1; i >= 0; i-- {
+		m.recordRemove(indexes[i], d.loadedJSON[indexes[i]])
+	}
+	m.chat.messageCount -= len(indexes)
+	m.after.structural = true
+	return nil
+}
+
+// loadRuns reads the stored messages at indexes (ascending) not read yet,
+// one query per run of consecutive indexes.
+func (d *sparseDoc) loadRuns(indexes []int) error {
+	for i := 0; i < len(indexes); {
+		if _, ok := d.loaded[indexes[i]]; ok {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(indexes) && indexes[j] == indexes[j-1]+1 {
+			if _, ok := d.loaded[indexes[j]]; ok {
+				break
+			}
+			j++
+		}
+		got, err := loadRange(d.ctx, d.q, d.chat.id, indexes[i], indexes[j-1]+1)
+		if err != nil {
+			return err
+		}
+		if len(got) != j-i {
+			return fmt.Errorf("chat %s: %d rows for indexes %d..%d", d.chat.uuid, len(got), indexes[i], indexes[j-1])
+		}
+		for _, sm := range got {
+			d.loaded[sm.index] = sm
+			d.loadedJSON[sm.index] = sm.msg.mustJSON()
+		}
+		i = j
+	}
+	return nil
+}
+
+// insertAdded stores the messages d added, each at its final position,
+// under the id it had when it was removed if no message holds that id now.
+func (s *Service) insertAdded(ctx context.Context, m *mutation, d *sparseDoc) error {
+	var positions []int
+	for pos, sl := range d.order {
+		if sl < 0 {
+			positions = append(positions, pos)
+		}
+	}
+	if len(positions) == 0 {
+		return nil
+	}
+	msgs := make([]*StMessage, len(positions))
+	ids := make([]string, len(positions))
+	namer := s.defaultNamer(ctx, m.chat)
+	for i, pos := range positions {
+		o, err := jsonx.DecodeObject(d.added[-d.order[pos]-1], "message")
+		if err != nil {
+			return apperr.New(apperr.CodePatchInvalid, "messages[%d] must be an object", pos)
+		}
+		_ = json.Unmarshal(o["id"], &ids[i])
+		delete(o, "id")
+		clean, _ := o.MarshalJSON()
+		if msgs[i], err = decodeNewMessage(clean, fmt.Sprintf("messages[%d]", pos), namer, s.now()); err != nil {
+			return err
+		}
+	}
+	if err := openGaps(ctx, m, positions); err != nil {
+		return err
+	}
+	for i, pos := range positions {
+		rowID, err := m.insertRow(ctx, pos, msgs[i])
+		if err != nil {
+			return err
+		}
+		if err := restoreID(ctx, m, rowID, msgs[i], ids[i]); err != nil {
+			return err
+		}
+		m.chat.messageCount++
+		m.recordAdd(pos, msgs[i].mustJSON())
+	}
+	m.after.structural = true
+	return nil
+}
+
+// openGaps moves stored messages up so that positions (ascending, final
+// indexes of the messages about to be inserted) are free. Rows from the
+// first gap on are parked at negative indexes, then each band between two
+// gaps lands at its final index, so (chat_id, idx) stays unique throughout.
+func openGaps(ctx context.Context, m *mutation, positions []int) error {
+	if positions[0] >= m.chat.messageCount {
+		return nil // appended at the end: nothing moves
+	}
+	if _, err := m.tx.ExecContext(ctx, `UPDATE messages SET idx = -idx - 1 WHERE chat_id = ? AND idx >= ?`, m.chat.id, positions[0]); err != nil {
+		return fmt.Errorf("open gaps: %w", err)
+	}
+	for j, p := range positions {
+		// Stored index o lands after gap j when p_j - j <= o < p_(j+1) - (j+1);
+		// parked at -o-1, it goes to o + j + 1.
+		lo := int64(p - j)
+		hi := int64(1 << 62)
+		if j+1 < len(positions) {
+			hi = int64(positions[j+1] - (j + 1))
+		}
+		if _, err := m.tx.ExecContext(ctx, `UPDATE messages SET idx = -idx + ? WHERE chat_id = ? AND idx <= ? AND idx > ?`,
+			j, m.chat.id, -lo-1, -hi-1); err != nil {
+			return fmt.Errorf("open gaps: %w", err)
+		}
+	}
+	return nil
+}
+
+// keepRestoredID gives a message that a whole-document undo or redo
+// re-inserted its old id back (patchWhole gives new objects fresh ids).
+func (m *mutation) keepRestoredID(ctx context.Context, rowID int64, msg *StMessage, id string) error {
+	if m.method != methodUndo && m.method != methodRedo {
+		return nil
+	}
+	return restoreID(ctx, m, rowID, msg, id)
+}
+
+// restoreID gives a re-inserted message back the id it had, unless some
+// message holds it now.
+func restoreID(ctx context.Context, m *mutation, rowID int64, msg *StMessage, id string) error {
+	if id == "" || id == msg.ID {
+		return nil
+	}
+	var taken bool
+	if err := m.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE uuid = ?)`, id).Scan(&taken); err != nil {
+		return fmt.Errorf("restore message id: %w", err)
+	}
+	if taken {
+		return nil
+	}
+	if _, err := m.tx.ExecContext(ctx, `UPDATE messages SET uuid = ? WHERE id = ?`, id, rowID); err != nil {
+		return fmt.Errorf("restore message id: %w", err)
+	}
+	msg.ID = id
+	return nil
+}
+
+// followSwipes keeps floor-state commits on their own swipes when a step
+// takes one swipe out of a message (its commits go, later swipes' shift
+// down, as for deleteSwipe) or puts one back in the middle (later swipes'
+// commits shift up). The commits a deleted swipe had are not restored.
+func followSwipes(ctx context.Context, m *mutation, rowID int64, prev, next *StMessage) error {
+	switch len(next.Swipes) - len(prev.Swipes) {
+	case -1:
+		if k := swipeGap(next, prev); k >= 0 {
+			m.after.swipesRemoved = append(m.after.swipesRemoved, state.SwipeRemoval{RowID: rowID, Swipe: k})
+		}
+	case 1:
+		if k := swipeGap(prev, next); k >= 0 && k < len(prev.Swipes) {
+			if _, err := m.tx.ExecContext(ctx, `UPDATE floor_commits SET swipe_id = swipe_id + 1 WHERE message_id = ? AND swipe_id >= ?`, rowID, k); err != nil {
+				return fmt.Errorf("shift swipe commits: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// swipeGap returns k when long's swipes are short's with one inserted at
+// k, or -1. Swipes are told apart by text and send date (but for the
+// active swipe, whose swipe_info mirrors the message and may have moved).
+func swipeGap(short, long *StMessage) int {
+	same := func(i, j int) bool {
+		if short.Swipes[i] != long.Swipes[j] {
+			return false
+		}
+		return i == short.SwipeID || j == long.SwipeID ||
+			string(short.SwipeInfo[i]["send_date"]) == string(long.SwipeInfo[j]["send_date"])
+	}
+	k := 0
+	for k < len(short.Swipes) && same(k, k) {
+		k++
+	}
+	for i := k; i < len(short.Swipes); i++ {
+		if !same(i, i+1) {
+			return -1
+		}
+	}
+	return k
+}
