@@ -3,6 +3,7 @@
 // a write resolves only once the cache shows it (persist → cache → events),
 // so `await ctx.addMessages(m); ctx.chat` already holds the new message.
 import { asDetails } from './chat-load';
+import { createContextLifecycle } from './context-lifecycle';
 import { createContextState } from './context-state';
 import type { CharactersCache } from './characters-cache';
 import type { ChatCache, Committed } from './chat-cache';
@@ -33,8 +34,11 @@ type Options = { silent?: unknown; swipe?: unknown } | undefined;
 
 /** createContext returns the one frozen context object getContext() hands out. */
 export function createContext(deps: ContextDeps): HearthContext {
-  const { call, cache, characters } = deps;
+  const { characters } = deps;
   const settleMs = deps.settleMs ?? SETTLE_MS;
+  // Calls are counted for saveChat(); the cache hides a chat cleared by clearChat({ clearData: true }).
+  const life = createContextLifecycle({ ...deps, settleMs });
+  const { call, cache } = life;
   const userName = deps.userName ?? (() => 'User');
 
   function open(): Committed {
@@ -132,6 +136,7 @@ export function createContext(deps: ContextDeps): HearthContext {
       return cache.committed()?.details.fileName;
     },
     ...createContextState(call, () => cache.current()?.chatId ?? null),
+    ...life.methods,
     eventSource: deps.eventSource,
     get eventTypes() {
       return deps.types();
@@ -140,5 +145,5 @@ export function createContext(deps: ContextDeps): HearthContext {
       return deps.types();
     },
   } as HearthContext;
-  return Object.freeze(ctx);
+  return Object.freeze(life.attach(ctx));
 }
