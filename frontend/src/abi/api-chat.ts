@@ -33,6 +33,12 @@ const CHAT_METHODS = [
   'saveMetadata',
   'createCheckpoint',
   'tree',
+  'exportJsonl',
+  'importJsonl',
+  'saveJsonl',
+  'undo',
+  'redo',
+  'search',
 ] as const;
 
 /** bind makes one forwarding function per host method of namespace. */

@@ -161,9 +161,78 @@ export interface ChatApi {
   getMetadata(chatId: string): Promise<Record<string, unknown>>;
   saveMetadata(chatId: string, withMetadata?: Record<string, unknown>, options?: WriteOptions): Promise<{ revision: number }>;
 
+  /**
+   * undo reverts the chat's newest write not undone yet, as a new write
+   * (shared by every window of the chat); redo re-applies the write undone
+   * last, until an ordinary write empties the redo stack.
+   */
+  undo(chatId: string, options?: { ifRevision?: number }): Promise<UndoStep>;
+  redo(chatId: string, options?: { ifRevision?: number }): Promise<UndoStep>;
+
   createCheckpoint(chatId: string, index: number, options?: { name?: string }): Promise<ChatSummary>;
   createBranch(chatId: string, index: number, options?: BranchOptions): Promise<ChatSummary>;
   tree(chatId: string): Promise<ChatTree>;
+
+  /** The chat as a SillyTavern JSONL file: a header line, then one message per line (without Hearth's ids). */
+  exportJsonl(chatId: string): Promise<JsonlFile>;
+  /** Stores a SillyTavern JSONL file as a new chat (fileName: ".jsonl" stripped; a taken name is chat.name_taken). */
+  importJsonl(owner: ChatOwner, file: { fileName?: string; text: string }): Promise<ChatSummary>;
+  /**
+   * Desktop window only: exports the chat and writes it where the person
+   * picks in the system's Save dialog. saved is false when they cancel.
+   * Elsewhere the host has no such method (host.unknown_method).
+   */
+  saveJsonl(chatId: string): Promise<{ saved: boolean; path: string | null }>;
+
+  /**
+   * Full-text search of one chat's active message texts, or of every chat
+   * when chatId is null: a literal, case-insensitive substring in any script
+   * (CJK too, from one character). Hidden messages (extra.hidden) only with
+   * includeHidden; start/end bound message indexes (end exclusive) and need
+   * a chatId. Best first; see docs/API.md "Search".
+   */
+  search(chatId: string | null, query: string, options?: SearchOptions): Promise<SearchHit[]>;
+}
+
+/** api.chat.search options: limit 1–200 (default 20); unknown keys are refused. */
+export interface SearchOptions {
+  limit?: number;
+  role?: 'user' | 'assistant' | 'system';
+  start?: number;
+  end?: number;
+  includeHidden?: boolean;
+}
+
+/**
+ * One message found: its current index and id, role, a plain-text snippet
+ * around the first match (about 100 characters, … where cut) and a score
+ * (higher is better, comparable within one search). A search of every chat
+ * also names the hit's chat.
+ */
+export interface SearchHit {
+  index: number;
+  id: string;
+  role: 'user' | 'assistant' | 'system';
+  snippet: string;
+  score: number;
+  chatId?: string;
+  fileName?: string;
+  avatar?: string;
+  groupId?: string;
+}
+
+/** A chat file: its name (with ".jsonl") and its text. */
+export interface JsonlFile {
+  fileName: string;
+  text: string;
+}
+
+/** What api.chat.undo and api.chat.redo return: the chat revision after the step, the revision of the write it reverted or re-applied, and that write's method ('updateMessages', …). */
+export interface UndoStep {
+  revision: number;
+  undoneRevision?: number;
+  redoneRevision?: number;
+  method: string;
 }
 
 /** createBranch's options: the swipe message index switches to, and whether this window opens the branch. */
@@ -323,6 +392,30 @@ export interface HearthContext {
   createFloorState(options: { namespace: string; chatId?: string }): FloorStateInstance;
   getCharacterState(avatar: string, namespace: string): Promise<unknown>;
   setCharacterState(avatar: string, namespace: string, data: unknown): Promise<void>;
+  /** Chat lifecycle (context-lifecycle.ts): SillyTavern/Luker signatures; file names without ".jsonl" (tolerated). */
+  reloadCurrentChat(): Promise<void>;
+  renameChat(oldFileName: string, newName: string): Promise<void>;
+  openCharacterChat(fileName: string): Promise<void>;
+  closeCurrentChat(): Promise<boolean>;
+  doNewChat(options?: { deleteCurrentChat?: boolean }): Promise<void>;
+  getPastCharacterChats(characterId?: number | string | null): Promise<ChatSummary[]>;
+  deleteCharacterChat(characterId: number | string, fileName: string): Promise<void>;
+  saveChat(): Promise<void>;
+  printMessages(options?: { clear?: boolean }): Promise<void>;
+  clearChat(options?: { clearData?: boolean }): Promise<void>;
+  sendSystemMessage(type: string, text?: string, extra?: Record<string, unknown>): Promise<void>;
+  /** @deprecated use addMessages() */
+  addOneMessage(mes: Partial<StMessage>, options?: Record<string, unknown>): Promise<void>;
+  /** @deprecated use deleteMessages(chat.length - 1) */
+  deleteLastMessage(): Promise<void>;
+  /** @deprecated use deleteMessages() */
+  deleteMessage(id: number, swipeDeletionIndex?: number | null, askConfirmation?: boolean): Promise<void>;
+  /** @deprecated use updateMessages() */
+  updateMessageBlock(messageId: number, message: Partial<StMessage>, options?: Record<string, unknown>): Promise<void>;
+  /** @deprecated use updateMessages() / deleteMessages(); paths point into the chat array ("/3/mes") */
+  patchChatMessages(operations: JsonPatchOp[]): Promise<boolean>;
+  /** @deprecated use addMessages() */
+  appendChatMessages(messages: Partial<StMessage>[]): Promise<boolean>;
   readonly eventSource: EventSource;
   readonly eventTypes: Readonly<Record<string, string>>;
   readonly event_types: Readonly<Record<string, string>>;

@@ -16,8 +16,13 @@ export const WAILS_EVENT = 'hearth:event';
 /** STREAM_PATH and TOKEN_HEADER are the asset handler's invoke route (backend/wailsbridge/invoke.go). */
 export const STREAM_PATH = '/api/invoke';
 export const TOKEN_HEADER = 'X-Hearth-Token';
-/** STREAMED are the read-only methods sent through STREAM_PATH. */
-export const STREAMED: ReadonlySet<string> = new Set(['chat.getStMessages', 'chat.getMessages']);
+/**
+ * STREAMED are the methods sent through STREAM_PATH: the chat reads, and
+ * the JSONL export and import, whose answer or argument is a whole chat
+ * file. (Should the route fail and an import be retried over IPC after
+ * all, the retry finds its name taken: nothing is stored twice.)
+ */
+export const STREAMED: ReadonlySet<string> = new Set(['chat.getStMessages', 'chat.getMessages', 'chat.exportJsonl', 'chat.importJsonl']);
 
 export type BridgeInvoke = (token: string, method: string, argsJSON: string) => Promise<string>;
 export type EventsOn = (name: string, callback: (...data: unknown[]) => void) => () => void;
