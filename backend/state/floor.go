@@ -60,14 +60,14 @@ func (s *Service) FloorUpdate(ctx context.Context, chatID, ns string, next json.
 		if err != nil {
 			return nil, nil, fmt.Errorf("floor diff: %w", err)
 		}
-		// Store what replay would build (keys in the order the commits
-		// added them), so a later replay to the same state compares equal
-		// byte for byte.
+		// Store what replay would build, so a later replay to the same
+		// state compares equal byte for byte.
 		out, ok := applyOps(cur, raw)
 		if !ok {
 			return nil, nil, fmt.Errorf("floor diff of %s does not apply to its own base", ns)
 		}
-		return raw, out, nil
+		out, err = canonical(out)
+		return raw, out, err
 	})
 }
 
@@ -100,7 +100,8 @@ func (s *Service) FloorPatch(ctx context.Context, chatID, ns string, ops json.Ra
 		if !isObject(out) {
 			return nil, nil, apperr.New(apperr.CodePatchInvalid, "ops must leave the state a plain object")
 		}
-		return compact.Bytes(), out, nil
+		out, err = canonical(out)
+		return compact.Bytes(), out, err
 	})
 }
 
@@ -153,6 +154,9 @@ func (s *Service) floorWrite(ctx context.Context, chatID, ns string, opts FloorO
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE floor_states SET next_seq = ?, log_rev = log_rev + 1 WHERE chat_id = ? AND ns = ?`, seq+1, chat, ns); err != nil {
 			return fmt.Errorf("append floor commit %s: %w", ns, err)
+		}
+		if err := recordKeys(ctx, tx, chat, ns, seq, ops); err != nil {
+			return err
 		}
 		value := cur // a commit on an inactive swipe waits in the log
 		if swipe == active {

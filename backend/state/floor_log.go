@@ -55,10 +55,11 @@ func readCommits(ctx context.Context, q queryer, chat int64, ns string) ([]logRo
 
 // replayRows returns a floor state's commits in log order for replay: no
 // message index (found only for commits cut to the orphans), and active
-// set from the message's active swipe in active.
-func replayRows(ctx context.Context, q queryer, chat int64, ns string, active map[int64]int) ([]logRow, error) {
-	rows, err := q.QueryContext(ctx, `SELECT seq, swipe_id, ops, message_id FROM floor_commits
-		WHERE chat_id = ? AND ns = ? ORDER BY seq`, chat, ns)
+// when made on its message's active swipe.
+func replayRows(ctx context.Context, q queryer, chat int64, ns string) ([]logRow, error) {
+	rows, err := q.QueryContext(ctx, `SELECT fc.seq, fc.swipe_id, fc.ops, fc.message_id, fc.swipe_id = b.swipe_id
+		FROM floor_commits fc JOIN message_bodies b ON b.message_id = fc.message_id
+		WHERE fc.chat_id = ? AND fc.ns = ? ORDER BY fc.seq`, chat, ns)
 	if err != nil {
 		return nil, fmt.Errorf("read floor log %s: %w", ns, err)
 	}
@@ -67,49 +68,13 @@ func replayRows(ctx context.Context, q queryer, chat int64, ns string, active ma
 	for rows.Next() {
 		var r logRow
 		var ops string
-		if err := rows.Scan(&r.Seq, &r.SwipeID, &ops, &r.messageID); err != nil {
+		if err := rows.Scan(&r.Seq, &r.SwipeID, &ops, &r.messageID, &r.active); err != nil {
 			return nil, fmt.Errorf("read floor log %s: %w", ns, err)
 		}
 		r.Ops = json.RawMessage(ops)
-		sw, ok := active[r.messageID]
-		r.active = ok && sw == r.SwipeID
 		out = append(out, r)
 	}
 	return out, rows.Err()
-}
-
-// activeSwipes maps every message carrying a commit of the namespaces to
-// its active swipe, looking each message up once however many commits it
-// carries.
-func activeSwipes(ctx context.Context, q queryer, chat int64, nss []string) (map[int64]int, error) {
-	out := map[int64]int{}
-	for len(nss) > 0 {
-		batch := nss[:min(len(nss), 500)]
-		nss = nss[len(batch):]
-		args := []any{chat}
-		for _, ns := range batch {
-			args = append(args, ns)
-		}
-		rows, err := q.QueryContext(ctx, `SELECT c.message_id, b.swipe_id
-			FROM (SELECT DISTINCT message_id FROM floor_commits WHERE chat_id = ? AND ns IN (`+placeholders(len(batch))+`)) c
-			JOIN message_bodies b ON b.message_id = c.message_id`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("read active swipes: %w", err)
-		}
-		for rows.Next() {
-			var id int64
-			var sw int
-			if err := rows.Scan(&id, &sw); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("read active swipes: %w", err)
-			}
-			out[id] = sw
-		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("read active swipes: %w", err)
-		}
-	}
-	return out, nil
 }
 
 // placeholders is "?,?,…" for n arguments.

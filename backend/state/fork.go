@@ -19,15 +19,24 @@ func Fork(ctx context.Context, tx *store.Tx, src, dst int64, dstID string, upTo 
 	}{
 		{"chat state", `INSERT INTO chat_state (chat_id, ns, value, revision)
 			SELECT ?2, ns, value, revision FROM chat_state WHERE chat_id = ?1`, []any{src, dst}},
-		{"floor states", `INSERT INTO floor_states (chat_id, ns, next_seq, log_rev)
-			SELECT ?2, ns, next_seq, log_rev FROM floor_states WHERE chat_id = ?1`, []any{src, dst}},
+		{"floor states", `INSERT INTO floor_states (chat_id, ns, next_seq, log_rev, entangled)
+			SELECT ?2, ns, next_seq, log_rev, entangled FROM floor_states WHERE chat_id = ?1`, []any{src, dst}},
 		{"floor commits", `INSERT INTO floor_commits (chat_id, ns, seq, message_id, swipe_id, ops)
 			SELECT ?2, fc.ns, fc.seq, nm.id, fc.swipe_id, fc.ops FROM floor_commits fc
 			JOIN messages om ON om.id = fc.message_id
 			JOIN messages nm ON nm.chat_id = ?2 AND nm.idx = om.idx
 			WHERE fc.chat_id = ?1 AND om.idx <= ?3`, []any{src, dst, upTo}},
+		{"floor commit keys", `INSERT INTO floor_commit_keys (chat_id, ns, key, seq)
+			SELECT ?2, fk.ns, fk.key, fk.seq FROM floor_commit_keys fk
+			JOIN floor_commits fc ON fc.chat_id = fk.chat_id AND fc.ns = fk.ns AND fc.seq = fk.seq
+			JOIN messages om ON om.id = fc.message_id
+			WHERE fk.chat_id = ?1 AND om.idx <= ?3`, []any{src, dst, upTo}},
 		{"floor notes", `INSERT OR IGNORE INTO floor_dirty (chat_id, ns)
 			SELECT DISTINCT ?2, fc.ns FROM floor_commits fc JOIN messages om ON om.id = fc.message_id
+			WHERE fc.chat_id = ?1 AND om.idx > ?3`, []any{src, dst, upTo}},
+		{"floor key notes", `INSERT OR IGNORE INTO floor_dirty_keys (chat_id, ns, key)
+			SELECT DISTINCT ?2, fk.ns, fk.key FROM floor_commits fc JOIN messages om ON om.id = fc.message_id
+			JOIN floor_commit_keys fk ON fk.chat_id = fc.chat_id AND fk.ns = fc.ns AND fk.seq = fc.seq
 			WHERE fc.chat_id = ?1 AND om.idx > ?3`, []any{src, dst, upTo}},
 	}
 	for _, s := range steps {

@@ -83,8 +83,8 @@ func isObject(b []byte) bool {
 // commit that no longer applies cuts the log there: it and every later
 // commit move to "<ns>__orphans". It returns the CHAT_STATE_CHANGED events
 // of what changed.
-func replay(ctx context.Context, q queryer, chat int64, chatID, ns string, active map[int64]int) ([]events.Event, error) {
-	rows, err := replayRows(ctx, q, chat, ns, active)
+func replay(ctx context.Context, q queryer, chat int64, chatID, ns string) ([]events.Event, error) {
+	rows, err := replayRows(ctx, q, chat, ns)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +103,11 @@ func replay(ctx context.Context, q queryer, chat int64, chatID, ns string, activ
 			evs = append(evs, ev)
 			if failAt == 0 {
 				v = nil
+			}
+		}
+		if v != nil {
+			if v, err = canonical(v); err != nil {
+				return nil, err
 			}
 		}
 		value = v

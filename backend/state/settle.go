@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sort"
 
@@ -56,24 +57,83 @@ func dropSwipe(ctx context.Context, tx *store.Tx, chat int64, r SwipeRemoval) er
 		SELECT DISTINCT ?, ns FROM floor_commits WHERE message_id = ? AND swipe_id > ?`, chat, r.RowID, r.Swipe); err != nil {
 		return fmt.Errorf("renumber swipe commits: %w", err)
 	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO floor_dirty_keys (chat_id, ns, key)
+		SELECT fk.chat_id, fk.ns, fk.key FROM floor_commits fc
+		JOIN floor_commit_keys fk ON fk.chat_id = fc.chat_id AND fk.ns = fc.ns AND fk.seq = fc.seq
+		WHERE fc.message_id = ? AND fc.swipe_id > ?`, r.RowID, r.Swipe); err != nil {
+		return fmt.Errorf("renumber swipe commits: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE floor_commits SET swipe_id = swipe_id - 1 WHERE message_id = ? AND swipe_id > ?`, r.RowID, r.Swipe); err != nil {
 		return fmt.Errorf("renumber swipe commits: %w", err)
 	}
 	return nil
 }
 
-// settleDirty replays the namespaces noted in floor_dirty (their logs
-// changed) and those with commits on the moved rows (their active set may
-// have changed), then clears the notes.
+// work is what settling must redo in one namespace: the keys whose
+// commits changed, or the whole log.
+type work struct {
+	keys  map[string]bool
+	whole bool
+}
+
+// settleDirty settles the namespaces noted in floor_dirty (their logs
+// changed) and floor_dirty_keys (keys whose commits went), and those with
+// commits on the moved rows (their active set may have changed), then
+// clears the notes.
 func settleDirty(ctx context.Context, tx *store.Tx, chat int64, chatID string, moved []int64) ([]events.Event, error) {
 	logChanged, err := takeDirty(ctx, tx, chat)
 	if err != nil {
 		return nil, err
 	}
-	todo := map[string]bool{}
-	for _, ns := range logChanged {
-		todo[ns] = true
+	todo, err := takeDirtyKeys(ctx, tx, chat)
+	if err != nil {
+		return nil, err
 	}
+	for _, ns := range logChanged {
+		todo.at(ns)
+	}
+	if err := movedKeys(ctx, tx, chat, moved, todo); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(todo))
+	for ns := range todo {
+		names = append(names, ns)
+	}
+	sort.Strings(names)
+	evs, err := settleAll(ctx, tx, chat, chatID, names, todo)
+	if err != nil {
+		return nil, err
+	}
+	for _, ns := range logChanged {
+		if err := bumpLog(ctx, tx, chat, ns); err != nil {
+			return nil, err
+		}
+	}
+	// A replay that cut a log noted its namespace and keys again.
+	if _, err := takeDirty(ctx, tx, chat); err != nil {
+		return nil, err
+	}
+	if _, err := takeDirtyKeys(ctx, tx, chat); err != nil {
+		return nil, err
+	}
+	return evs, nil
+}
+
+// todoList is the work of each namespace to settle.
+type todoList map[string]*work
+
+func (t todoList) at(ns string) *work {
+	w := t[ns]
+	if w == nil {
+		w = &work{keys: map[string]bool{}}
+		t[ns] = w
+	}
+	return w
+}
+
+// movedKeys adds the keys of every commit on the moved rows; a commit
+// with no keys (it touched the whole value) calls for a whole replay.
+func movedKeys(ctx context.Context, tx *store.Tx, chat int64, moved []int64, todo todoList) error {
 	for len(moved) > 0 {
 		batch := moved[:min(len(moved), 500)]
 		moved = moved[len(batch):]
@@ -81,50 +141,57 @@ func settleDirty(ctx context.Context, tx *store.Tx, chat int64, chatID string, m
 		for _, id := range batch {
 			args = append(args, id)
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT ns FROM floor_commits WHERE chat_id = ? AND message_id IN (`+
-			placeholders(len(batch))+`)`, args...)
+		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT fc.ns, fk.key FROM floor_commits fc
+			LEFT JOIN floor_commit_keys fk ON fk.chat_id = fc.chat_id AND fk.ns = fc.ns AND fk.seq = fc.seq
+			WHERE fc.chat_id = ? AND fc.message_id IN (`+placeholders(len(batch))+`)`, args...)
 		if err != nil {
-			return nil, fmt.Errorf("settle floor states: %w", err)
+			return fmt.Errorf("settle floor states: %w", err)
 		}
 		for rows.Next() {
 			var ns string
-			if err := rows.Scan(&ns); err != nil {
+			var key sql.NullString
+			if err := rows.Scan(&ns, &key); err != nil {
 				rows.Close()
-				return nil, fmt.Errorf("settle floor states: %w", err)
+				return fmt.Errorf("settle floor states: %w", err)
 			}
-			todo[ns] = true
+			w := todo.at(ns)
+			if key.Valid {
+				w.keys[key.String] = true
+			} else {
+				w.whole = true
+			}
 		}
 		if err := rows.Close(); err != nil {
+			return fmt.Errorf("settle floor states: %w", err)
+		}
+	}
+	return nil
+}
+
+// takeDirtyKeys returns and clears the keys noted for chat, by namespace.
+func takeDirtyKeys(ctx context.Context, tx *store.Tx, chat int64) (todoList, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT ns, key FROM floor_dirty_keys WHERE chat_id = ?`, chat)
+	if err != nil {
+		return nil, fmt.Errorf("settle floor states: %w", err)
+	}
+	todo := todoList{}
+	for rows.Next() {
+		var ns, key string
+		if err := rows.Scan(&ns, &key); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("settle floor states: %w", err)
+		}
+		todo.at(ns).keys[key] = true
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("settle floor states: %w", err)
+	}
+	if len(todo) > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM floor_dirty_keys WHERE chat_id = ?`, chat); err != nil {
 			return nil, fmt.Errorf("settle floor states: %w", err)
 		}
 	}
-	names := make([]string, 0, len(todo))
-	for ns := range todo {
-		names = append(names, ns)
-	}
-	sort.Strings(names)
-	active, err := activeSwipes(ctx, tx, chat, names)
-	if err != nil {
-		return nil, err
-	}
-	var evs []events.Event
-	for _, ns := range names {
-		ev, err := replay(ctx, tx, chat, chatID, ns, active)
-		if err != nil {
-			return nil, err
-		}
-		evs = append(evs, ev...)
-	}
-	for _, ns := range logChanged {
-		if err := bumpLog(ctx, tx, chat, ns); err != nil {
-			return nil, err
-		}
-	}
-	// A replay that cut a log noted its namespace again.
-	if _, err := takeDirty(ctx, tx, chat); err != nil {
-		return nil, err
-	}
-	return evs, nil
+	return todo, nil
 }
 
 // takeDirty returns and clears the namespaces noted for chat.
@@ -155,8 +222,10 @@ func takeDirty(ctx context.Context, tx *store.Tx, chat int64) ([]string, error) 
 
 // Forget drops the notes of a chat being deleted (its commits went with it).
 func Forget(ctx context.Context, tx *store.Tx, chat int64) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM floor_dirty WHERE chat_id = ?`, chat); err != nil {
-		return fmt.Errorf("forget floor notes: %w", err)
+	for _, table := range []string{"floor_dirty", "floor_dirty_keys"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE chat_id = ?`, chat); err != nil {
+			return fmt.Errorf("forget floor notes: %w", err)
+		}
 	}
 	return nil
 }
