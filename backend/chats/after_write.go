@@ -18,27 +18,16 @@ type afterWrite struct {
 	swipesRemoved []state.SwipeRemoval
 	// swipeMoved lists rows whose active swipe or swipe list changed.
 	swipeMoved []int64
-	// touched holds the rows inserted or rewritten (their search chunks are
-	// rebuilt unless skipChunks).
-	touched map[int64]bool
 	// skipChunks defers the chunk rebuild (updateMessage's skipChunkRebuild).
 	skipChunks bool
 }
 
-func (a *afterWrite) touch(rowID int64) {
-	if a.touched == nil {
-		a.touched = map[int64]bool{}
-	}
-	a.touched[rowID] = true
-}
-
-// insertRow stores msg at index as a new row and records it.
+// insertRow stores msg at index as a new row.
 func (m *mutation) insertRow(ctx context.Context, index int, msg *StMessage) (int64, error) {
 	rowID, err := insertMessage(ctx, m.tx, m.chat.id, index, msg)
 	if err != nil {
 		return 0, err
 	}
-	m.after.touch(rowID)
 	return rowID, nil
 }
 
@@ -50,7 +39,6 @@ func (m *mutation) rewriteRow(ctx context.Context, rowID int64, prev, next *StMe
 	if prev.SwipeID != next.SwipeID || len(prev.Swipes) != len(next.Swipes) {
 		m.after.swipeMoved = append(m.after.swipeMoved, rowID)
 	}
-	m.after.touch(rowID)
 	return nil
 }
 

@@ -22,10 +22,9 @@ import (
 //
 // Chunk rows are cheap; indexing them is not (about a millisecond per
 // 1 KB message of trigram tokenizing and segment merging). So chunk
-// triggers queue the index work in chunks_unindexed; a chat write does the
-// work of its own rows before it commits, bulk work (a branch's or
-// import's rows, a deleted chat's) is done by a background goroutine, and
-// a search always finishes what is queued for the chats it reads first
+// triggers queue the index work in chunks_unindexed; a background
+// goroutine started by the write that queued it does the work, and a
+// search always finishes what is queued for the chats it reads first
 // (chunks_index.go).
 //
 // The text, role and hidden flag come from the chunk_source view, the one
@@ -43,7 +42,8 @@ const chunkUpsertConflict = `
 
 // rebuildChunks is the chunk part of settling a write: unless the write
 // skips the rebuild, every chunk queued for the chat (the write's own rows
-// among them) is rebuilt now, and the write's rows are indexed (indexWrite).
+// among them) is rebuilt now; indexing them is left to the background
+// indexer, started when the write commits.
 func (s *Service) rebuildChunks(ctx context.Context, m *mutation) error {
 	if m.after.skipChunks {
 		return nil
@@ -51,7 +51,7 @@ func (s *Service) rebuildChunks(ctx context.Context, m *mutation) error {
 	if _, err := rebuildQueued(ctx, m.tx, m.chat.id, 0); err != nil {
 		return err
 	}
-	return s.indexWrite(ctx, m)
+	return s.indexAfterCommit(ctx, m.tx)
 }
 
 // rebuildQueued rebuilds the queued chunks of chatRowID (0: of every chat),

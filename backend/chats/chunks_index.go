@@ -14,13 +14,12 @@ import (
 // Index work is done in batches of keys, one transaction each. A search
 // waits for its own catch-up anyway and takes big bites; the background
 // indexer takes small ones, so a chat write that arrives meanwhile waits
-// only a few milliseconds for the write lock. A chat write indexes its own
-// rows, and up to writeIndexExtra other queued keys of its chat (the rows
-// it deleted, a small backlog), before it commits.
+// only a few milliseconds for the write lock. A chat write indexes
+// nothing itself: tokenizing a message costs about a millisecond, which
+// an edit, an undo or a streamed reply should not wait for.
 const (
 	searchIndexBatch     = 512
 	backgroundIndexBatch = 32
-	writeIndexExtra      = 64
 )
 
 // chunkPad is indexed twice after every body (migration 0003): then every
@@ -130,25 +129,6 @@ func indexPicked(ctx context.Context, tx *store.Tx, pick string, args ...any) (i
 		return 0, fmt.Errorf("index chunks: %w", err)
 	}
 	return len(keys), nil
-}
-
-// indexWrite does a chat write's index work in its transaction: the rows
-// it inserted or rewrote, then up to writeIndexExtra other queued keys of
-// the chat. Whatever remains (a branch's or import's thousands of rows) is
-// left to the background indexer, started once the write commits.
-func (s *Service) indexWrite(ctx context.Context, m *mutation) error {
-	keys := make([]int64, 0, len(m.after.touched))
-	for rowID := range m.after.touched {
-		keys = append(keys, m.chat.id<<chunkKeyBits|rowID)
-	}
-	if _, err := indexKeys(ctx, m.tx, keys); err != nil {
-		return err
-	}
-	lo, hi := keyRange(m.chat.id)
-	if _, err := indexBatch(ctx, m.tx, lo, hi, writeIndexExtra); err != nil {
-		return err
-	}
-	return s.indexAfterCommit(ctx, m.tx)
 }
 
 // indexAfterCommit starts the background indexer once tx commits, if tx
