@@ -179,7 +179,7 @@ describe('the branch store', () => {
     expect(made?.chatId).toBe('nb');
     expect(opened).toEqual(['nb']);
     expect(show).toHaveBeenCalledWith('chat');
-    expect(get(toasts).map((t) => t.message)).toEqual(['Branch created: file br - Branch #1']);
+    expect(get(toasts).map((t) => t.message)).toEqual(['Branch created: Branch #1 · file br']);
     await store.createBranch(2);
     expect(chat.createBranch).toHaveBeenLastCalledWith('nb', 2, { open: false });
   });
@@ -195,7 +195,7 @@ describe('the branch store', () => {
     const list = get(toasts);
     expect(list.map((t) => t.message)).toEqual([
       'Checkpoint saved: Before the storm',
-      'Checkpoint saved: file br - Checkpoint #1',
+      'Checkpoint saved: Checkpoint #1 · file br',
       'Could not save the checkpoint: bad name',
     ]);
     expect(list[2]?.code).toBe('validation.invalid_argument');

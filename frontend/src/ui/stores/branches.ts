@@ -144,11 +144,13 @@ export interface BranchDeps {
   view: Readable<ChatView>;
   /** openChat opens a chat as a person's choice (App remembers it as the character's last). */
   openChat(chatId: string): void;
+  /** characterName is the open chat's character, for friendly chat titles in notices. */
+  characterName?: () => string | null | undefined;
 }
 
 const EMPTY: TreeState = { chatId: null, rows: [], hidden: 0, loading: false, failed: false };
 
-export function createBranchStore({ hearth, toasts, layout, view, openChat }: BranchDeps): BranchStore {
+export function createBranchStore({ hearth, toasts, layout, view, openChat, characterName }: BranchDeps): BranchStore {
   const naming = writable<NamingRequest | null>(null);
   let seq = 0;
   let inFlight = false;
@@ -273,7 +275,7 @@ export function createBranchStore({ hearth, toasts, layout, view, openChat }: Br
       const trimmed = name?.trim() ?? '';
       try {
         const made = await hearth.api.chat.createCheckpoint(chatId, index, trimmed ? { name: trimmed } : undefined);
-        toasts.info(`Checkpoint saved: ${made.fileName}`);
+        toasts.info(`Checkpoint saved: ${chatTitle(made.fileName, characterName?.())}`);
         return made;
       } catch (err) {
         toasts.error(err, 'Could not save the checkpoint');
@@ -287,7 +289,7 @@ export function createBranchStore({ hearth, toasts, layout, view, openChat }: Br
         // Opened here rather than by the ABI, so the app remembers it as a person's choice.
         const made = await hearth.api.chat.createBranch(chatId, index, swipeId === undefined ? { open: false } : { swipeId, open: false });
         await open(made.chatId);
-        toasts.info(`Branch created: ${made.fileName}`);
+        toasts.info(`Branch created: ${chatTitle(made.fileName, characterName?.())}`);
         return made;
       } catch (err) {
         toasts.error(err, 'Could not create the branch');
