@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 
 	"hearth/backend/store"
 )
@@ -41,6 +42,19 @@ func keyRange(chatRowID int64) (lo, hi int64) {
 // indexQueued does the queued index work of chatRowID (0: of every
 // chat), batch keys per transaction, until none is left.
 func (s *Service) indexQueued(ctx context.Context, chatRowID int64, batch int) error {
+	return s.indexPaced(ctx, chatRowID, batch, 0)
+}
+
+// backgroundRest is how long the background indexer rests after each
+// batch, as a multiple of the time the batch took: it then uses at most a
+// third of a core, and a chat opened or written right after a large
+// import or branch (thousands of messages to index) is not slowed down
+// by it. A search does its own catch-up at full speed.
+const backgroundRest = 2
+
+// indexPaced is indexQueued resting rest times each batch's duration
+// after it.
+func (s *Service) indexPaced(ctx context.Context, chatRowID int64, batch int, rest time.Duration) error {
 	lo, hi := keyRange(chatRowID)
 	for {
 		var queued bool
@@ -52,6 +66,7 @@ func (s *Service) indexQueued(ctx context.Context, chatRowID int64, batch int) e
 			return nil
 		}
 		var n int
+		began := time.Now()
 		err := s.db.InTx(ctx, func(tx *store.Tx) error {
 			var err error
 			n, err = indexBatch(ctx, tx, lo, hi, batch)
@@ -62,6 +77,9 @@ func (s *Service) indexQueued(ctx context.Context, chatRowID int64, batch int) e
 		}
 		if n < batch {
 			return nil
+		}
+		if rest > 0 {
+			time.Sleep(time.Since(began) * rest)
 		}
 	}
 }
@@ -159,7 +177,7 @@ func (s *Service) indexInBackground() {
 	go func() {
 		ctx := context.Background()
 		for {
-			err := s.indexQueued(ctx, 0, backgroundIndexBatch)
+			err := s.indexPaced(ctx, 0, backgroundIndexBatch, backgroundRest)
 			indexers.Delete(s.db)
 			if err != nil {
 				return

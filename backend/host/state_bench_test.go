@@ -92,6 +92,9 @@ func buildStateFixture() (*stateFixture, error) {
 			}
 		}
 	}
+	if err := settleSearchIndex(ctx, a); err != nil {
+		return nil, err
+	}
 	return fx, nil
 }
 
