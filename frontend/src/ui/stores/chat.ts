@@ -55,6 +55,9 @@ const EMPTY: ChatView = { chatId: null, avatar: null, start: 0, total: 0, messag
  */
 export const LOAD_REFRESH_MS = 400;
 
+/** NEXT_CHAT marks the view as waiting for the chat a script's select() is about to open. */
+const NEXT_CHAT = '\u0000next';
+
 /** SUPERSEDED is the ABI's code for a select() replaced by a newer one (abi/chat-cache). */
 const SUPERSEDED = 'chat.select_superseded';
 
@@ -107,7 +110,11 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
     }, LOAD_REFRESH_MS);
   }
 
-  /** following is the chat a select() made outside the UI is loading, which the view shows as it fills. */
+  /**
+   * following is the chat a select() made outside the UI is loading, which
+   * the view shows as it fills; NEXT_CHAT when that select has not named
+   * its chat yet (the view keeps what it shows until CHAT_CHANGED says).
+   */
   let following: string | null = null;
 
   /** show switches the view to chatId (empty until refreshed). */
@@ -134,7 +141,10 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
   function showCurrent(): void {
     const cur = hearth.api.chat.current();
     if (!cur) {
-      show(null, null, false);
+      // The explicit select() that took over is still looking its chat up:
+      // closing the view now would flash the chat away (and send a phone
+      // back to the list) just before that select opens it.
+      following = NEXT_CHAT;
       return;
     }
     const complete = hearth.getContext().getCurrentChatId() !== undefined;
@@ -160,7 +170,7 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
         // A script's select() took over. Of another chat, the view switches
         // to it at its first page; of this same chat, the view is already
         // showing it and finishes at its CHAT_CHANGED.
-        if (hearth.api.chat.current()?.chatId === chatId) following = chatId;
+        following = hearth.api.chat.current()?.chatId === chatId ? chatId : NEXT_CHAT;
         return;
       }
       toasts.error(err, 'Could not open the chat');
@@ -294,6 +304,18 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
         }
         const cur = hearth.api.chat.current();
         const chatId = cur?.chatId ?? null;
+        if (following === NEXT_CHAT) {
+          // The script's select() opened its chat (or closed the window's).
+          following = null;
+          if (chatId === v.chatId) {
+            refresh();
+            view.update((w) => ({ ...w, loading: false }));
+          } else {
+            show(chatId, cur?.avatar ?? null, false);
+            refresh();
+          }
+          return;
+        }
         if (following !== null && following === chatId && v.chatId === chatId) {
           following = null;
           refresh();
