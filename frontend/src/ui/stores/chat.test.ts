@@ -127,7 +127,8 @@ describe('chat view store', () => {
     );
     await store.select('mine', { automatic: true });
     expect(get(store.view)).toMatchObject({ chatId: 'mine', loading: true });
-    fake.emit('chat_id_changed', { chatId: null });
+    fake.setLoaded(null);
+    fake.emit('chat_id_changed', {});
     await flush();
     expect(get(store.view)).toMatchObject({ chatId: null, loading: false });
   });
