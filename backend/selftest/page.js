@@ -521,13 +521,19 @@
       typed += ch;
       maxKey = Math.max(maxKey, performance.now() - now);
     };
+    // The loops below are stopped by cancelling their pending timer and
+    // frame, not only by the loading flag: under load, WebKitGTK 2.50's JIT
+    // was seen reading a stale `true` from the flag in tick() after it was
+    // cleared, typing on into the next run's composer.
+    let tickTimer = 0;
+    let frameId = 0;
     const tick = () => {
       const now = performance.now();
       maxTick = Math.max(maxTick, now - lastTick);
       lastTick = now;
       if (!loading) return;
       typeKey(now);
-      setTimeout(tick, 0);
+      tickTimer = setTimeout(tick, 0);
     };
     // Whether, and from when, the newest message is inside the list's
     // viewport, looked at every frame while loading and after.
@@ -551,7 +557,7 @@
       maxFrame = Math.max(maxFrame, now - lastFrame);
       lastFrame = now;
       probeTail();
-      if (loading) requestAnimationFrame(frame);
+      if (loading) frameId = requestAnimationFrame(frame);
     };
 
     const offProgress = h.api.events.on(types.CHAT_LOAD_PROGRESS, (p) => {
@@ -565,8 +571,13 @@
       if (tailAt === null && document.querySelector(tailSelector)) tailAt = performance.now();
     });
     observer.observe(document.body, { childList: true, subtree: true });
-    const stop = () => {
+    const halt = () => {
       loading = false;
+      clearTimeout(tickTimer);
+      cancelAnimationFrame(frameId);
+    };
+    const stop = () => {
+      halt();
       offProgress();
       observer.disconnect();
     };
@@ -597,8 +608,8 @@
       selected.catch(() => {});
     }
     lastTick = lastFrame = t0;
-    setTimeout(tick, 0);
-    requestAnimationFrame(frame);
+    tickTimer = setTimeout(tick, 0);
+    frameId = requestAnimationFrame(frame);
 
     await step(`perf (${label}): first page painted`, 20000, async () => {
       await until(20000, 'the first CHAT_LOAD_PROGRESS and two frames', () => firstPaintAt !== null);
@@ -631,7 +642,7 @@
     metrics[name('maxTypingGapMs')] = Math.round(maxTick);
     metrics[name('maxFrameGapMs')] = Math.round(maxFrame);
     metrics[name('maxKeyHandlerMs')] = Math.round(maxKey);
-    loading = false;
+    halt();
     await step(`perf (${label}): typing into the composer while the chat loads`, 5000, async () => {
       const box = composer();
       if (!box) throw new Error('no enabled composer');
