@@ -28,6 +28,7 @@ type Store struct {
 	read   *sql.DB
 	mu     sync.Mutex // serializes write transactions and their after-commit hooks
 	closed bool
+	cache  *stmtCache // the writer's prepared statements; used under mu
 }
 
 // Options tune Open. The zero value is what the app uses.
@@ -59,7 +60,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 
-	s := &Store{path: path, write: write, read: read}
+	s := &Store{path: path, write: write, read: read, cache: newStmtCache()}
 	if err := write.PingContext(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open db %s: %w", path, err)
@@ -106,6 +107,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.cache.close()
 	return errors.Join(s.read.Close(), s.write.Close())
 }
 
@@ -113,6 +115,7 @@ func (s *Store) Close() error {
 type Tx struct {
 	*sql.Tx
 	after []func()
+	cache *stmtCache
 }
 
 // AfterCommit schedules fn to run once the transaction has committed, in
@@ -132,17 +135,20 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	tx := &Tx{Tx: sqlTx}
+	tx := &Tx{Tx: sqlTx, cache: s.cache}
 	if err := fn(tx); err != nil {
 		_ = sqlTx.Rollback()
+		s.cache.prepare(s.write)
 		return err
 	}
 	if err := sqlTx.Commit(); err != nil {
+		s.cache.prepare(s.write)
 		return fmt.Errorf("commit: %w", err)
 	}
 	for _, hook := range tx.after {
 		hook()
 	}
+	s.cache.prepare(s.write)
 	return nil
 }
 

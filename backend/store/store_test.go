@@ -114,7 +114,7 @@ func TestUpgradeMatchesFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	step := &Store{path: path, write: db, read: db}
+	step := &Store{path: path, write: db, read: db, cache: newStmtCache()}
 	if _, err := currentVersion(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
