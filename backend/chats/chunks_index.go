@@ -90,15 +90,6 @@ func indexBatch(ctx context.Context, tx *store.Tx, lo, hi int64, limit int) (int
 	return indexPicked(ctx, tx, `SELECT key, stale FROM chunks_unindexed WHERE key >= ? AND key < ? ORDER BY key LIMIT ?`, lo, hi, limit)
 }
 
-// indexKeys does the queued index work of the given keys.
-func indexKeys(ctx context.Context, tx *store.Tx, keys []int64) (int, error) {
-	if len(keys) == 0 {
-		return 0, nil
-	}
-	list, _ := json.Marshal(keys)
-	return indexPicked(ctx, tx, `SELECT key, stale FROM chunks_unindexed WHERE key IN (SELECT value FROM json_each(?)) ORDER BY key`, string(list))
-}
-
 // indexPicked does the index work of the queued keys a query picks: old
 // versions of keys leave the index, the current chunks (of messages that
 // still exist) come in, and the keys leave the queue. One statement each,

@@ -24,14 +24,12 @@ func settleAll(ctx context.Context, q queryer, chat int64, chatID string, names 
 	if err != nil {
 		return nil, err
 	}
-	var byKey []string
 	var pairs [][2]string
 	for _, ns := range names {
 		m, w := metas[ns], todo[ns]
 		if m == nil || m.whole(w) || len(w.keys) == 0 {
 			continue
 		}
-		byKey = append(byKey, ns)
 		for k := range w.keys {
 			pairs = append(pairs, [2]string{ns, k})
 		}
