@@ -86,19 +86,15 @@ func (p *openAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	if err != nil {
 		return Result{}, err
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-
+	ctx, watch := watchIdle(ctx, p.cfg.IdleTimeout)
+	defer watch.stop()
 	stream := p.chat.NewStreaming(ctx, params)
 	defer stream.Close()
-	// The headers are in: from here on, silence longer than the idle
-	// timeout ends the call.
-	idle := time.AfterFunc(p.cfg.IdleTimeout, func() { cancel(errStalled) })
-	defer idle.Stop()
+	watch.start()
 
 	var acc accumulator
 	for stream.Next() {
-		idle.Reset(p.cfg.IdleTimeout)
+		watch.kick()
 		d, err := acc.add(stream.Current())
 		if err != nil {
 			return acc.result(), err
@@ -119,11 +115,8 @@ func (p *openAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 // failure turns a stream's error into what the caller sees: the caller's
 // own cancel as is, silence as model.timeout, the rest as model.* codes.
 func (p *openAI) failure(ctx context.Context, err error) error {
-	if cause := context.Cause(ctx); cause != nil {
-		if errors.Is(cause, errStalled) {
-			return stalled(p.cfg.IdleTimeout)
-		}
-		return cause // the caller cancelled, or its deadline passed
+	if err := interrupted(ctx, p.cfg.IdleTimeout); err != nil {
+		return err
 	}
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {

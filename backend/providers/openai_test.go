@@ -15,7 +15,7 @@ import (
 )
 
 // scripted starts a scripted server and a provider for it.
-func scripted(t *testing.T, cfg providers.Config) (*providertest.OpenAI, providers.Provider) {
+func scripted(t *testing.T, cfg providers.Config) (*providertest.Server, providers.Provider) {
 	t.Helper()
 	srv := providertest.NewOpenAI()
 	t.Cleanup(srv.Close)

@@ -178,7 +178,9 @@ func New(cfg Config) (Provider, error) {
 	switch cfg.Kind {
 	case KindOpenAICompatible:
 		return newOpenAI(cfg)
+	case KindAnthropic:
+		return newAnthropic(cfg)
 	default:
-		return nil, apperr.Invalid("unknown provider %q (want %q)", cfg.Kind, KindOpenAICompatible)
+		return nil, apperr.Invalid("unknown provider %q (want %q or %q)", cfg.Kind, KindOpenAICompatible, KindAnthropic)
 	}
 }
