@@ -12,6 +12,7 @@ import (
 
 	"hearth/backend/characters"
 	"hearth/backend/chats"
+	"hearth/backend/connections"
 	"hearth/backend/events"
 	"hearth/backend/host"
 	"hearth/backend/media"
@@ -21,14 +22,15 @@ import (
 
 // App is an opened data dir with everything running on it.
 type App struct {
-	DataDir    string
-	Store      *store.Store
-	Bus        *events.Bus
-	Media      *media.Store
-	Characters *characters.Service
-	Chats      *chats.Service
-	State      *state.Service
-	Router     *host.Router
+	DataDir     string
+	Store       *store.Store
+	Bus         *events.Bus
+	Media       *media.Store
+	Characters  *characters.Service
+	Chats       *chats.Service
+	State       *state.Service
+	Connections *connections.Service
+	Router      *host.Router
 }
 
 // Open opens (creating as needed) the data dir and starts the services.
@@ -51,7 +53,12 @@ func Open(ctx context.Context, dataDir string) (*App, error) {
 	a.Characters = characters.New(db, bus, files, now)
 	a.Chats = chats.New(db, bus, a.Characters, now)
 	a.State = state.New(db, bus)
-	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State})
+	a.Connections = connections.New(db, connections.NewSecrets(filepath.Join(dataDir, "secrets.json")), now)
+	if err := a.Connections.Prune(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections})
 	return a, nil
 }
 

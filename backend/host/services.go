@@ -3,14 +3,16 @@ package host
 import (
 	"hearth/backend/characters"
 	"hearth/backend/chats"
+	"hearth/backend/connections"
 	"hearth/backend/state"
 )
 
 // Services are the domain services the router exposes.
 type Services struct {
-	Chats      *chats.Service
-	Characters *characters.Service
-	State      *state.Service
+	Chats       *chats.Service
+	Characters  *characters.Service
+	State       *state.Service
+	Connections *connections.Service
 }
 
 // New returns a router with every ABI method registered.
@@ -20,5 +22,6 @@ func New(s Services) *Router {
 	registerCharacters(r, s.Characters)
 	registerChats(r, s.Chats)
 	registerState(r, s.State)
+	registerConnections(r, s.Connections)
 	return r
 }

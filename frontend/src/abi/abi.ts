@@ -3,6 +3,7 @@
 // fan-outs (api.events, structured; getContext().eventSource, SillyTavern
 // style and ordered) and getContext().
 import { createCharactersApi } from './api-characters';
+import { createConnectionsApi } from './api-connections';
 import { createChatApi } from './api-chat';
 import { createStateApi } from './api-state';
 import { createCharactersCache } from './characters-cache';
@@ -123,6 +124,7 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
       chat: createChatApi(call, cache),
       characters: createCharactersApi(call),
       state: createStateApi(call, () => cache.current()?.chatId ?? null),
+      connections: createConnectionsApi(call),
       events: events.api,
     }),
     getContext,

@@ -278,6 +278,53 @@ export interface CharactersApi {
   avatarUrl(avatar: string): string;
 }
 
+/** A model connection (HOST-ABI §6). The API key is never returned: apiKeySet says whether one is stored. */
+export interface Connection {
+  id: string;
+  name: string;
+  provider: 'openai-compatible' | 'anthropic';
+  baseUrl: string;
+  model: string;
+  headers: Record<string, string>;
+  apiKeySet: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * connections.save's argument: without id it creates, with one it updates
+ * the fields given. apiKey: left out or null keeps the key, '' removes it.
+ */
+export interface ConnectionInput {
+  id?: string;
+  name?: string;
+  provider?: Connection['provider'];
+  baseUrl?: string;
+  model?: string;
+  apiKey?: string | null;
+  headers?: Record<string, string>;
+}
+
+/** connections.test's answer: ok, or the model.* error that says why not. */
+export interface ConnectionTest {
+  ok: boolean;
+  /** How many models the server listed, when it lists them. */
+  models?: number;
+  error?: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+export interface ConnectionsApi {
+  save(connection: ConnectionInput): Promise<Connection>;
+  list(): Promise<Connection[]>;
+  get(id: string): Promise<Connection>;
+  delete(id: string): Promise<void>;
+  /** select makes a connection the active one (null: none) and resolves it. */
+  select(id: string | null): Promise<Connection | null>;
+  active(): Promise<Connection | null>;
+  test(id: string): Promise<ConnectionTest>;
+  models(id: string): Promise<string[]>;
+}
+
 /** A chat-state namespace's value with its revision. */
 export interface StateEntry {
   value: unknown;
@@ -348,6 +395,7 @@ export interface HearthAbi {
     readonly chat: ChatApi;
     readonly characters: CharactersApi;
     readonly state: StateApi;
+    readonly connections: ConnectionsApi;
     readonly events: EventsApi;
   };
   getContext(): HearthContext;

@@ -1,0 +1,179 @@
+// Package connections keeps the user's model connections (which provider,
+// where, which model) and their API keys, and tests them. Keys are
+// write-only from every caller: stored in the secrets file, reported only
+// as apiKeySet, handed to the provider layer and nowhere else.
+package connections
+
+import (
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"hearth/backend/apperr"
+	"hearth/backend/providers"
+)
+
+// CodeNotFound: no connection has the id.
+const CodeNotFound = "connection.not_found"
+
+// Limits on what a connection holds.
+const (
+	maxName        = 200
+	maxBaseURL     = 2048
+	maxModel       = 256
+	maxAPIKey      = 8192
+	maxHeaders     = 32
+	maxHeaderValue = 4096
+)
+
+// Connection is what callers see of a connection: never its key.
+type Connection struct {
+	ID        string            `json:"id"`
+	Name      string            `json:"name"`
+	Provider  string            `json:"provider"`
+	BaseURL   string            `json:"baseUrl"`
+	Model     string            `json:"model"`
+	Headers   map[string]string `json:"headers"`
+	APIKeySet bool              `json:"apiKeySet"`
+	CreatedAt int64             `json:"createdAt"`
+	UpdatedAt int64             `json:"updatedAt"`
+}
+
+// Input is connections.save's argument. Without ID it creates; with one it
+// updates, keeping the fields left out. APIKey: absent or null keeps the
+// key, "" removes it, anything else replaces it.
+type Input struct {
+	ID       *string           `json:"id"`
+	Name     *string           `json:"name"`
+	Provider *string           `json:"provider"`
+	BaseURL  *string           `json:"baseUrl"`
+	Model    *string           `json:"model"`
+	APIKey   *string           `json:"apiKey"`
+	Headers  map[string]string `json:"headers"`
+}
+
+// Providers a connection may name (Google's arrives with its adapter).
+var kinds = map[string]bool{providers.KindOpenAICompatible: true, providers.KindAnthropic: true}
+
+// secretHeaders would put a credential where get() returns it.
+var secretHeaders = map[string]bool{"authorization": true, "proxy-authorization": true, "x-api-key": true, "api-key": true, "x-goog-api-key": true}
+
+// apply sets in's fields on c, validating each.
+func (in Input) apply(c *Connection) error {
+	if in.Name != nil {
+		n := strings.TrimSpace(*in.Name)
+		if n == "" || utf8.RuneCountInString(n) > maxName || hasControl(n) {
+			return apperr.Invalid("name must be 1 to %d characters without control characters", maxName)
+		}
+		c.Name = n
+	}
+	if in.Provider != nil {
+		if !kinds[*in.Provider] {
+			return apperr.Invalid("provider %q is not supported (use %q or %q)", shortText(*in.Provider), providers.KindOpenAICompatible, providers.KindAnthropic)
+		}
+		c.Provider = *in.Provider
+	}
+	if in.BaseURL != nil {
+		u := strings.TrimSpace(*in.BaseURL)
+		if u != "" {
+			if err := checkURL(u); err != nil {
+				return err
+			}
+		}
+		c.BaseURL = u
+	}
+	if in.Model != nil {
+		m := strings.TrimSpace(*in.Model)
+		if len(m) > maxModel || hasControl(m) {
+			return apperr.Invalid("model must be at most %d characters without control characters", maxModel)
+		}
+		c.Model = m
+	}
+	if in.Headers != nil {
+		if err := checkHeaders(in.Headers); err != nil {
+			return err
+		}
+		c.Headers = in.Headers
+	}
+	if in.APIKey != nil && (len(*in.APIKey) > maxAPIKey || hasControl(*in.APIKey)) {
+		return apperr.Invalid("apiKey must be at most %d characters without control characters", maxAPIKey)
+	}
+	if c.Name == "" {
+		return apperr.Invalid("name is required")
+	}
+	if c.Provider == "" {
+		return apperr.Invalid("provider is required")
+	}
+	if c.Provider == providers.KindOpenAICompatible && c.BaseURL == "" {
+		return apperr.Invalid("baseUrl is required for an OpenAI-compatible connection (for example https://api.openai.com/v1 or http://127.0.0.1:8080/v1)")
+	}
+	if c.Headers == nil {
+		c.Headers = map[string]string{}
+	}
+	return nil
+}
+
+func checkURL(s string) error {
+	if len(s) > maxBaseURL {
+		return apperr.Invalid("baseUrl is longer than %d characters", maxBaseURL)
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return apperr.Invalid("baseUrl %q is not an http:// or https:// URL", shortText(s))
+	}
+	if u.User != nil {
+		return apperr.Invalid("baseUrl must not carry a user or password: put the key in apiKey")
+	}
+	return nil
+}
+
+func checkHeaders(h map[string]string) error {
+	if len(h) > maxHeaders {
+		return apperr.Invalid("at most %d headers", maxHeaders)
+	}
+	for k, v := range h {
+		if k == "" || !isToken(k) {
+			return apperr.Invalid("header name %q is not a valid HTTP header name", shortText(k))
+		}
+		if secretHeaders[strings.ToLower(k)] {
+			return apperr.Invalid("header %s would be stored in the clear: put the key in apiKey", k)
+		}
+		if len(v) > maxHeaderValue || strings.ContainsAny(v, "\r\n\x00") {
+			return apperr.Invalid("header %s: the value must be one line of at most %d bytes", k, maxHeaderValue)
+		}
+	}
+	return nil
+}
+
+// isToken reports whether s is an RFC 9110 token (a header name).
+func isToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// shortText quotes at most 80 bytes of caller input in an error.
+func shortText(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	cut := 80
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,202 @@
+package host_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"hearth/backend/host/hosttest"
+	"hearth/backend/providers/providertest"
+)
+
+type connDTO struct {
+	ID        string            `json:"id"`
+	Name      string            `json:"name"`
+	Provider  string            `json:"provider"`
+	BaseURL   string            `json:"baseUrl"`
+	Model     string            `json:"model"`
+	Headers   map[string]string `json:"headers"`
+	APIKeySet bool              `json:"apiKeySet"`
+}
+
+func secretsFile(e *hosttest.Env) string { return filepath.Join(e.App.DataDir, "secrets.json") }
+
+// The key goes in, is used, and never comes back out: not from save, get,
+// list or active, and not in the database file.
+func TestConnectionKeysAreWriteOnly(t *testing.T) {
+	t.Parallel()
+	e := hosttest.NewEnv(t, nil)
+	srv := providertest.NewOpenAI()
+	t.Cleanup(srv.Close)
+	srv.Models = []string{"llama-3.1-8b"}
+	const key = "sk-hearth-secret-123456"
+
+	var c connDTO
+	e.Must(&c, "connections.save", map[string]any{"name": "Local llama", "provider": "openai-compatible", "baseUrl": srv.URL,
+		"model": "llama-3.1-8b", "apiKey": key, "headers": map[string]string{"HTTP-Referer": "https://hearth.invalid"}})
+	if c.ID == "" || !c.APIKeySet || c.BaseURL != srv.URL || c.Headers["HTTP-Referer"] != "https://hearth.invalid" {
+		t.Fatalf("saved %+v", c)
+	}
+	for _, call := range []struct {
+		method string
+		args   []any
+	}{{"connections.get", []any{c.ID}}, {"connections.list", nil}, {"connections.select", []any{c.ID}}, {"connections.active", nil}} {
+		out, err := e.Call(call.method, call.args...)
+		if err != nil {
+			t.Fatalf("%s: %v", call.method, err)
+		}
+		if strings.Contains(string(out), key) || strings.Contains(string(out), "apiKey\"") {
+			t.Fatalf("%s returned the key: %s", call.method, out)
+		}
+		if !strings.Contains(string(out), `"apiKeySet":true`) {
+			t.Fatalf("%s: %s", call.method, out)
+		}
+	}
+	var models []string
+	e.Must(&models, "connections.models", c.ID)
+	if len(models) != 1 || models[0] != "llama-3.1-8b" {
+		t.Fatalf("models %v", models)
+	}
+	if got := srv.Requests()[0].Header.Get("Authorization"); got != "Bearer "+key {
+		t.Fatalf("the server got Authorization %q", got)
+	}
+	info, err := os.Stat(secretsFile(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Fatalf("secrets file mode %v, want 0600", info.Mode().Perm())
+	}
+	db, err := os.ReadFile(filepath.Join(e.App.DataDir, "hearth.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(db), key) {
+		t.Fatal("the key is in the database file")
+	}
+
+	// Absent apiKey keeps the key; "" removes it.
+	e.Must(&c, "connections.save", map[string]any{"id": c.ID, "name": "Renamed"})
+	if !c.APIKeySet || c.Name != "Renamed" || c.Model != "llama-3.1-8b" {
+		t.Fatalf("after a rename %+v", c)
+	}
+	e.Must(&c, "connections.save", map[string]any{"id": c.ID, "apiKey": ""})
+	if c.APIKeySet {
+		t.Fatal("apiKey \"\" kept the key")
+	}
+	raw, _ := os.ReadFile(secretsFile(e))
+	if strings.Contains(string(raw), key) {
+		t.Fatal("the removed key is still in the secrets file")
+	}
+}
+
+func TestConnectionValidationChangesNothing(t *testing.T) {
+	t.Parallel()
+	e := hosttest.NewEnv(t, nil)
+	var c connDTO
+	e.Must(&c, "connections.save", map[string]any{"name": "A", "provider": "anthropic", "apiKey": "sk-ant-1"})
+	before, _ := os.ReadFile(secretsFile(e))
+	bad := []map[string]any{
+		{"name": "", "provider": "anthropic"},
+		{"name": "x", "provider": "palm"},
+		{"name": "x", "provider": "openai-compatible"},
+		{"name": "x", "provider": "openai-compatible", "baseUrl": "file:///etc/passwd"},
+		{"name": "x", "provider": "openai-compatible", "baseUrl": "https://user:pw@example.com/v1"},
+		{"name": "x", "provider": "anthropic", "headers": map[string]string{"Authorization": "Bearer sk"}},
+		{"name": "x", "provider": "anthropic", "headers": map[string]string{"X-Bad\n": "v"}},
+		{"name": "x", "provider": "anthropic", "headers": map[string]string{"X-Ok": "a\r\nInjected: 1"}},
+		{"name": "x", "provider": "anthropic", "apiKey": "sk\nnewline"},
+		{"name": strings.Repeat("n", 201), "provider": "anthropic"},
+		{"id": c.ID, "name": " ", "apiKey": "sk-ant-2"},
+	}
+	for i, in := range bad {
+		_, err := e.Call("connections.save", in)
+		if hosttest.Code(err) != "validation.invalid_argument" {
+			t.Errorf("input %d: error %v", i, err)
+		}
+	}
+	if _, err := e.Call("connections.save", map[string]any{"id": "missing", "name": "x", "apiKey": "sk-ant-3"}); hosttest.Code(err) != "connection.not_found" {
+		t.Errorf("update of a missing id: %v", err)
+	}
+	var list []connDTO
+	e.Must(&list, "connections.list")
+	if len(list) != 1 || list[0].Name != "A" {
+		t.Fatalf("list after refused saves: %+v", list)
+	}
+	after, _ := os.ReadFile(secretsFile(e))
+	if string(after) != string(before) {
+		t.Fatalf("a refused save changed the secrets file:\n%s\n%s", before, after)
+	}
+	for _, m := range []string{"connections.get", "connections.delete", "connections.test", "connections.models", "connections.select"} {
+		if _, err := e.Call(m, "nope"); hosttest.Code(err) != "connection.not_found" {
+			t.Errorf("%s of a missing id: %v", m, err)
+		}
+	}
+	if _, err := e.Call("connections.get", 5); hosttest.Code(err) != "validation.invalid_argument" {
+		t.Errorf("get(5): %v", err)
+	}
+}
+
+func TestConnectionSelectDeleteAndTest(t *testing.T) {
+	t.Parallel()
+	e := hosttest.NewEnv(t, nil)
+	good := providertest.NewOpenAI()
+	t.Cleanup(good.Close)
+	good.Models = []string{"m1", "m2"}
+	var a, b connDTO
+	e.Must(&a, "connections.save", map[string]any{"name": "Good", "provider": "openai-compatible", "baseUrl": good.URL, "model": "m1", "apiKey": "sk-a"})
+	e.Must(&b, "connections.save", map[string]any{"name": "Refused", "provider": "anthropic", "baseUrl": good.URL + "/nothing-here", "model": "c"})
+
+	var res struct {
+		OK     bool `json:"ok"`
+		Models *int `json:"models"`
+		Error  *struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	e.Must(&res, "connections.test", a.ID)
+	if !res.OK || res.Models == nil || *res.Models != 2 {
+		t.Fatalf("test of a working connection: %+v", res)
+	}
+	res.OK, res.Models = false, nil
+	e.Must(&res, "connections.test", b.ID)
+	if res.OK || res.Error == nil || res.Error.Code != "model.request_failed" {
+		t.Fatalf("test of a connection that answers 404: %+v", res)
+	}
+
+	var active *connDTO
+	e.Must(&active, "connections.active")
+	if active != nil {
+		t.Fatalf("active before any select: %+v", active)
+	}
+	e.Must(&active, "connections.select", a.ID)
+	if active == nil || active.ID != a.ID {
+		t.Fatalf("select returned %+v", active)
+	}
+	e.Must(&active, "connections.active")
+	if active == nil || active.ID != a.ID {
+		t.Fatalf("active %+v", active)
+	}
+	e.Must(nil, "connections.delete", b.ID)
+	e.Must(&active, "connections.active")
+	if active == nil || active.ID != a.ID {
+		t.Fatal("deleting another connection cleared the active one")
+	}
+	e.Must(nil, "connections.delete", a.ID)
+	e.Must(&active, "connections.active")
+	if active != nil {
+		t.Fatalf("the deleted connection is still active: %+v", active)
+	}
+	raw, _ := os.ReadFile(secretsFile(e))
+	var keys map[string]string
+	_ = json.Unmarshal(raw, &keys)
+	if len(keys) != 0 {
+		t.Fatalf("keys left after deleting every connection: %d", len(keys))
+	}
+	e.Must(&active, "connections.select", nil)
+	if active != nil {
+		t.Fatalf("select(null) returned %+v", active)
+	}
+}

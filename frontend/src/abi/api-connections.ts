@@ -1,0 +1,13 @@
+// api.connections: the connections.* host methods (HOST-ABI §6). The API
+// key is write-only: save() takes apiKey, nothing ever returns it, only
+// apiKeySet.
+import { bind } from './api-chat';
+import type { Call } from './host';
+import type { ConnectionsApi } from './types';
+
+const CONNECTION_METHODS = ['save', 'list', 'get', 'delete', 'select', 'active', 'test', 'models'] as const;
+
+/** createConnectionsApi returns the frozen api.connections. */
+export function createConnectionsApi(call: Call): ConnectionsApi {
+  return Object.freeze(bind(call, 'connections', CONNECTION_METHODS)) as unknown as ConnectionsApi;
+}
