@@ -76,28 +76,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 	}
 	ctx, watch := watchIdle(ctx, p.cfg.IdleTimeout)
 	defer watch.stop()
-	stream := p.messages.NewStreaming(ctx, params)
-	defer stream.Close()
-	watch.start()
-
-	var acc anthropicAccumulator
-	for stream.Next() {
-		watch.kick()
-		d, err := acc.add(stream.Current())
-		if err != nil {
-			return acc.result(), err
-		}
-		if (d.Text != "" || d.Reasoning != "") && onDelta != nil {
-			onDelta(d)
-		}
-	}
-	if err := stream.Err(); err != nil {
-		return acc.result(), p.failure(ctx, err)
-	}
-	if !acc.stopped {
-		return acc.result(), apperr.New(CodeBadResponse, "the stream ended before the model finished its reply")
-	}
-	return acc.result(), nil
+	return drain(ctx, watch, p.messages.NewStreaming(ctx, params), &anthropicAccumulator{}, onDelta, p.failure)
 }
 
 func (p *anthropicProvider) failure(ctx context.Context, err error) error {
@@ -156,13 +135,13 @@ func (p *anthropicProvider) Models(ctx context.Context) ([]string, error) {
 
 // anthropicAccumulator builds a Result from Messages stream events.
 type anthropicAccumulator struct {
-	text, reasoning strings.Builder
-	calls           map[int64]*ToolCall
-	order           []int64
-	usage           Usage
-	finish          string
-	model           string
-	stopped         bool
+	reply
+	calls   map[int64]*ToolCall
+	order   []int64
+	usage   Usage
+	finish  string
+	model   string
+	stopped bool
 }
 
 func (a *anthropicAccumulator) add(ev anthropic.MessageStreamEventUnion) (Delta, error) {
@@ -211,13 +190,13 @@ func (a *anthropicAccumulator) add(ev anthropic.MessageStreamEventUnion) (Delta,
 	case "message_stop":
 		a.stopped = true
 	}
-	if a.text.Len()+a.reasoning.Len()+len(d.Text)+len(d.Reasoning) > maxReplyBytes {
-		return Delta{}, apperr.New(CodeBadResponse, "the reply is longer than %d MiB", maxReplyBytes>>20)
+	if err := a.reply.add(d); err != nil {
+		return Delta{}, err
 	}
-	a.text.WriteString(d.Text)
-	a.reasoning.WriteString(d.Reasoning)
 	return d, nil
 }
+
+func (a *anthropicAccumulator) complete() bool { return a.stopped }
 
 func (a *anthropicAccumulator) result() Result {
 	r := Result{Text: a.text.String(), Reasoning: a.reasoning.String(), Usage: a.usage, FinishReason: a.finish, Model: a.model}

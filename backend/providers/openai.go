@@ -88,28 +88,7 @@ func (p *openAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	}
 	ctx, watch := watchIdle(ctx, p.cfg.IdleTimeout)
 	defer watch.stop()
-	stream := p.chat.NewStreaming(ctx, params)
-	defer stream.Close()
-	watch.start()
-
-	var acc accumulator
-	for stream.Next() {
-		watch.kick()
-		d, err := acc.add(stream.Current())
-		if err != nil {
-			return acc.result(), err
-		}
-		if (d.Text != "" || d.Reasoning != "") && onDelta != nil {
-			onDelta(d)
-		}
-	}
-	if err := stream.Err(); err != nil {
-		return acc.result(), p.failure(ctx, err)
-	}
-	if !acc.finished {
-		return acc.result(), apperr.New(CodeBadResponse, "the stream ended before the model finished its reply")
-	}
-	return acc.result(), nil
+	return drain(ctx, watch, p.chat.NewStreaming(ctx, params), &accumulator{}, onDelta, p.failure)
 }
 
 // failure turns a stream's error into what the caller sees: the caller's

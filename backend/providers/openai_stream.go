@@ -3,7 +3,6 @@ package providers
 import (
 	"encoding/json"
 	"sort"
-	"strings"
 
 	"github.com/openai/openai-go/v3"
 
@@ -18,13 +17,13 @@ var reasoningFields = []string{"reasoning_content", "reasoning"}
 // accumulator builds a Result from Chat Completions chunks (choice 0; a
 // request asks for one choice).
 type accumulator struct {
-	text, reasoning strings.Builder
-	calls           map[int64]*ToolCall
-	order           []int64
-	usage           Usage
-	finish          string
-	model           string
-	finished        bool
+	reply
+	calls    map[int64]*ToolCall
+	order    []int64
+	usage    Usage
+	finish   string
+	model    string
+	finished bool
 }
 
 // add folds one chunk in and returns what it added to the text.
@@ -56,13 +55,13 @@ func (a *accumulator) add(chunk openai.ChatCompletionChunk) (Delta, error) {
 			a.finished = true
 		}
 	}
-	if a.text.Len()+a.reasoning.Len()+len(d.Text)+len(d.Reasoning) > maxReplyBytes {
-		return Delta{}, apperr.New(CodeBadResponse, "the reply is longer than %d MiB", maxReplyBytes>>20)
+	if err := a.reply.add(d); err != nil {
+		return Delta{}, err
 	}
-	a.text.WriteString(d.Text)
-	a.reasoning.WriteString(d.Reasoning)
 	return d, nil
 }
+
+func (a *accumulator) complete() bool { return a.finished }
 
 // addCall folds a tool-call fragment in: the first fragment of an index
 // names the call, later ones append to its arguments.
