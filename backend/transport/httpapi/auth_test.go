@@ -102,7 +102,7 @@ func TestPasswordMode(t *testing.T) {
 
 func TestLoginRateLimit(t *testing.T) {
 	t.Parallel()
-	_, _, ts := serveApp(t, func(c *Config) { c.Password = testPassword })
+	_, _, ts := serveApp(t, func(c *Config) { c.Password = testPassword }, freezeLogins)
 	for i := range loginBurst {
 		res, body := login(t, nil, ts.URL, "guess")
 		if res.StatusCode != http.StatusUnauthorized {

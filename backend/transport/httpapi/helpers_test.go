@@ -44,6 +44,14 @@ func serveApp(t *testing.T, tweak func(*Config), tune ...func(*Server)) (*app.Ap
 	return a, s, ts
 }
 
+// freezeLogins stops the login budget's clock, so a test that spends the
+// budget sees it spent however slowly the machine runs (it refills one
+// attempt every loginEvery).
+func freezeLogins(s *Server) {
+	at := time.Now()
+	s.auth.limiter.now = func() time.Time { return at }
+}
+
 // serve runs cfg behind httptest; both are closed when the test ends.
 func serve(t *testing.T, cfg Config, tune ...func(*Server)) (*Server, *httptest.Server) {
 	t.Helper()

@@ -216,7 +216,7 @@ func legitInvoke(t *testing.T, base, password string, retry bool) {
 func TestRefusalClosesWithoutReadingBody(t *testing.T) {
 	t.Parallel()
 	pw := func(c *Config) { c.Password = testPassword }
-	_, _, pwBase := startApp(t, pw, shrinkBodyDeadlines)
+	_, _, pwBase := startApp(t, pw, shrinkBodyDeadlines, freezeLogins)
 	_, _, openBase := startApp(t, nil, shrinkBodyDeadlines, func(s *Server) { s.maxBody = 1 << 10 })
 	pwHost, openHost := strings.TrimPrefix(pwBase, "http://"), strings.TrimPrefix(openBase, "http://")
 
