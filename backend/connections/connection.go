@@ -52,8 +52,8 @@ type Input struct {
 	Headers  map[string]string `json:"headers"`
 }
 
-// Providers a connection may name (Google's arrives with its adapter).
-var kinds = map[string]bool{providers.KindOpenAICompatible: true, providers.KindAnthropic: true}
+// Providers a connection may name.
+var kinds = map[string]bool{providers.KindOpenAICompatible: true, providers.KindAnthropic: true, providers.KindGoogle: true}
 
 // secretHeaders would put a credential where get() returns it.
 var secretHeaders = map[string]bool{"authorization": true, "proxy-authorization": true, "x-api-key": true, "api-key": true, "x-goog-api-key": true}
@@ -69,7 +69,8 @@ func (in Input) apply(c *Connection) error {
 	}
 	if in.Provider != nil {
 		if !kinds[*in.Provider] {
-			return apperr.Invalid("provider %q is not supported (use %q or %q)", shortText(*in.Provider), providers.KindOpenAICompatible, providers.KindAnthropic)
+			return apperr.Invalid("provider %q is not supported (use %q, %q or %q)", shortText(*in.Provider),
+				providers.KindOpenAICompatible, providers.KindAnthropic, providers.KindGoogle)
 		}
 		c.Provider = *in.Provider
 	}

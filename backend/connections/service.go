@@ -305,6 +305,9 @@ type TestResult struct {
 func (s *Service) Test(ctx context.Context, id string) (*TestResult, error) {
 	p, c, err := s.Provider(ctx, id)
 	if err != nil {
+		if ae := apperr.As(err); ae != nil && ae.Code != CodeNotFound {
+			return &TestResult{Error: ae}, nil // say, a Google connection without a key
+		}
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, testTimeout)

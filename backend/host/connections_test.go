@@ -166,6 +166,15 @@ func TestConnectionSelectDeleteAndTest(t *testing.T) {
 		t.Fatalf("test of a connection that answers 404: %+v", res)
 	}
 
+	var g connDTO
+	e.Must(&g, "connections.save", map[string]any{"name": "Gemini", "provider": "google", "model": "gemini-2.5-flash"})
+	res.OK, res.Error = true, nil
+	e.Must(&res, "connections.test", g.ID)
+	if res.OK || res.Error == nil || res.Error.Code != "validation.invalid_argument" {
+		t.Fatalf("test of a Google connection without a key: %+v", res)
+	}
+	e.Must(nil, "connections.delete", g.ID)
+
 	var active *connDTO
 	e.Must(&active, "connections.active")
 	if active != nil {

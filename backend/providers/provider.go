@@ -180,7 +180,9 @@ func New(cfg Config) (Provider, error) {
 		return newOpenAI(cfg)
 	case KindAnthropic:
 		return newAnthropic(cfg)
+	case KindGoogle:
+		return newGemini(context.Background(), cfg)
 	default:
-		return nil, apperr.Invalid("unknown provider %q (want %q or %q)", cfg.Kind, KindOpenAICompatible, KindAnthropic)
+		return nil, apperr.Invalid("unknown provider %q (want %q, %q or %q)", cfg.Kind, KindOpenAICompatible, KindAnthropic, KindGoogle)
 	}
 }

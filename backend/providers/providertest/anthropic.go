@@ -5,7 +5,7 @@ import "encoding/json"
 // NewAnthropic starts a Messages API server on 127.0.0.1 (URL is the
 // base URL without /v1, as Anthropic's is); Close stops it.
 func NewAnthropic() *Server {
-	return start("/v1/messages", func(ids []string) any {
+	return start(is("/v1/messages"), "/v1/models", func(ids []string) any {
 		data := make([]map[string]any, 0, len(ids))
 		for _, id := range ids {
 			data = append(data, map[string]any{"id": id, "type": "model", "display_name": id, "created_at": "2025-01-01T00:00:00Z"})

@@ -57,21 +57,22 @@ type Server struct {
 	// Models is what GET /v1/models lists.
 	Models []string
 
-	// stream is the path of streamed completions; models writes the
-	// model list.
-	stream  string
-	models  func(ids []string) any
-	srv     *httptest.Server
-	mu      sync.Mutex
-	scripts []Script
-	reqs    []Request
-	closed  chan struct{}
+	// stream tells the path of streamed completions; models writes the
+	// model list, served at modelsPath.
+	stream     func(path string) bool
+	modelsPath string
+	models     func(ids []string) any
+	srv        *httptest.Server
+	mu         sync.Mutex
+	scripts    []Script
+	reqs       []Request
+	closed     chan struct{}
 }
 
 // NewOpenAI starts a Chat Completions server on 127.0.0.1 (URL ends in
 // /v1, as OpenAI-compatible base URLs do); Close stops it.
 func NewOpenAI() *Server {
-	s := start("/v1/chat/completions", func(ids []string) any {
+	s := start(is("/v1/chat/completions"), "/v1/models", func(ids []string) any {
 		data := make([]map[string]any, 0, len(ids))
 		for _, id := range ids {
 			data = append(data, map[string]any{"id": id, "object": "model", "created": 1700000000, "owned_by": "scripted"})
@@ -82,8 +83,8 @@ func NewOpenAI() *Server {
 	return s
 }
 
-func start(stream string, models func([]string) any) *Server {
-	s := &Server{stream: stream, models: models, closed: make(chan struct{})}
+func start(stream func(string) bool, modelsPath string, models func([]string) any) *Server {
+	s := &Server{stream: stream, modelsPath: modelsPath, models: models, closed: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
@@ -120,11 +121,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.reqs = append(s.reqs, rec)
 	s.mu.Unlock()
 
-	if r.Method == http.MethodGet && r.URL.Path == "/v1/models" {
+	if r.Method == http.MethodGet && r.URL.Path == s.modelsPath {
 		writeJSON(w, s.models(s.Models))
 		return
 	}
-	if r.Method != http.MethodPost || r.URL.Path != s.stream {
+	if r.Method != http.MethodPost || !s.stream(r.URL.Path) {
 		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
 		return
 	}
@@ -207,6 +208,9 @@ func (s *Server) wait(r *http.Request, d time.Duration) bool {
 		return false
 	}
 }
+
+// is matches one path.
+func is(path string) func(string) bool { return func(p string) bool { return p == path } }
 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")

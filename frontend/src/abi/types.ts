@@ -282,7 +282,7 @@ export interface CharactersApi {
 export interface Connection {
   id: string;
   name: string;
-  provider: 'openai-compatible' | 'anthropic';
+  provider: 'openai-compatible' | 'anthropic' | 'google';
   baseUrl: string;
   model: string;
   headers: Record<string, string>;
