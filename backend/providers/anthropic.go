@@ -46,13 +46,9 @@ func newAnthropic(cfg Config) (*anthropicProvider, error) {
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
 		return nil, apperr.Invalid("the base URL %q is not http: or https:", shorten(base))
 	}
-	transport := cfg.Transport
-	if transport == nil {
-		transport = newTransport(cfg)
-	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(strings.TrimRight(base, "/") + "/"),
-		option.WithHTTPClient(&http.Client{Transport: transport}),
+		option.WithHTTPClient(&http.Client{Transport: cfg.Transport}),
 		option.WithMaxRetries(0),
 		option.WithAPIKey(cfg.APIKey),
 	}

@@ -42,14 +42,10 @@ func newGemini(ctx context.Context, cfg Config) (*geminiProvider, error) {
 	for k, v := range cfg.Headers {
 		opts.Headers.Set(k, v)
 	}
-	transport := cfg.Transport
-	if transport == nil {
-		transport = newTransport(cfg)
-	}
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{
 		APIKey:      cfg.APIKey,
 		Backend:     genai.BackendGeminiAPI,
-		HTTPClient:  &http.Client{Transport: transport},
+		HTTPClient:  &http.Client{Transport: cfg.Transport},
 		HTTPOptions: opts,
 	})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -45,13 +44,9 @@ func newOpenAI(cfg Config) (*openAI, error) {
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
 		return nil, apperr.Invalid("the base URL %q is not http: or https:", shorten(base))
 	}
-	transport := cfg.Transport
-	if transport == nil {
-		transport = newTransport(cfg)
-	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(strings.TrimRight(base, "/") + "/"),
-		option.WithHTTPClient(&http.Client{Transport: transport}),
+		option.WithHTTPClient(&http.Client{Transport: cfg.Transport}),
 		option.WithMaxRetries(0),
 		option.WithAPIKey(cfg.APIKey),
 	}
@@ -68,16 +63,6 @@ func newOpenAI(cfg Config) (*openAI, error) {
 		cfg:         cfg,
 		officialAPI: strings.Contains(base, "://api.openai.com"),
 	}, nil
-}
-
-// newTransport is an HTTP transport with the connection's timeouts on
-// dialing, TLS and the wait for response headers.
-func newTransport(cfg Config) *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
-	t.TLSHandshakeTimeout = cfg.ConnectTimeout
-	t.ResponseHeaderTimeout = cfg.HeaderTimeout
-	return t
 }
 
 // Stream implements Provider.

@@ -365,3 +365,32 @@ func TestRejectsBadRequests(t *testing.T) {
 		}
 	}
 }
+
+// An error page larger than any answer is cut off, not read into memory.
+func TestHugeErrorBodyIsCut(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{providers.KindOpenAICompatible, providers.KindAnthropic, providers.KindGoogle} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			var srv *providertest.Server
+			var p providers.Provider
+			switch kind {
+			case providers.KindOpenAICompatible:
+				srv, p = scripted(t, providers.Config{})
+			case providers.KindAnthropic:
+				srv, p = claude(t, providers.Config{})
+			default:
+				srv, p = gemini(t, providers.Config{})
+			}
+			srv.Push(providertest.Script{Status: 500, Body: strings.Repeat("x", 70<<20)})
+			_, _, err := collect(context.Background(), p, hello())
+			ae := apperr.As(err)
+			if ae == nil || !strings.HasPrefix(ae.Code, "model.") {
+				t.Fatalf("error %v, want a model.* HostError", err)
+			}
+			if !strings.Contains(ae.Message, "larger than 64 MiB") || len(ae.Message) > 2000 {
+				t.Fatalf("error %.300s (%d bytes): want the body cut at 64 MiB", ae.Message, len(ae.Message))
+			}
+		})
+	}
+}

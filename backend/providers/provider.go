@@ -175,6 +175,10 @@ func New(cfg Config) (Provider, error) {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
+	if cfg.Transport == nil {
+		cfg.Transport = newTransport(cfg)
+	}
+	cfg.Transport = cappedTransport{base: cfg.Transport}
 	switch cfg.Kind {
 	case KindOpenAICompatible:
 		return newOpenAI(cfg)
