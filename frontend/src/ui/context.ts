@@ -5,6 +5,7 @@ import type { CharacterStore } from './stores/characters';
 import type { ChatViewStore } from './stores/chat';
 import type { ChatListStore } from './stores/chats';
 import type { ConfirmStore } from './stores/confirm';
+import type { ConnectionStore } from './stores/connections';
 import type { LayoutStore } from './stores/layout';
 import type { ThemeStore } from './stores/theme';
 import type { ToastStore } from './stores/toasts';
@@ -19,6 +20,7 @@ export interface AppContext {
   chats: ChatListStore;
   chat: ChatViewStore;
   layout: LayoutStore;
+  connections: ConnectionStore;
 }
 
 const KEY = Symbol('hearth.app');

@@ -1,0 +1,101 @@
+// Model connections for the settings dialog: the list, the active one, and
+// the calls behind its buttons. Failures become toasts; a test's outcome is
+// returned for the dialog to show beside the connection.
+import { writable, type Readable } from 'svelte/store';
+import type { Connection, ConnectionInput, ConnectionTest, HearthAbi } from '../../abi/types';
+import type { ToastStore } from './toasts';
+
+export interface ConnectionStore {
+  list: Readable<Connection[]>;
+  /** activeId is the id of the active connection, or null. */
+  activeId: Readable<string | null>;
+  loading: Readable<boolean>;
+  /** load reads the list and the active connection. */
+  load(): Promise<void>;
+  /** save creates or updates a connection; null when it failed (a toast says why). */
+  save(input: ConnectionInput): Promise<Connection | null>;
+  remove(id: string): Promise<boolean>;
+  /** select makes id the active connection (null: none). */
+  select(id: string | null): Promise<boolean>;
+  /** test checks a connection; a call that could not be made is reported as a failed test. */
+  test(id: string): Promise<ConnectionTest>;
+  /** models lists the server's models ([] when that failed; a toast says why). */
+  models(id: string): Promise<string[]>;
+}
+
+export function createConnectionStore(hearth: HearthAbi, toasts: ToastStore): ConnectionStore {
+  const list = writable<Connection[]>([]);
+  const activeId = writable<string | null>(null);
+  const loading = writable(false);
+  const api = hearth.api.connections;
+
+  async function load(): Promise<void> {
+    loading.set(true);
+    try {
+      const [all, active] = await Promise.all([api.list(), api.active()]);
+      list.set(all);
+      activeId.set(active?.id ?? null);
+    } catch (err) {
+      toasts.error(err, 'Could not load the connections');
+    } finally {
+      loading.set(false);
+    }
+  }
+
+  return {
+    list,
+    activeId,
+    loading,
+    load,
+    async save(input) {
+      try {
+        const saved = await api.save(input);
+        list.update((all) => {
+          const rest = all.filter((c) => c.id !== saved.id);
+          return [...rest, saved].sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }));
+        });
+        return saved;
+      } catch (err) {
+        toasts.error(err, 'Could not save the connection');
+        return null;
+      }
+    },
+    async remove(id) {
+      try {
+        await api.delete(id);
+        list.update((all) => all.filter((c) => c.id !== id));
+        activeId.update((cur) => (cur === id ? null : cur));
+        return true;
+      } catch (err) {
+        toasts.error(err, 'Could not delete the connection');
+        return false;
+      }
+    },
+    async select(id) {
+      try {
+        const active = await api.select(id);
+        activeId.set(active?.id ?? null);
+        return true;
+      } catch (err) {
+        toasts.error(err, 'Could not switch the connection');
+        return false;
+      }
+    },
+    async test(id) {
+      try {
+        return await api.test(id);
+      } catch (err) {
+        const e = err as { code?: unknown; message?: unknown } | null;
+        return { ok: false, error: { code: typeof e?.code === 'string' ? e.code : 'internal', message: String(e?.message ?? err) } };
+      }
+    },
+    async models(id) {
+      try {
+        return await api.models(id);
+      } catch (err) {
+        toasts.error(err, 'Could not list the models');
+        return [];
+      }
+    },
+  };
+}
