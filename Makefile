@@ -70,8 +70,8 @@ run: deps ## open the desktop window, or serve to a browser when there is no dis
 serve: build-headless ## serve the UI to a browser (ADDR, DATA_DIR, PASSWORD_FILE)
 	./build/bin/hearth-headless serve $(serve_flags)
 
-test: deps ## every layer: vet, Go tests, fuzzing, frontend checks, Vitest, browser e2e, desktop smoke; ends with "N passed, N failed"
-	./backend/tools/test.sh
+test: deps ## every layer: vet, lint, Go tests, fuzzing, frontend checks, Vitest, browser e2e, desktop smoke; ends with "N passed, N failed"
+	STATICCHECK=$(STATICCHECK) ./backend/tools/test.sh
 
 e2e: build-headless ## browser end-to-end tests only (hearth serve + Chromium); screenshots in build/test-artifacts/e2e
 	cd frontend && npm run --silent e2e

@@ -4,7 +4,8 @@
 # failure. Every layer runs even when an earlier one fails, so one run shows
 # everything that is broken.
 #
-# Environment: GOTEST_TIMEOUT (default 15m), FUZZTIME per fuzz target
+# Environment: GOTEST_TIMEOUT (default 15m), STATICCHECK (the module@version
+# `make lint` runs), FUZZTIME per fuzz target
 # (default 3000x, an execution count; 0 skips fuzzing), E2E=0 skips the
 # browser end-to-end layer, DESKTOP=0 the desktop smoke test.
 set -uo pipefail
@@ -19,6 +20,12 @@ step() { printf '\n== %s\n' "$*"; }
 
 step "go vet"
 summary check "go vet" -- go vet ./...
+
+# gofmt and staticcheck, as `make lint` runs them (go mod tidy stays in
+# `make lint`: it downloads the test dependencies of every module).
+step "lint: gofmt, staticcheck"
+summary check "lint" -- sh -c 'out=$(git ls-files -co --exclude-standard -- "*.go" | xargs gofmt -l); [ -z "$out" ] || { echo "needs gofmt:"; echo "$out"; exit 1; }'
+summary check "lint" -- go run "${STATICCHECK:-honnef.co/go/tools/cmd/staticcheck@v0.8.2}" ./...
 
 step "builds: headless binary, desktop (Wails) package"
 summary check "go build" -- go build -tags headless -o /dev/null .
