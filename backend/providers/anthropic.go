@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go"
@@ -39,15 +38,15 @@ type anthropicProvider struct {
 }
 
 func newAnthropic(cfg Config) (*anthropicProvider, error) {
-	base := strings.TrimSpace(cfg.BaseURL)
-	if base == "" {
-		base = "https://api.anthropic.com"
+	base, err := baseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
 	}
-	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return nil, apperr.Invalid("the base URL %q is not http: or https:", shorten(base))
+	if base == "" {
+		base = "https://api.anthropic.com/"
 	}
 	opts := []option.RequestOption{
-		option.WithBaseURL(strings.TrimRight(base, "/") + "/"),
+		option.WithBaseURL(base),
 		option.WithHTTPClient(&http.Client{Transport: cfg.Transport}),
 		option.WithMaxRetries(0),
 		option.WithAPIKey(cfg.APIKey),

@@ -14,12 +14,9 @@ import (
 // Note at depth, say) go in as user turns, since the Messages API has no
 // system role inside the conversation.
 func (p *anthropicProvider) params(req Request) (anthropic.MessageNewParams, error) {
-	model := req.Model
-	if model == "" {
-		model = p.cfg.Model
-	}
-	if model == "" {
-		return anthropic.MessageNewParams{}, apperr.Invalid("no model: the connection names none and the request neither")
+	model, err := p.cfg.modelFor(req)
+	if err != nil {
+		return anthropic.MessageNewParams{}, err
 	}
 	params := anthropic.MessageNewParams{Model: anthropic.Model(model), MaxTokens: defaultAnthropicMaxTokens}
 	lead := true

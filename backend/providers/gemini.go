@@ -33,12 +33,11 @@ func newGemini(ctx context.Context, cfg Config) (*geminiProvider, error) {
 		return nil, apperr.Invalid("a Google connection needs an API key")
 	}
 	opts := genai.HTTPOptions{Headers: http.Header{}}
-	if base := strings.TrimSpace(cfg.BaseURL); base != "" {
-		if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-			return nil, apperr.Invalid("the base URL %q is not http: or https:", shorten(base))
-		}
-		opts.BaseURL = strings.TrimRight(base, "/") + "/"
+	base, err := baseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
 	}
+	opts.BaseURL = base // "" is Google's own
 	for k, v := range cfg.Headers {
 		opts.Headers.Set(k, v)
 	}

@@ -14,12 +14,9 @@ import (
 // system messages are the system instruction and later ones user turns;
 // a tool result names its function, which Gemini matches by name.
 func (p *geminiProvider) params(req Request) (string, []*genai.Content, *genai.GenerateContentConfig, error) {
-	model := req.Model
-	if model == "" {
-		model = p.cfg.Model
-	}
-	if model == "" {
-		return "", nil, nil, apperr.Invalid("no model: the connection names none and the request neither")
+	model, err := p.cfg.modelFor(req)
+	if err != nil {
+		return "", nil, nil, err
 	}
 	config := &genai.GenerateContentConfig{}
 	var contents []*genai.Content

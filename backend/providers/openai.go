@@ -37,15 +37,15 @@ type openAI struct {
 }
 
 func newOpenAI(cfg Config) (*openAI, error) {
-	base := strings.TrimSpace(cfg.BaseURL)
+	base, err := baseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
 	if base == "" {
 		return nil, apperr.Invalid("the connection has no base URL")
 	}
-	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return nil, apperr.Invalid("the base URL %q is not http: or https:", shorten(base))
-	}
 	opts := []option.RequestOption{
-		option.WithBaseURL(strings.TrimRight(base, "/") + "/"),
+		option.WithBaseURL(base),
 		option.WithHTTPClient(&http.Client{Transport: cfg.Transport}),
 		option.WithMaxRetries(0),
 		option.WithAPIKey(cfg.APIKey),

@@ -11,12 +11,9 @@ import (
 
 // params builds the Chat Completions request of req.
 func (p *openAI) params(req Request) (openai.ChatCompletionNewParams, error) {
-	model := req.Model
-	if model == "" {
-		model = p.cfg.Model
-	}
-	if model == "" {
-		return openai.ChatCompletionNewParams{}, apperr.Invalid("no model: the connection names none and the request neither")
+	model, err := p.cfg.modelFor(req)
+	if err != nil {
+		return openai.ChatCompletionNewParams{}, err
 	}
 	if len(req.Messages) == 0 {
 		return openai.ChatCompletionNewParams{}, apperr.Invalid("no messages to send")

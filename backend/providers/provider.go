@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"hearth/backend/apperr"
@@ -189,4 +190,28 @@ func New(cfg Config) (Provider, error) {
 	default:
 		return nil, apperr.Invalid("unknown provider %q (want %q, %q or %q)", cfg.Kind, KindOpenAICompatible, KindAnthropic, KindGoogle)
 	}
+}
+
+// baseURL is a connection's base URL, trimmed and ending in "/"; "" when
+// none is set (the provider's own address, where there is one).
+func baseURL(raw string) (string, error) {
+	base := strings.TrimSpace(raw)
+	if base == "" {
+		return "", nil
+	}
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		return "", apperr.Invalid("the base URL %q is not http: or https:", shorten(base))
+	}
+	return strings.TrimRight(base, "/") + "/", nil
+}
+
+// modelFor is the model a request goes to: its own, else the connection's.
+func (c Config) modelFor(req Request) (string, error) {
+	if req.Model != "" {
+		return req.Model, nil
+	}
+	if c.Model == "" {
+		return "", apperr.Invalid("no model: the connection names none and the request neither")
+	}
+	return c.Model, nil
 }
