@@ -1,0 +1,386 @@
+package chats
+
+// Index upkeep: the search follows every way a message changes (edits,
+// swipes, deletes, undo, plain SQL, migrations), in and out of the
+// background indexer.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"hearth/backend/characters"
+	"hearth/backend/events"
+	"hearth/backend/jsonx"
+	"hearth/backend/media"
+	"hearth/backend/store"
+)
+
+func TestSearchFollowsEditsSwipesAndDeletes(t *testing.T) {
+	t.Parallel()
+	r := newSearchRig(t)
+	ctx := context.Background()
+	r.add(r.chatID, msgUser("alpha one"), msgBot("bravo two 東京"), msgUser("charlie three"), msgBot("delta four"), msgUser("echo five"))
+	ids := r.ids()
+
+	// Index-based edit.
+	if err := r.s.UpdateMessages(ctx, r.chatID, []Update{{Index: 0, Patch: jsonx.Object{"mes": jsonx.Raw("alpha dragons")}}}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("one", noOpts)
+	r.expect("dragons", noOpts, 0)
+
+	// A new selected swipe replaces the text; navigating back restores it.
+	if _, err := r.s.AddSwipe(ctx, r.chatID, 1, "a zebra swipe", true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("zebra", noOpts, 1)
+	r.expect("東京", noOpts)
+	if _, err := r.s.Swipe(ctx, r.chatID, 1, SwipeTarget{To: optPtr(0)}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("zebra", noOpts)
+	r.expect("東京", noOpts, 1)
+	if _, err := r.s.Swipe(ctx, r.chatID, 1, SwipeTarget{To: optPtr(1)}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.s.DeleteSwipe(ctx, r.chatID, 1, 1, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("zebra", noOpts)
+	r.expect("東京", noOpts, 1)
+
+	// Id-based edit.
+	if err := r.s.UpdateMessage(ctx, r.chatID, ids[3], jsonx.Object{"content": jsonx.Raw("delta walrus")}); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("walrus", noOpts, 3)
+
+	// A middle delete renumbers: hits carry the current index, same id.
+	if _, err := r.s.DeleteMessages(ctx, r.chatID, []int{0}, DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("dragons", noOpts)
+	hits := r.search("walrus", noOpts)
+	if len(hits) != 1 || hits[0].Index != 2 || hits[0].ID != ids[3] {
+		t.Errorf("after the middle delete: %+v, want index 2 id %s", hits, ids[3])
+	}
+	r.expect("five", noOpts, 3)
+	if err := r.s.DeleteMessage(ctx, r.chatID, ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("charlie", noOpts)
+	r.expect("five", noOpts, 2)
+
+	// A whole-document patch that reorders messages.
+	msgs, err := r.s.StMessagesJSON(ctx, r.chatID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(msgs, &list); err != nil {
+		t.Fatal(err)
+	}
+	reversed, _ := json.Marshal([]json.RawMessage{list[2], list[1], list[0]})
+	op, _ := json.Marshal(map[string]any{"op": "replace", "path": "/messages", "value": json.RawMessage(reversed)})
+	if _, err := r.s.Patch(ctx, r.chatID, []json.RawMessage{op}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("five", noOpts, 0)
+	r.expect("東京", noOpts, 2)
+	r.checkIndexInSync()
+}
+
+// checkIndexInSync asserts that every message has exactly its chunk, with
+// the role and hidden flag of the message, that nothing is queued, and that
+// the full-text index holds exactly the chunks' keys.
+func (r *searchRig) checkIndexInSync() {
+	r.t.Helper()
+	ctx := context.Background()
+	if err := r.s.flushChunks(ctx, 0); err != nil {
+		r.t.Fatal(err)
+	}
+	q := r.db.Reader()
+	var pending, orphans, missing, wrong int
+	if err := q.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM chunks_pending) + (SELECT count(*) FROM chunks_unindexed),
+		(SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = c.message_id)),
+		(SELECT count(*) FROM messages m WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message_id = m.id)),
+		(SELECT count(*) FROM chunks c JOIN chunk_source s USING (message_id)
+			WHERE c.body IS NOT s.body OR c.role IS NOT s.role OR c.hidden IS NOT s.hidden OR c.chat_id IS NOT s.chat_id)`).
+		Scan(&pending, &orphans, &missing, &wrong); err != nil {
+		r.t.Fatal(err)
+	}
+	if pending+orphans+missing+wrong != 0 {
+		r.t.Errorf("chunks out of sync: %d queued, %d orphans, %d missing, %d stale", pending, orphans, missing, wrong)
+	}
+	keys := func(query string) []int64 {
+		rows, err := q.QueryContext(ctx, query)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []int64
+		for rows.Next() {
+			var k int64
+			if err := rows.Scan(&k); err != nil {
+				r.t.Fatal(err)
+			}
+			out = append(out, k)
+		}
+		return out
+	}
+	indexed := keys(`SELECT rowid FROM chunks_fts ORDER BY rowid`)
+	want := keys(`SELECT (chat_id << 37) | message_id AS k FROM chunks ORDER BY k`)
+	if !reflect.DeepEqual(indexed, want) {
+		r.t.Errorf("index holds rows %v, chunks are %v", indexed, want)
+	}
+	// Role agrees with the Go rule the message views use.
+	st, err := r.s.StMessages(ctx, r.chatID, nil)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	for _, m := range st {
+		var role string
+		if err := q.QueryRowContext(ctx, `SELECT c.role FROM chunks c JOIN messages m ON m.id = c.message_id WHERE m.uuid = ?`, m.ID).Scan(&role); err != nil {
+			r.t.Fatal(err)
+		}
+		if role != roleOf(m) {
+			r.t.Errorf("message %s: chunk role %s, message role %s", m.ID, role, roleOf(m))
+		}
+	}
+}
+
+func TestSearchSkipChunkRebuild(t *testing.T) {
+	t.Parallel()
+	r := newSearchRig(t)
+	ctx := context.Background()
+	r.add(r.chatID, msgBot("old words here"), msgUser("another message"))
+	ids := r.ids()
+	chunkOf := func(id string) (body string, queued bool) {
+		t.Helper()
+		if err := r.db.Reader().QueryRowContext(ctx, `SELECT c.body, EXISTS (SELECT 1 FROM chunks_pending p WHERE p.message_id = m.id)
+			FROM messages m JOIN chunks c ON c.message_id = m.id WHERE m.uuid = ?`, id).Scan(&body, &queued); err != nil {
+			t.Fatal(err)
+		}
+		return body, queued
+	}
+	skip := func(text string) {
+		t.Helper()
+		if err := r.s.UpdateMessage(ctx, r.chatID, ids[0], jsonx.Object{"content": jsonx.Raw(text), "skipChunkRebuild": jsonx.Raw(true)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A skipping write leaves the chunk as it was and queues it…
+	skip("streaming partial walrus")
+	if body, queued := chunkOf(ids[0]); body != "old words here" || !queued {
+		t.Fatalf("after a skipping write: chunk %q, queued %v", body, queued)
+	}
+	// …and a search of the chat rebuilds it first.
+	r.expect("walrus", noOpts, 0)
+	r.expect("old words", noOpts)
+	if body, queued := chunkOf(ids[0]); body != "streaming partial walrus" || queued {
+		t.Fatalf("after the search: chunk %q, queued %v", body, queued)
+	}
+
+	// The next write of the chat that does not skip rebuilds it too, even
+	// when it touches another message.
+	skip("streaming complete walrus tusk")
+	if err := r.s.UpdateMessage(ctx, r.chatID, ids[1], jsonx.Object{"content": jsonx.Raw("edited message")}); err != nil {
+		t.Fatal(err)
+	}
+	if body, queued := chunkOf(ids[0]); body != "streaming complete walrus tusk" || queued {
+		t.Fatalf("after a later write: chunk %q, queued %v", body, queued)
+	}
+
+	// A search across all chats also catches up first.
+	skip("final narwhal")
+	hits, err := r.s.SearchAll(ctx, "narwhal", noOpts)
+	if err != nil || len(hits) != 1 || hits[0].ID != ids[0] {
+		t.Fatalf("search all: %+v, %v", hits, err)
+	}
+	r.checkIndexInSync()
+}
+
+// TestMigrationBackfills undoes migration 0003 on a database holding
+// messages (as if it had been made before search existed), runs the
+// migration's own SQL again, and checks that it indexed every message
+// itself, with nothing left for a search to catch up on.
+func TestMigrationBackfills(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hearth.db")
+	db, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := media.New(filepath.Join(dir, "media"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := events.NewBus()
+	defer bus.Close()
+	s := New(db, bus, characters.New(db, bus, files, time.Now), time.Now)
+	r := &searchRig{t: t, s: s, db: db, chatID: newChat(t, s)}
+	r.add(r.chatID, msgUser("an upgraded lantern"), msgNarrator("東京"))
+	if err := s.SetMessagesHidden(ctx, r.chatID, r.ids()[2:3], true); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	migration, err := os.ReadFile(filepath.Join("..", "store", "migrations", "0003_search.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(ON)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`DROP TRIGGER message_added`, `DROP TRIGGER message_body_changed`, `DROP TRIGGER message_swipe_added`,
+		`DROP TRIGGER message_swipe_changed`, `DROP TABLE chunks_terms`, `DROP TABLE chunks_fts`,
+		`DROP TABLE chunks`, `DROP TABLE chunks_pending`, `DROP TABLE chunks_unindexed`, `DROP VIEW chunk_source`, string(migration),
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%.60s: %v", q, err)
+		}
+	}
+	raw.Close()
+
+	db, err = store.Open(ctx, path, store.Options{BackupDir: filepath.Join(dir, "backups")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	r.s, r.db = New(db, bus, characters.New(db, bus, files, time.Now), time.Now), db
+	var chunks, pending int
+	if err := db.Reader().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM chunks_pending) + (SELECT count(*) FROM chunks_unindexed)`).Scan(&chunks, &pending); err != nil {
+		t.Fatal(err)
+	}
+	if chunks != 3 || pending != 0 {
+		t.Fatalf("after the upgrade: %d chunks, %d queued; want 3, 0", chunks, pending)
+	}
+	r.expect("lantern", noOpts, 1)
+	r.expect("東京", noOpts)
+	hits := r.search("東京", SearchOptions{IncludeHidden: true})
+	if len(hits) != 1 || hits[0].Role != "system" {
+		t.Errorf("hidden narrator after the upgrade: %+v", hits)
+	}
+	r.checkIndexInSync()
+}
+
+// TestSearchRowIDReuse deletes the newest message and adds another, which
+// SQLite gives the same row id, hence the same index key, before anything
+// drains the index queue: the old text must not answer for the new message.
+func TestSearchRowIDReuse(t *testing.T) {
+	t.Parallel()
+	r := newSearchRig(t)
+	ctx := context.Background()
+	r.add(r.chatID, msgUser("first words"), msgBot("old okapi text 東京"))
+	rowID := func() int64 {
+		var id int64
+		if err := r.db.Reader().QueryRowContext(ctx, `SELECT max(id) FROM messages`).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	r.expect("okapi", noOpts, 1)
+	before := rowID()
+	if _, err := r.s.DeleteMessages(ctx, r.chatID, []int{1}, DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.add(r.chatID, msgBot("new zebra text"))
+	if rowID() != before {
+		t.Skipf("SQLite did not reuse row id %d", before)
+	}
+	r.expect("okapi", noOpts)
+	r.expect("東京", noOpts)
+	r.expect("zebra", noOpts, 1)
+	r.checkIndexInSync()
+}
+
+// TestIndexCatchesUpInBackground checks that a write's index work is done
+// without any search asking for it.
+func TestIndexCatchesUpInBackground(t *testing.T) {
+	t.Parallel()
+	r := newSearchRig(t)
+	ctx := context.Background()
+	r.add(r.chatID, msgUser("indexed by the background worker"))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var queued bool
+		if err := r.db.Reader().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_unindexed)`).Scan(&queued); err != nil {
+			t.Fatal(err)
+		}
+		if !queued {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the index queue was not worked through within 10s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	var n int
+	if err := r.db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH '"background"'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("index rows for the new message: %d, %v", n, err)
+	}
+}
+
+// TestSearchFollowsUndo checks that undo and redo, writes of their own,
+// bring the chunks along like any other write.
+func TestSearchFollowsUndo(t *testing.T) {
+	t.Parallel()
+	r := newSearchRig(t)
+	ctx := context.Background()
+	r.add(r.chatID, msgUser("the first draft"))
+	if err := r.s.UpdateMessages(ctx, r.chatID, []Update{{Index: 0, Patch: jsonx.Object{"mes": jsonx.Raw("the final 東京 text")}}}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("東京", noOpts, 0)
+	if _, err := r.s.Undo(ctx, r.chatID, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("東京", noOpts)
+	r.expect("draft", noOpts, 0)
+	if _, err := r.s.Redo(ctx, r.chatID, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("draft", noOpts)
+	r.expect("東京", noOpts, 0)
+	r.checkIndexInSync()
+}
+
+// TestSearchSeesRowsChangedAnyWay changes message rows with plain SQL, the
+// way code outside Service.mutate might: triggers queue the chunks, and the
+// next search rebuilds them.
+func TestSearchSeesRowsChangedAnyWay(t *testing.T) {
+	t.Parallel()
+	r := newSearchRig(t)
+	ctx := context.Background()
+	r.add(r.chatID, msgUser("plain words"), msgBot("more words"))
+	err := r.db.InTx(ctx, func(tx *store.Tx) error {
+		for _, q := range []string{
+			`UPDATE message_swipes SET mes = 'a sneaky okapi' WHERE message_id = (SELECT id FROM messages WHERE idx = 0)`,
+			`UPDATE message_bodies SET hidden = 1 WHERE message_id = (SELECT id FROM messages WHERE idx = 1)`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.expect("okapi", noOpts, 0)
+	r.expect("words", noOpts)
+	r.expect("words", SearchOptions{IncludeHidden: true}, 1)
+	r.checkIndexInSync()
+}
