@@ -28,6 +28,17 @@ const (
 	ChatStateChanged    = "chat_state_changed"
 	AgentRunEvent       = "agent_run_event"
 	WorkspaceFileChange = "workspace_file_changed"
+
+	// Generation (SillyTavern's names and values).
+	GenerationStarted         = "generation_started"
+	StreamTokenReceived       = "stream_token_received"
+	GenerationEnded           = "generation_ended"
+	GenerationStopped         = "generation_stopped"
+	ChatCompletionPromptReady = "chat_completion_prompt_ready"
+	GenerateAfterData         = "generate_after_data"
+	PersonaChanged            = "persona_changed"
+	PresetChanged             = "oai_preset_changed_after"
+	ConnectionsChanged        = "connections_changed"
 )
 
 // TypeNames maps the SillyTavern-style constant names to their values; the
@@ -55,4 +66,14 @@ var TypeNames = map[string]string{
 	"CHAT_STATE_CHANGED":     ChatStateChanged,
 	"AGENT_RUN_EVENT":        AgentRunEvent,
 	"WORKSPACE_FILE_CHANGED": WorkspaceFileChange,
+
+	"GENERATION_STARTED":           GenerationStarted,
+	"STREAM_TOKEN_RECEIVED":        StreamTokenReceived,
+	"GENERATION_ENDED":             GenerationEnded,
+	"GENERATION_STOPPED":           GenerationStopped,
+	"CHAT_COMPLETION_PROMPT_READY": ChatCompletionPromptReady,
+	"GENERATE_AFTER_DATA":          GenerateAfterData,
+	"PERSONA_CHANGED":              PersonaChanged,
+	"OAI_PRESET_CHANGED_AFTER":     PresetChanged,
+	"CONNECTIONS_CHANGED":          ConnectionsChanged,
 }

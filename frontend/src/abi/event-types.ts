@@ -27,6 +27,15 @@ export const BACKEND_EVENT_TYPES = Object.freeze({
   CHAT_STATE_CHANGED: 'chat_state_changed',
   AGENT_RUN_EVENT: 'agent_run_event',
   WORKSPACE_FILE_CHANGED: 'workspace_file_changed',
+  GENERATION_STARTED: 'generation_started',
+  STREAM_TOKEN_RECEIVED: 'stream_token_received',
+  GENERATION_ENDED: 'generation_ended',
+  GENERATION_STOPPED: 'generation_stopped',
+  CHAT_COMPLETION_PROMPT_READY: 'chat_completion_prompt_ready',
+  GENERATE_AFTER_DATA: 'generate_after_data',
+  PERSONA_CHANGED: 'persona_changed',
+  OAI_PRESET_CHANGED_AFTER: 'oai_preset_changed_after',
+  CONNECTIONS_CHANGED: 'connections_changed',
 } as const);
 
 /** Events this window produces itself (never sent by the backend). */
