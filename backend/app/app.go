@@ -14,8 +14,11 @@ import (
 	"hearth/backend/chats"
 	"hearth/backend/connections"
 	"hearth/backend/events"
+	"hearth/backend/generate"
 	"hearth/backend/host"
 	"hearth/backend/media"
+	"hearth/backend/personas"
+	"hearth/backend/presets"
 	"hearth/backend/state"
 	"hearth/backend/store"
 )
@@ -30,6 +33,9 @@ type App struct {
 	Chats       *chats.Service
 	State       *state.Service
 	Connections *connections.Service
+	Personas    *personas.Service
+	Presets     *presets.Service
+	Generate    *generate.Service
 	Router      *host.Router
 }
 
@@ -52,18 +58,31 @@ func Open(ctx context.Context, dataDir string) (*App, error) {
 	a := &App{DataDir: dataDir, Store: db, Bus: bus, Media: files}
 	a.Characters = characters.New(db, bus, files, now)
 	a.Chats = chats.New(db, bus, a.Characters, now)
+	a.Personas = personas.New(db, bus, files, a.Chats, now)
+	a.Chats.UserName = a.Personas.UserName
 	a.State = state.New(db, bus)
-	a.Connections = connections.New(db, connections.NewSecrets(filepath.Join(dataDir, "secrets.json")), now)
+	a.Connections = connections.New(db, bus, connections.NewSecrets(filepath.Join(dataDir, "secrets.json")), now)
+	a.Presets = presets.New(db, bus, now)
 	if err := a.Connections.Prune(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections})
+	a.Generate, err = generate.New(ctx, db, bus, generate.Sources{
+		Chats: a.Chats, Characters: a.Characters, Connections: a.Connections,
+		Preset: a.presetFor, Persona: a.Personas.ForPrompt,
+	}, now)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas, Presets: a.Presets, Generate: a.Generate})
 	return a, nil
 }
 
-// Close stops the bus and closes the database. Safe to call twice.
+// Close stops running generations (recorded as interrupted), the bus,
+// and closes the database. Safe to call twice.
 func (a *App) Close() error {
+	a.Generate.Close()
 	a.Bus.Close()
 	return a.Store.Close()
 }

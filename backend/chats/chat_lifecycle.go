@@ -3,7 +3,6 @@ package chats
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -257,7 +256,7 @@ func (s *Service) Create(ctx context.Context, owner Owner, opts CreateOptions) (
 	if name, err = validFileName(name); err != nil {
 		return nil, err
 	}
-	user := s.userName(ctx)
+	user := s.userName(ctx, "")
 	var greeting *StMessage
 	if first := card.FirstMes(); first != "" || len(card.AlternateGreetings()) > 0 {
 		swipes := []string{resolveMacros(first, card.Name(), user)}
@@ -330,18 +329,15 @@ func resolveMacros(text, char, user string) string {
 	})
 }
 
-// userName is the active persona's name ("User" until personas exist).
-func (s *Service) userName(ctx context.Context) string {
-	var raw string
-	err := s.db.Reader().QueryRowContext(ctx, `SELECT value FROM settings WHERE key = 'user_name'`).Scan(&raw)
-	if err != nil {
-		return "User"
+// userName is the user's name in chatID ("" for a chat not created yet):
+// the UserName hook's answer, else the legacy settings row, else "User".
+func (s *Service) userName(ctx context.Context, chatID string) string {
+	if s.UserName != nil {
+		if n := s.UserName(ctx, chatID); n != "" {
+			return n
+		}
 	}
-	var name string
-	if json.Unmarshal([]byte(raw), &name) != nil || name == "" {
-		return "User"
-	}
-	return name
+	return readUserName(ctx, s.db.Reader())
 }
 
 // Rename gives a chat a new file name; its id never changes.

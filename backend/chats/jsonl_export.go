@@ -1,6 +1,7 @@
 package chats
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -72,10 +73,15 @@ func appendStringBody(b []byte, s string) []byte {
 // (without its newline), header first; start runs once the chat row is
 // known, to size buffers. It returns the file name, with ".jsonl".
 func (s *Service) exportJsonl(ctx context.Context, chatID string, start func(c *chatRow), emit func(line []byte)) (string, error) {
-	var fileName string
+	var fileName, user string
+	if s.UserName != nil {
+		// Asked before the snapshot holds a read connection: the hook reads
+		// through the pool too.
+		user = s.UserName(ctx, chatID)
+	}
 	err := s.readSnapshot(ctx, chatID, func(q queryer, c *chatRow) error {
 		start(c)
-		header, err := s.headerLine(ctx, q, c)
+		header, err := s.headerLine(ctx, q, c, user)
 		if err != nil {
 			return err
 		}
@@ -96,9 +102,10 @@ func (s *Service) exportJsonl(ctx context.Context, chatID string, start func(c *
 }
 
 // headerLine builds the chat's header: what an import kept, and for the
-// name keys it did not have (or a chat made in Hearth) the active
-// persona's name, the character's name and the chat's creation time.
-func (s *Service) headerLine(ctx context.Context, q queryer, c *chatRow) ([]byte, error) {
+// name keys it did not have (or a chat made in Hearth) the name of the
+// persona in effect (user; "" reads the legacy settings row), the
+// character's name and the chat's creation time.
+func (s *Service) headerLine(ctx context.Context, q queryer, c *chatRow, user string) ([]byte, error) {
 	rest := jsonx.Object{}
 	var stored string
 	err := q.QueryRowContext(ctx, `SELECT header FROM chat_jsonl_headers WHERE chat_id = ?`, c.id).Scan(&stored)
@@ -112,15 +119,15 @@ func (s *Service) headerLine(ctx context.Context, q queryer, c *chatRow) ([]byte
 		}
 	}
 	defaults := map[string]string{
-		"user_name":      readUserName(ctx, q),
+		"user_name":      cmp.Or(user, readUserName(ctx, q)),
 		"character_name": ownerName(ctx, q, c),
 		"create_date":    humanizedDateTime(time.UnixMilli(c.createdAt)),
 	}
 	return oneLine(appendHeaderLine(nil, rest, defaults, mustObjectJSON(c.metadata))), nil
 }
 
-// readUserName is Service.userName read through q, so an export reads
-// everything from its one snapshot.
+// readUserName is the legacy settings row user_name read through q (so
+// an export reads everything from its one snapshot), else "User".
 func readUserName(ctx context.Context, q queryer) string {
 	var raw, name string
 	if q.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = 'user_name'`).Scan(&raw) != nil ||

@@ -49,7 +49,7 @@ func (s *Service) ImportJsonl(ctx context.Context, owner Owner, in JsonlImport) 
 	if name, err = validFileName(name); err != nil {
 		return nil, err
 	}
-	persona := s.userName(ctx)
+	persona := s.userName(ctx, "")
 
 	var sum Summary
 	err = s.db.InTx(ctx, func(tx *store.Tx) error {

@@ -12,13 +12,13 @@ import (
 )
 
 // defaultNamer names messages that arrive without a name: users get the
-// active persona's name, others the chat character's.
+// name of the persona in effect in the chat, others the chat character's.
 func (s *Service) defaultNamer(ctx context.Context, c *chatRow) func(bool) string {
 	var user, char *string
 	return func(isUser bool) string {
 		if isUser {
 			if user == nil {
-				n := s.userName(ctx)
+				n := s.userName(ctx, c.uuid)
 				user = &n
 			}
 			return *user

@@ -27,6 +27,12 @@ type Service struct {
 	bus   *events.Bus
 	chars CharacterSource
 	now   func() time.Time
+	// UserName, when set, names the user in a chat ("" chatID: a chat not
+	// yet created): the persona in effect there (backend/personas, wired by
+	// backend/app, which chats must not import). Messages without a name,
+	// greetings' {{user}} and exported headers use it. Nil falls back to
+	// the settings row user_name, else "User". Set it before first use.
+	UserName func(ctx context.Context, chatID string) string
 }
 
 // New returns a chat service.

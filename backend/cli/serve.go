@@ -135,6 +135,7 @@ func (p *Program) runServe(ctx context.Context, g *globals, args []string) error
 		Router:         a.Router,
 		Bus:            a.Bus,
 		Avatars:        a.Characters,
+		PersonaAvatars: a.Personas,
 		Assets:         builtFrontend(p.Assets),
 		Password:       password,
 		Addr:           o.addr,

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"hearth/backend/apperr"
+	"hearth/backend/events"
 	"hearth/backend/providers"
 	"hearth/backend/store"
 )
@@ -26,18 +27,31 @@ const testTimeout = 30 * time.Second
 // Service stores connections and builds their providers.
 type Service struct {
 	db      *store.Store
+	bus     *events.Bus
 	secrets *Secrets
 	now     func() time.Time
 	// Transport replaces the providers' HTTP transport (tests).
 	Transport http.RoundTripper
+	// IdleTimeout replaces the providers' default silence limit between
+	// stream chunks (tests of stalled streams).
+	IdleTimeout time.Duration
 	// mu keeps a connection's row and its key in step: a save writes
 	// both, and no other save may come between.
 	mu sync.Mutex
 }
 
-// New returns the service over db, with keys in secrets.
-func New(db *store.Store, secrets *Secrets, now func() time.Time) *Service {
-	return &Service{db: db, secrets: secrets, now: now}
+// New returns the service over db, with keys in secrets. It publishes
+// CONNECTIONS_CHANGED on bus after every committed change, so every window
+// shows the connection in use (getContext().online_status).
+func New(db *store.Store, bus *events.Bus, secrets *Secrets, now func() time.Time) *Service {
+	return &Service{db: db, bus: bus, secrets: secrets, now: now}
+}
+
+// changed schedules CONNECTIONS_CHANGED for after tx commits.
+func (s *Service) changed(tx *store.Tx, id string) {
+	tx.AfterCommit(func() {
+		s.bus.Publish(events.Event{Type: events.ConnectionsChanged, Payload: map[string]any{"connectionId": id}})
+	})
 }
 
 func notFound(id string) error {
@@ -74,6 +88,7 @@ func (s *Service) Save(ctx context.Context, in Input) (*Connection, error) {
 	}
 	headers, _ := json.Marshal(c.Headers)
 	err := s.db.InTx(ctx, func(tx *store.Tx) error {
+		s.changed(tx, c.ID)
 		if creating {
 			_, err := tx.ExecContext(ctx, `INSERT INTO connections (id, name, provider, base_url, model, headers, created_at, updated_at)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, c.ID, c.Name, c.Provider, c.BaseURL, c.Model, string(headers), c.CreatedAt, c.UpdatedAt)
@@ -178,6 +193,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err := s.db.InTx(ctx, func(tx *store.Tx) error {
+		s.changed(tx, id)
 		res, err := tx.ExecContext(ctx, `DELETE FROM connections WHERE id = ?`, id)
 		if err != nil {
 			return fmt.Errorf("delete connection: %w", err)
@@ -226,6 +242,7 @@ func (s *Service) Select(ctx context.Context, id *string) (*Connection, error) {
 	var c *Connection
 	err := s.db.InTx(ctx, func(tx *store.Tx) error {
 		if id == nil {
+			s.changed(tx, "")
 			_, err := tx.ExecContext(ctx, `DELETE FROM settings WHERE key = ?`, activeKey)
 			return err
 		}
@@ -233,6 +250,7 @@ func (s *Service) Select(ctx context.Context, id *string) (*Connection, error) {
 		if c, err = s.get(ctx, tx, *id); err != nil {
 			return err
 		}
+		s.changed(tx, *id)
 		raw, _ := json.Marshal(*id)
 		_, err = tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
 			activeKey, string(raw))
@@ -276,7 +294,7 @@ func (s *Service) Provider(ctx context.Context, id string) (providers.Provider, 
 		return nil, nil, err
 	}
 	p, err := providers.New(providers.Config{Kind: c.Provider, BaseURL: c.BaseURL, Model: c.Model, APIKey: key,
-		Headers: c.Headers, Transport: s.Transport})
+		Headers: c.Headers, Transport: s.Transport, IdleTimeout: s.IdleTimeout})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,6 +4,9 @@ import (
 	"hearth/backend/characters"
 	"hearth/backend/chats"
 	"hearth/backend/connections"
+	"hearth/backend/generate"
+	"hearth/backend/personas"
+	"hearth/backend/presets"
 	"hearth/backend/state"
 )
 
@@ -13,6 +16,9 @@ type Services struct {
 	Characters  *characters.Service
 	State       *state.Service
 	Connections *connections.Service
+	Personas    *personas.Service
+	Presets     *presets.Service
+	Generate    *generate.Service
 }
 
 // New returns a router with every ABI method registered.
@@ -23,5 +29,8 @@ func New(s Services) *Router {
 	registerChats(r, s.Chats)
 	registerState(r, s.State)
 	registerConnections(r, s.Connections)
+	registerPersonas(r, s.Personas)
+	registerPresets(r, s.Presets)
+	registerGenerate(r, s.Generate)
 	return r
 }

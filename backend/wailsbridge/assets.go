@@ -22,6 +22,9 @@ const BootElementID = "hearth-boot"
 // avatarPrefix is the desktop twin of the browser server's avatar route.
 const avatarPrefix = "/api/avatar/"
 
+// personaAvatarPrefix is the twin of its persona avatar route.
+const personaAvatarPrefix = "/api/persona-avatar/"
+
 // AvatarSource finds the image file of a character; *characters.Service
 // satisfies it.
 type AvatarSource interface {
@@ -46,6 +49,13 @@ type middlewareConfig struct {
 	boot     []byte
 	onBoot   func()
 	onInvoke func(accepted bool)
+	personas AvatarSource
+}
+
+// WithPersonaAvatars serves /api/persona-avatar/{id} (a persona's
+// avatarUrl) from personas (*personas.Service); without it they are 404.
+func WithPersonaAvatars(personas AvatarSource) MiddlewareOption {
+	return func(c *middlewareConfig) { c.personas = personas }
 }
 
 // WithScripts serves scripts (see ExtraScript). Only the self-test uses it;
@@ -99,6 +109,8 @@ func Middleware(token string, router Invoker, avatars AvatarSource, opts ...Midd
 				serveInvoke(w, r, router, tok, cfg.onInvoke)
 			case strings.HasPrefix(r.URL.Path, avatarPrefix):
 				serveAvatar(w, r, avatars)
+			case strings.HasPrefix(r.URL.Path, personaAvatarPrefix):
+				servePersonaAvatar(w, r, cfg.personas)
 			case isMainDocument(r):
 				if cfg.onBoot != nil {
 					cfg.onBoot()
@@ -238,6 +250,16 @@ func serveAvatar(w http.ResponseWriter, r *http.Request, avatars AvatarSource) {
 		return
 	}
 	httpapi.ServeAvatar(w, r, avatars, strings.TrimPrefix(r.URL.Path, avatarPrefix))
+}
+
+// servePersonaAvatar answers /api/persona-avatar/{id} as the browser
+// server does.
+func servePersonaAvatar(w http.ResponseWriter, r *http.Request, personas AvatarSource) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		writeError(w, http.StatusMethodNotAllowed, apperr.Invalid("method %s not allowed", r.Method))
+		return
+	}
+	httpapi.ServePersonaAvatar(w, r, personas, strings.TrimPrefix(r.URL.Path, personaAvatarPrefix))
 }
 
 func writeError(w http.ResponseWriter, status int, e *apperr.Error) {

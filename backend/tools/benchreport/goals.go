@@ -45,6 +45,16 @@ var goals = map[string]Goal{
 	"BenchmarkSearch/allChats100k":     {Value: 20, Unit: "ms/op"},
 	"BenchmarkSearch/allChats100kCJK2": {Value: 20, Unit: "ms/op"},
 
+	// Generation (issue 9) on a generated 10k chat (backend/generate/
+	// bench_test.go): the next reply's prompt assembled from SQLite with
+	// the default 8k context and with a 128k one; Hearth's own work in one
+	// generation, the provider's stream excluded; a streamed chunk's text
+	// on the event bus after the provider wrote it.
+	"BenchmarkGenerate/promptAssembly10k":            {Value: 20, Unit: "ms/op"},
+	"BenchmarkGenerate/promptAssembly10kContext128k": {Value: 20, Unit: "ms/op"},
+	"BenchmarkGenerate/overhead10k":                  {Value: 5, Unit: "overhead-ms"},
+	"BenchmarkGenerate/chunkToEvent":                 {Value: 5, Unit: "chunk-event-ms"},
+
 	// Opening a 10k chat in the desktop window (backend/tools/desktopbench):
 	// its newest message on screen, and two frames after the first page
 	// arrived, within 300 ms; the whole chat in getContext().chat within 2 s.

@@ -26,12 +26,34 @@ func (s *Server) handleAvatar(w http.ResponseWriter, r *http.Request) {
 // characters exist, or to read them through a Spectre-class side channel);
 // it is set here so both transports send it, on every answer.
 func ServeAvatar(w http.ResponseWriter, r *http.Request, avatars AvatarSource, avatar string) {
+	serveImage(w, r, avatars, avatar, apperr.CodeCharacterNotFound, "character")
+}
+
+// handlePersonaAvatar serves GET /api/persona-avatar/{id}.
+func (s *Server) handlePersonaAvatar(w http.ResponseWriter, r *http.Request) {
+	ServePersonaAvatar(w, r, s.personaAvatars, r.PathValue("id"))
+}
+
+// ServePersonaAvatar answers a request for a persona's avatar image (the
+// persona's avatarUrl) as ServeAvatar does for characters; both transports
+// serve /api/persona-avatar/{id} through it.
+func ServePersonaAvatar(w http.ResponseWriter, r *http.Request, personas AvatarSource, id string) {
+	serveImage(w, r, personas, id, codePersonaNotFound, "persona")
+}
+
+// codePersonaNotFound is backend/personas' not-found code (the transport
+// imports no domain package).
+const codePersonaNotFound = "persona.not_found"
+
+// serveImage serves key's image file from src; what names the owner kind
+// in errors, whose code is notFound.
+func serveImage(w http.ResponseWriter, r *http.Request, src AvatarSource, key, notFound, what string) {
 	w.Header().Set("Cross-Origin-Resource-Policy", "same-origin")
-	if avatars == nil || avatar == "" || strings.Contains(avatar, "/") {
-		writeError(w, http.StatusNotFound, apperr.New(apperr.CodeCharacterNotFound, "character %q not found", avatar))
+	if src == nil || key == "" || strings.Contains(key, "/") {
+		writeError(w, http.StatusNotFound, apperr.New(notFound, "%s %q not found", what, key))
 		return
 	}
-	p, err := avatars.ImagePath(r.Context(), avatar)
+	p, err := src.ImagePath(r.Context(), key)
 	if err != nil {
 		e := apperr.Shape(err)
 		writeError(w, statusFor(e.Code), e)
@@ -39,7 +61,7 @@ func ServeAvatar(w http.ResponseWriter, r *http.Request, avatars AvatarSource, a
 	}
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		writeError(w, http.StatusNotFound, apperr.New(apperr.CodeCharacterNotFound, "image of %q is missing", avatar))
+		writeError(w, http.StatusNotFound, apperr.New(notFound, "image of %s %q is missing", what, key))
 		return
 	}
 	if err != nil {

@@ -18,6 +18,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("POST /api/invoke", s.requireSession(http.HandlerFunc(s.handleInvoke)))
 	mux.Handle("GET /api/events", s.requireSession(http.HandlerFunc(s.handleEvents)))
 	mux.Handle("GET /api/avatar/{avatar}", s.requireSession(http.HandlerFunc(s.handleAvatar)))
+	mux.Handle("GET /api/persona-avatar/{id}", s.requireSession(http.HandlerFunc(s.handlePersonaAvatar)))
 	mux.HandleFunc("POST /api/login", s.handleLogin)
 	mux.HandleFunc("POST /api/logout", s.handleLogout)
 	mux.HandleFunc("GET /api/session", s.handleSession)

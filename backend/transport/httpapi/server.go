@@ -52,6 +52,9 @@ type Config struct {
 	Bus *events.Bus
 	// Avatars serves /api/avatar/{avatar}; nil makes every avatar 404.
 	Avatars AvatarSource
+	// PersonaAvatars serves /api/persona-avatar/{id} (*personas.Service);
+	// nil makes every persona avatar 404.
+	PersonaAvatars AvatarSource
 	// Assets is the built frontend; nil serves a placeholder page that says
 	// Hearth is running.
 	Assets fs.FS
@@ -108,6 +111,9 @@ type Server struct {
 	log     *slog.Logger
 	auth    *authenticator
 	handler http.Handler
+
+	// personaAvatars serves the personas' avatar images.
+	personaAvatars AvatarSource
 
 	tlsConfig      *tls.Config // nil for plain HTTP
 	trustedProxies []netip.Prefix
@@ -175,6 +181,7 @@ func New(cfg Config) (*Server, error) {
 		router:            cfg.Router,
 		bus:               cfg.Bus,
 		avatars:           cfg.Avatars,
+		personaAvatars:    cfg.PersonaAvatars,
 		assets:            cfg.Assets,
 		addr:              addr,
 		log:               logger,

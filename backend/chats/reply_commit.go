@@ -1,0 +1,142 @@
+package chats
+
+import (
+	"context"
+	"time"
+
+	"hearth/backend/apperr"
+	"hearth/backend/events"
+	"hearth/backend/jsonx"
+)
+
+// Reply kinds: how a generated reply lands in the chat.
+const (
+	ReplyNew      = "new"      // a new message at the end
+	ReplySwipe    = "swipe"    // a new swipe of Target, made active
+	ReplyContinue = "continue" // appended to Target's active swipe
+	ReplyReplace  = "replace"  // Target removed, a new message at the end
+)
+
+// Reply is a generated reply to commit.
+type Reply struct {
+	Kind string
+	// Target is the message a swipe, continue or replace is for, by id:
+	// indexes shift while a reply streams.
+	Target string
+	// Name names a new message (the character's name).
+	Name string
+	Text string
+	// Extra is merged into the message's extra and belongs to the new (or
+	// continued) swipe: api, model, reasoning, token counts.
+	Extra jsonx.Object
+	// Started and Finished are gen_started and gen_finished.
+	Started, Finished time.Time
+	// Type is the generation type MESSAGE_RECEIVED reports.
+	Type string
+}
+
+// Committed says where a reply landed.
+type Committed struct {
+	ID      string `json:"id"`
+	Index   int    `json:"index"`
+	SwipeID int    `json:"swipeId"`
+}
+
+// CommitReply writes a generated reply through the message pipeline, in
+// one transaction: the revision, the journal (so chat.undo takes it back),
+// floor state and events as for any other write. A swipe or continue whose
+// target is gone fails with message.not_found and changes nothing; the
+// caller still holds the text.
+func (s *Service) CommitReply(ctx context.Context, chatID string, r Reply) (*Committed, error) {
+	if r.Kind != ReplyNew && r.Target == "" {
+		return nil, apperr.Invalid("a %s reply needs its target message", r.Kind)
+	}
+	var out Committed
+	_, err := s.mutate(ctx, chatID, "commitReply", WriteOptions{}, func(m *mutation) error {
+		switch r.Kind {
+		case ReplyNew, ReplyReplace:
+			if r.Kind == ReplyReplace {
+				sm, err := loadByID(ctx, m.tx, m.chat, r.Target)
+				if err == nil {
+					if _, err := deleteIndexes(ctx, m, []int{sm.index}); err != nil {
+						return err
+					}
+				} else if apperr.As(err) == nil || apperr.As(err).Code != apperr.CodeMessageNotFound {
+					return err
+				}
+			}
+			msg := &StMessage{Name: r.Name, Swipes: []string{r.Text}, Extra: jsonx.Object{}, Fields: jsonx.Object{}}
+			stamp(msg, r)
+			alignSwipeInfo(msg, r.Finished)
+			mirrorActive(msg)
+			idx, err := addReply(ctx, m, msg, r.Type)
+			if err != nil {
+				return err
+			}
+			out = Committed{ID: msg.ID, Index: idx}
+			return nil
+		case ReplySwipe, ReplyContinue:
+			sm, err := loadByID(ctx, m.tx, m.chat, r.Target)
+			if err != nil {
+				return err
+			}
+			next := sm.msg.Clone()
+			if r.Kind == ReplySwipe {
+				prev := next.SwipeID
+				next.Swipes = append(next.Swipes, r.Text)
+				alignSwipeInfo(next, r.Finished)
+				navigate(next, len(next.Swipes)-1)
+				stamp(next, r)
+				mirrorActive(next)
+				if _, err := s.rewrite(ctx, m, sm, next); err != nil {
+					return err
+				}
+				p := messagePayload(sm.index, next)
+				p["swipeId"], p["previousSwipeId"], p["action"] = next.SwipeID, prev, "generated"
+				m.emit(events.MessageSwiped, p)
+			} else {
+				next.Swipes[next.SwipeID] += r.Text
+				stamp(next, r)
+				mirrorActive(next)
+				if _, err := s.rewrite(ctx, m, sm, next); err != nil {
+					return err
+				}
+				m.emit(events.MessageUpdated, messagePayload(sm.index, next))
+			}
+			out = Committed{ID: next.ID, Index: sm.index, SwipeID: next.SwipeID}
+			return nil
+		default:
+			return apperr.Invalid("unknown reply kind %q", r.Kind)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// stamp sets the reply's times and extra on msg's active swipe.
+func stamp(msg *StMessage, r Reply) {
+	msg.Fields["gen_started"] = isoTime(r.Started)
+	msg.Fields["gen_finished"] = isoTime(r.Finished)
+	if r.Kind != ReplyContinue {
+		msg.Fields["send_date"] = isoTime(r.Finished)
+	}
+	for k, v := range r.Extra {
+		msg.Extra[k] = v
+	}
+}
+
+// addReply appends msg and queues MESSAGE_RECEIVED with the generation type.
+func addReply(ctx context.Context, m *mutation, msg *StMessage, typ string) (int, error) {
+	index := m.chat.messageCount
+	if _, err := m.insertRow(ctx, index, msg); err != nil {
+		return 0, err
+	}
+	m.chat.messageCount++
+	m.recordAdd(index, msg.mustJSON())
+	payload := messagePayload(index, msg)
+	payload["type"] = typ
+	m.emit(events.MessageReceived, payload)
+	return index, nil
+}

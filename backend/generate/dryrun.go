@@ -1,0 +1,73 @@
+package generate
+
+import (
+	"context"
+
+	"hearth/backend/events"
+	"hearth/backend/prompt"
+)
+
+// Snapshot is generate.dryRun's answer (HOST-ABI PromptSnapshot): the
+// request the next generation would send, exactly, with its budget.
+type Snapshot struct {
+	ChatCompletionPayload prompt.Payload      `json:"chatCompletionPayload"`
+	WorldInfoActivation   WorldInfoActivation `json:"worldInfoActivation"`
+	TokenCounts           prompt.TokenCounts  `json:"tokenCounts"`
+}
+
+// WorldInfoActivation lists the lorebook entries a prompt used. Empty
+// until lorebooks land; the shape is the agent API's.
+type WorldInfoActivation struct {
+	TimestampMs int64            `json:"timestampMs"`
+	Trigger     string           `json:"trigger"`
+	Entries     []WorldInfoEntry `json:"entries"`
+}
+
+// WorldInfoEntry is one activated lorebook entry.
+type WorldInfoEntry struct {
+	World       string `json:"world"`
+	UID         any    `json:"uid"`
+	DisplayName string `json:"displayName"`
+	Constant    bool   `json:"constant"`
+	Content     string `json:"content"`
+	Position    string `json:"position,omitempty"`
+}
+
+// DryRun assembles the prompt the generation o would send, without
+// sending it or writing anything. It works without a connection (the
+// payload then names no model). Like SillyTavern's dry run it announces
+// CHAT_COMPLETION_PROMPT_READY with dryRun: true, so extensions that
+// inspect prompts see this one too.
+func (s *Service) DryRun(ctx context.Context, o Options) (*Snapshot, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	model, vis := "", false
+	if o.ConnectionID != nil || s.hasActive(ctx) {
+		_, conn, err := s.connection(ctx, &o)
+		if err != nil {
+			return nil, err
+		}
+		model, vis = conn.Model, vision(conn.Provider, conn.Model)
+	}
+	preset, err := s.preset(ctx, &o)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.build(ctx, &o, preset, model, vis)
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{
+		ChatCompletionPayload: b.prompt.Payload(model),
+		WorldInfoActivation:   WorldInfoActivation{TimestampMs: s.now().UnixMilli(), Trigger: o.Type, Entries: []WorldInfoEntry{}},
+		TokenCounts:           b.prompt.Tokens,
+	}
+	s.publish(events.ChatCompletionPromptReady, map[string]any{"chatId": o.ChatID, "chat": snap.ChatCompletionPayload.Messages, "dryRun": true})
+	return snap, nil
+}
+
+func (s *Service) hasActive(ctx context.Context) bool {
+	c, err := s.src.Connections.Active(ctx)
+	return err == nil && c != nil
+}

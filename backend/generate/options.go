@@ -1,0 +1,83 @@
+package generate
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"hearth/backend/apperr"
+	"hearth/backend/prompt"
+)
+
+// Limits on what a caller may send with a generation.
+const (
+	maxExtensionPrompts = 200
+	maxPromptKey        = 200
+	maxPromptValue      = 256 << 10
+	maxDepth            = 10_000
+	maxQuietPrompt      = 256 << 10
+)
+
+// Options are generate.start's (and run's and dryRun's) argument.
+type Options struct {
+	ChatID           string                   `json:"chatId"`
+	Type             string                   `json:"type"`
+	QuietPrompt      *string                  `json:"quietPrompt"`
+	ExtensionPrompts []prompt.ExtensionPrompt `json:"extensionPrompts"`
+	ConnectionID     *string                  `json:"connectionId"`
+	PresetID         *string                  `json:"presetId"`
+}
+
+var types = map[string]bool{
+	prompt.TypeNormal: true, prompt.TypeRegenerate: true, prompt.TypeSwipe: true,
+	prompt.TypeContinue: true, prompt.TypeImpersonate: true, prompt.TypeQuiet: true,
+}
+
+// validate checks everything that does not need the store.
+func (o *Options) validate() error {
+	if o.ChatID == "" {
+		return apperr.Invalid("chatId is required")
+	}
+	if o.Type == "" {
+		o.Type = prompt.TypeNormal
+	}
+	if !types[o.Type] {
+		return apperr.Invalid("type must be one of normal, regenerate, swipe, continue, impersonate, quiet; got %q", short(o.Type))
+	}
+	if o.Type == prompt.TypeQuiet {
+		if o.QuietPrompt == nil || strings.TrimSpace(*o.QuietPrompt) == "" {
+			return apperr.Invalid("a quiet generation needs quietPrompt")
+		}
+	}
+	if o.QuietPrompt != nil && len(*o.QuietPrompt) > maxQuietPrompt {
+		return apperr.Invalid("quietPrompt is longer than %d bytes", maxQuietPrompt)
+	}
+	if len(o.ExtensionPrompts) > maxExtensionPrompts {
+		return apperr.New(apperr.CodeTooMany, "at most %d extension prompts", maxExtensionPrompts)
+	}
+	seen := map[string]bool{}
+	for i, ep := range o.ExtensionPrompts {
+		switch {
+		case ep.Key == "" || len(ep.Key) > maxPromptKey || !utf8.ValidString(ep.Key):
+			return apperr.Invalid("extensionPrompts[%d].key must be 1 to %d bytes of text", i, maxPromptKey)
+		case seen[ep.Key]:
+			return apperr.Invalid("extensionPrompts[%d].key %q is listed twice", i, short(ep.Key))
+		case len(ep.Value) > maxPromptValue:
+			return apperr.Invalid("extensionPrompts[%d].value is longer than %d bytes", i, maxPromptValue)
+		case ep.Position < prompt.PositionNone || ep.Position > prompt.PositionBefore:
+			return apperr.Invalid("extensionPrompts[%d].position must be -1, 0, 1 or 2", i)
+		case ep.Depth < 0 || ep.Depth > maxDepth:
+			return apperr.Invalid("extensionPrompts[%d].depth must be 0 to %d", i, maxDepth)
+		case ep.Role < prompt.RoleSystem || ep.Role > prompt.RoleAssistant:
+			return apperr.Invalid("extensionPrompts[%d].role must be 0 (system), 1 (user) or 2 (assistant)", i)
+		}
+		seen[ep.Key] = true
+	}
+	return nil
+}
+
+func short(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}

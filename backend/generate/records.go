@@ -1,0 +1,128 @@
+package generate
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"hearth/backend/apperr"
+	"hearth/backend/store"
+)
+
+// Generation statuses.
+const (
+	StatusRunning = "running"
+	StatusEnded   = "ended"
+	StatusStopped = "stopped"
+	StatusFailed  = "failed"
+)
+
+// CodeInterrupted is the error of a generation the app did not live to
+// finish (a crash, a kill, a power cut).
+const CodeInterrupted = "generate.interrupted"
+
+// keepRecords bounds the generations table.
+const keepRecords = 1000
+
+// Record is what generate.status(generationId) reports of a generation.
+type Record struct {
+	GenerationID string        `json:"generationId"`
+	ChatID       string        `json:"chatId"`
+	Type         string        `json:"type"`
+	Status       string        `json:"status"`
+	Error        *apperr.Error `json:"error,omitempty"`
+	MessageID    *string       `json:"messageId"`
+	Index        *int          `json:"index"`
+	SwipeID      *int          `json:"swipeId"`
+	StartedAt    int64         `json:"startedAt"`
+	EndedAt      *int64        `json:"endedAt"`
+}
+
+// insertRecord writes the running row of a generation.
+func (s *Service) insertRecord(ctx context.Context, r *run) error {
+	return s.db.InTx(ctx, func(tx *store.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO generations (id, chat_id, type, status, started_at) VALUES (?, ?, ?, 'running', ?)`,
+			r.id, r.chatID, r.typ, r.started.UnixMilli())
+		if err != nil {
+			return fmt.Errorf("record generation: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM generations WHERE status != 'running' AND id IN
+			(SELECT id FROM generations ORDER BY started_at DESC LIMIT -1 OFFSET ?)`, keepRecords)
+		return err
+	})
+}
+
+// settleRecord writes how a generation ended. It runs detached from the
+// caller: the record must land even when the run's context is done.
+func (s *Service) settleRecord(r *run, status string, failure *apperr.Error, where *where) {
+	var errJSON sql.NullString
+	if failure != nil {
+		b, _ := json.Marshal(failure)
+		errJSON = sql.NullString{String: string(b), Valid: true}
+	}
+	var msgID sql.NullString
+	var idx, swipe sql.NullInt64
+	if where != nil {
+		msgID = sql.NullString{String: where.ID, Valid: true}
+		idx = sql.NullInt64{Int64: int64(where.Index), Valid: true}
+		swipe = sql.NullInt64{Int64: int64(where.SwipeID), Valid: true}
+	}
+	err := s.db.InTx(context.Background(), func(tx *store.Tx) error {
+		_, err := tx.ExecContext(context.Background(), `UPDATE generations SET status = ?, error = ?, message_id = ?, idx = ?, swipe_id = ?, ended_at = ?
+			WHERE id = ?`, status, errJSON, msgID, idx, swipe, s.now().UnixMilli(), r.id)
+		return err
+	})
+	if err != nil {
+		s.log.Error("settle generation record", "generation", r.id, "err", err)
+	}
+}
+
+// markInterrupted fails every generation left running by a previous
+// process. Called once at startup, before any generation starts.
+func (s *Service) markInterrupted(ctx context.Context) error {
+	failure, _ := json.Marshal(apperr.New(CodeInterrupted, "the generation was cut short: Hearth stopped while it ran"))
+	return s.db.InTx(ctx, func(tx *store.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE generations SET status = 'failed', error = ?, ended_at = ? WHERE status = 'running'`,
+			string(failure), s.now().UnixMilli())
+		if err != nil {
+			return fmt.Errorf("mark interrupted generations: %w", err)
+		}
+		return nil
+	})
+}
+
+// record reads one generation's record.
+func (s *Service) record(ctx context.Context, id string) (*Record, error) {
+	var r Record
+	var errJSON, msgID sql.NullString
+	var idx, swipe, ended sql.NullInt64
+	err := s.db.Reader().QueryRowContext(ctx, `SELECT id, chat_id, type, status, error, message_id, idx, swipe_id, started_at, ended_at
+		FROM generations WHERE id = ?`, id).Scan(&r.GenerationID, &r.ChatID, &r.Type, &r.Status, &errJSON, &msgID, &idx, &swipe, &r.StartedAt, &ended)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, apperr.New(CodeNotFound, "no generation %q", short(id)).WithDetails(map[string]any{"generationId": id})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read generation %s: %w", id, err)
+	}
+	if errJSON.Valid {
+		r.Error = &apperr.Error{}
+		_ = json.Unmarshal([]byte(errJSON.String), r.Error)
+	}
+	if msgID.Valid {
+		r.MessageID = &msgID.String
+	}
+	if idx.Valid {
+		v := int(idx.Int64)
+		r.Index = &v
+	}
+	if swipe.Valid {
+		v := int(swipe.Int64)
+		r.SwipeID = &v
+	}
+	if ended.Valid {
+		r.EndedAt = &ended.Int64
+	}
+	return &r, nil
+}

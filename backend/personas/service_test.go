@@ -1,0 +1,612 @@
+package personas
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"hearth/backend/apperr"
+	"hearth/backend/characters"
+	"hearth/backend/chats"
+	"hearth/backend/events"
+	"hearth/backend/jsonx"
+	"hearth/backend/media"
+	"hearth/backend/prompt"
+	"hearth/backend/store"
+)
+
+// env is the service over a real SQLite database in a temp dir, with a
+// character, the chats service wired as the app wires it, and the events
+// published.
+type env struct {
+	t     *testing.T
+	svc   *Service
+	chats *chats.Service
+	db    *store.Store
+	bus   *events.Bus
+	char  string
+
+	mu  sync.Mutex
+	got []events.Event
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "hearth.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := media.New(filepath.Join(dir, "media"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := events.NewBus()
+	clock := time.UnixMilli(1_700_000_000_000)
+	var clockMu sync.Mutex
+	now := func() time.Time {
+		clockMu.Lock()
+		defer clockMu.Unlock()
+		clock = clock.Add(time.Millisecond)
+		return clock
+	}
+	chars := characters.New(db, bus, files, now)
+	e := &env{t: t, db: db, bus: bus, chats: chats.New(db, bus, chars, now)}
+	e.svc = New(db, bus, files, e.chats, now)
+	e.chats.UserName = e.svc.UserName
+	card, err := chars.Create(ctx, jsonx.Object{"name": json.RawMessage(`"Seraphina"`), "first_mes": json.RawMessage(`"Welcome, {{user}}."`)}, characters.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.char = card.Avatar
+	unsub := bus.Subscribe(func(ev events.Event) {
+		e.mu.Lock()
+		e.got = append(e.got, ev)
+		e.mu.Unlock()
+	})
+	t.Cleanup(func() {
+		unsub()
+		bus.Close()
+		db.Close()
+	})
+	return e
+}
+
+// events returns what was published since the last call, once delivered.
+func (e *env) events() []events.Event {
+	e.t.Helper()
+	e.bus.Publish(events.Event{Type: "flush"})
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		e.mu.Lock()
+		if n := len(e.got); n > 0 && e.got[n-1].Type == "flush" {
+			out := e.got[:n-1]
+			e.got = nil
+			e.mu.Unlock()
+			return out
+		}
+		e.mu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
+	e.t.Fatal("events not delivered")
+	return nil
+}
+
+// types lists the events' types.
+func types(evs []events.Event) []string {
+	out := []string{}
+	for _, ev := range evs {
+		out = append(out, ev.Type)
+	}
+	return out
+}
+
+func (e *env) save(in Input) *Persona {
+	e.t.Helper()
+	p, err := e.svc.Save(context.Background(), in)
+	if err != nil {
+		e.t.Fatalf("save %+v: %v", in, err)
+	}
+	return p
+}
+
+func (e *env) newChat() string {
+	e.t.Helper()
+	sum, err := e.chats.Create(context.Background(), chats.Owner{Avatar: e.char}, chats.CreateOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return sum.ChatID
+}
+
+func (e *env) effectiveName(chatID string) string {
+	e.t.Helper()
+	p, err := e.svc.Effective(context.Background(), chatID)
+	if err != nil {
+		e.t.Fatalf("effective %q: %v", chatID, err)
+	}
+	if p == nil {
+		return ""
+	}
+	return p.Name
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func pngBytes(t *testing.T, c color.Color) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	img.Set(0, 0, c)
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func avatarJSON(data []byte, mime string) json.RawMessage {
+	obj := map[string]string{"base64": base64.StdEncoding.EncodeToString(data)}
+	if mime != "" {
+		obj["mime"] = mime
+	}
+	raw, _ := json.Marshal(obj)
+	return raw
+}
+
+func TestSaveCreatesWithDefaultsAndUpdatesKeepingTheRest(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	p := e.save(Input{Name: ptr("  Wren  "), Description: ptr("A lantern-keeper.\nQuiet.")})
+	want := Persona{ID: p.ID, Name: "Wren", Description: "A lantern-keeper.\nQuiet.", Position: PositionInPrompt, Depth: DefaultDepth,
+		Role: RoleSystem, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+	if len(p.ID) != 36 || p.CreatedAt == 0 || p.UpdatedAt < p.CreatedAt || !reflect.DeepEqual(*p, want) {
+		t.Fatalf("created %+v\nwant    %+v", *p, want)
+	}
+	if got := types(e.events()); !reflect.DeepEqual(got, []string{events.PersonaChanged}) {
+		t.Fatalf("events %v", got)
+	}
+
+	// Position 1 (SillyTavern's deprecated AFTER_CHAR) is stored as 0; the
+	// at-depth fields stick; what is left out is kept.
+	p = e.save(Input{ID: &p.ID, Position: ptr(1), Depth: ptr(0), Role: ptr(RoleAssistant)})
+	if p.Position != PositionInPrompt || p.Depth != 0 || p.Role != RoleAssistant || p.Name != "Wren" || p.Description != want.Description {
+		t.Fatalf("after a partial update %+v", *p)
+	}
+	p = e.save(Input{ID: &p.ID, Position: ptr(PositionAtDepth), Depth: ptr(10000)})
+	got, err := e.svc.Get(context.Background(), p.ID)
+	if err != nil || !reflect.DeepEqual(got, p) || got.Position != PositionAtDepth || got.Depth != 10000 {
+		t.Fatalf("get %+v (%v), saved %+v", got, err, p)
+	}
+	if p.UpdatedAt <= want.UpdatedAt || p.CreatedAt != want.CreatedAt {
+		t.Errorf("timestamps %d/%d after %d/%d", p.CreatedAt, p.UpdatedAt, want.CreatedAt, want.UpdatedAt)
+	}
+
+	a := e.save(Input{Name: ptr("alder")})
+	list, err := e.svc.List(context.Background())
+	if err != nil || len(list) != 2 || list[0].ID != a.ID || list[1].ID != p.ID {
+		t.Fatalf("list by name %+v (%v)", list, err)
+	}
+}
+
+func TestAvatarsAreStoredServedReplacedAndRemoved(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	red := pngBytes(t, color.RGBA{255, 0, 0, 255})
+	p := e.save(Input{Name: ptr("Wren"), Avatar: avatarJSON(red, "image/png")})
+	if p.AvatarURL == nil || !strings.HasPrefix(*p.AvatarURL, "/api/persona-avatar/"+p.ID+"?v=") {
+		t.Fatalf("avatarUrl %v", p.AvatarURL)
+	}
+	path, err := e.svc.ImagePath(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !bytes.Equal(b, red) {
+		t.Fatal("the stored file is not the upload")
+	}
+	first := *p.AvatarURL
+
+	// A data URL, a JPEG, a GIF and a WebP are avatars too; the URL changes
+	// with the image.
+	var jpg, gf bytes.Buffer
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	if err := jpeg.Encode(&jpg, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := gif.Encode(&gf, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	webp := append([]byte("RIFF\x24\x00\x00\x00WEBPVP8 "), make([]byte, 24)...)
+	for _, c := range []struct {
+		data []byte
+		mime string
+	}{{jpg.Bytes(), "image/jpeg"}, {gf.Bytes(), "image/gif"}, {webp, "image/webp"}} {
+		dataURL, _ := json.Marshal("data:" + c.mime + ";base64," + base64.StdEncoding.EncodeToString(c.data))
+		p = e.save(Input{ID: &p.ID, Avatar: dataURL})
+		if path, err = e.svc.ImagePath(ctx, p.ID); err != nil || !strings.HasSuffix(path, map[string]string{"image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}[c.mime]) {
+			t.Fatalf("%s stored at %q (%v)", c.mime, path, err)
+		}
+	}
+	if *p.AvatarURL == first {
+		t.Error("the avatar URL did not change with the image")
+	}
+	// Absent keeps it; null removes it.
+	p = e.save(Input{ID: &p.ID, Name: ptr("Wren II")})
+	if p.AvatarURL == nil {
+		t.Fatal("a save without avatar removed it")
+	}
+	var in Input
+	if err := json.Unmarshal([]byte(`{"avatar": null}`), &in); err != nil {
+		t.Fatal(err)
+	}
+	in.ID = &p.ID
+	p = e.save(in)
+	if p.AvatarURL != nil {
+		t.Fatalf("avatar null kept %v", *p.AvatarURL)
+	}
+	if _, err := e.svc.ImagePath(ctx, p.ID); apperr.CodeOf(err) != CodeNotFound {
+		t.Errorf("image of a persona without one: %v", err)
+	}
+	if _, err := e.svc.ImagePath(ctx, "nope"); apperr.CodeOf(err) != CodeNotFound {
+		t.Errorf("image of a missing persona: %v", err)
+	}
+}
+
+func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	red := pngBytes(t, color.RGBA{255, 0, 0, 255})
+	p := e.save(Input{Name: ptr("Wren"), Description: ptr("kept"), Avatar: avatarJSON(red, "")})
+	before, _ := e.svc.List(ctx)
+	e.events()
+	big := make([]byte, MaxAvatarBytes+1)
+	copy(big, red)
+	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
+	bad := []struct {
+		name string
+		in   Input
+	}{
+		{"no name", Input{Description: ptr("x")}},
+		{"blank name", Input{Name: ptr("   ")}},
+		{"control in name", Input{Name: ptr("a\tb")}},
+		{"long name", Input{Name: ptr(strings.Repeat("é", 201))}},
+		{"long description", Input{Name: ptr("x"), Description: ptr(strings.Repeat("d", 64<<10+1))}},
+		{"NUL in description", Input{Name: ptr("x"), Description: ptr("a\x00b")}},
+		{"position 5", Input{Name: ptr("x"), Position: ptr(5)}},
+		{"position -1", Input{Name: ptr("x"), Position: ptr(-1)}},
+		{"negative depth", Input{Name: ptr("x"), Depth: ptr(-1)}},
+		{"deep depth", Input{Name: ptr("x"), Depth: ptr(10001)}},
+		{"role 3", Input{Name: ptr("x"), Role: ptr(3)}},
+		{"avatar number", Input{Name: ptr("x"), Avatar: raw(`5`)}},
+		{"avatar without base64", Input{Name: ptr("x"), Avatar: raw(`{"mime":"image/png"}`)}},
+		{"avatar not base64", Input{Name: ptr("x"), Avatar: raw(`{"base64":"***"}`)}},
+		{"avatar empty", Input{Name: ptr("x"), Avatar: raw(`{"base64":""}`)}},
+		{"avatar text", Input{Name: ptr("x"), Avatar: avatarJSON([]byte("just some text, no image here"), "")}},
+		{"avatar svg", Input{Name: ptr("x"), Avatar: avatarJSON([]byte("<svg xmlns='http://www.w3.org/2000/svg'/>"), "image/svg+xml")}},
+		{"avatar lies about its type", Input{Name: ptr("x"), Avatar: avatarJSON(red, "image/jpeg")}},
+		{"avatar too big", Input{Name: ptr("x"), Avatar: avatarJSON(big, "")}},
+		{"avatar plain URL", Input{Name: ptr("x"), Avatar: raw(`"https://example.com/a.png"`)}},
+		{"avatar data URL not base64", Input{Name: ptr("x"), Avatar: raw(`"data:image/png,abc"`)}},
+		{"update to a blank name", Input{ID: &p.ID, Name: ptr("")}},
+		{"update with a bad avatar", Input{ID: &p.ID, Description: ptr("changed"), Avatar: raw(`{"base64":"AAAA"}`)}},
+	}
+	for _, c := range bad {
+		if _, err := e.svc.Save(ctx, c.in); apperr.CodeOf(err) != apperr.CodeInvalidArgument {
+			t.Errorf("%s: error %v", c.name, err)
+		}
+	}
+	if _, err := e.svc.Save(ctx, Input{ID: ptr("missing"), Name: ptr("x")}); apperr.CodeOf(err) != CodeNotFound {
+		t.Errorf("update of a missing id: %v", err)
+	}
+	for name, call := range map[string]func() error{
+		"get":        func() error { _, err := e.svc.Get(ctx, "missing"); return err },
+		"delete":     func() error { return e.svc.Delete(ctx, "missing") },
+		"setActive":  func() error { _, err := e.svc.SetActive(ctx, ptr("missing")); return err },
+		"setDefault": func() error { _, err := e.svc.SetDefault(ctx, ptr("missing")); return err },
+	} {
+		if err := call(); apperr.CodeOf(err) != CodeNotFound {
+			t.Errorf("%s of a missing id: %v", name, err)
+		}
+	}
+	after, _ := e.svc.List(ctx)
+	if !reflect.DeepEqual(before, after) {
+		t.Errorf("refused calls changed the personas:\n%+v\n%+v", before, after)
+	}
+	if got := e.events(); len(got) != 0 {
+		t.Errorf("refused calls published %v", types(got))
+	}
+}
+
+func TestEffectivePersonaAndUserName(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	chat := e.newChat()
+	if n := e.effectiveName(chat); n != "" {
+		t.Fatalf("effective with no personas: %q", n)
+	}
+	if n := e.svc.UserName(ctx, chat); n != "User" {
+		t.Fatalf("user name with no personas: %q", n)
+	}
+	// The legacy settings row names the user until a persona applies.
+	if err := e.db.InTx(ctx, func(tx *store.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('user_name', '"Legacy"')`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.svc.UserName(ctx, chat); n != "Legacy" {
+		t.Fatalf("user name from the settings row: %q", n)
+	}
+
+	wren := e.save(Input{Name: ptr("Wren")})
+	ash := e.save(Input{Name: ptr("Ash")})
+	e.events()
+	if _, err := e.svc.SetDefault(ctx, &ash.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.effectiveName(chat); n != "Ash" {
+		t.Fatalf("the default applies when none is active: %q", n)
+	}
+	act, err := e.svc.SetActive(ctx, &wren.ID)
+	if err != nil || act.ID != wren.ID || !act.IsActive || act.IsDefault {
+		t.Fatalf("setActive %+v (%v)", act, err)
+	}
+	evs := e.events()
+	want := []map[string]any{
+		{"personaId": &ash.ID, "change": ChangeDefault, "activeId": (*string)(nil), "defaultId": &ash.ID},
+		{"personaId": &wren.ID, "change": ChangeActive, "activeId": &wren.ID, "defaultId": &ash.ID},
+	}
+	if len(evs) != 2 || evs[0].Type != events.PersonaChanged || !reflect.DeepEqual(evs[0].Payload, want[0]) || !reflect.DeepEqual(evs[1].Payload, want[1]) {
+		t.Fatalf("events %+v", evs)
+	}
+	if n := e.effectiveName(chat); n != "Wren" {
+		t.Fatalf("the active persona applies over the default: %q", n)
+	}
+	if n := e.effectiveName(""); n != "Wren" {
+		t.Fatalf("no chat: %q", n)
+	}
+	list, _ := e.svc.List(ctx)
+	if !list[0].IsDefault || list[0].IsActive || !list[1].IsActive || list[1].IsDefault {
+		t.Fatalf("flags in the list %+v", list)
+	}
+
+	// A lock beats the active persona, in that chat only; a lock naming no
+	// persona (SillyTavern's chats name avatar files) is passed over.
+	other := e.newChat()
+	res, err := e.svc.LockToChat(ctx, chat, &ash.ID)
+	if err != nil || res.Persona == nil || res.Persona.ID != ash.ID || res.Revision != 1 {
+		t.Fatalf("lock %+v (%v)", res, err)
+	}
+	if a, b := e.effectiveName(chat), e.effectiveName(other); a != "Ash" || b != "Wren" {
+		t.Fatalf("locked chat %q, other chat %q", a, b)
+	}
+	if n := e.svc.UserName(ctx, chat); n != "Ash" {
+		t.Fatalf("user name in the locked chat %q", n)
+	}
+	if _, err := e.chats.SaveMetadata(ctx, other, jsonx.Object{LockKey: json.RawMessage(`"user-default.png"`)}, chats.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.effectiveName(other); n != "Wren" {
+		t.Fatalf("a foreign lock: %q", n)
+	}
+	if _, err := e.svc.Effective(ctx, "no-such-chat"); apperr.CodeOf(err) != apperr.CodeChatNotFound {
+		t.Fatalf("effective of a missing chat: %v", err)
+	}
+
+	// Unlocking removes the key; setActive(nil) leaves the default.
+	if res, err = e.svc.LockToChat(ctx, chat, nil); err != nil || res.Persona.ID != wren.ID || res.Revision != 2 {
+		t.Fatalf("unlock %+v (%v)", res, err)
+	}
+	meta, _ := e.chats.Metadata(ctx, chat)
+	if _, ok := meta[LockKey]; ok {
+		t.Fatalf("unlock left %s", meta[LockKey])
+	}
+	if p, err := e.svc.SetActive(ctx, nil); p != nil || err != nil {
+		t.Fatalf("setActive(nil) %v %v", p, err)
+	}
+	if p, _ := e.svc.Active(ctx); p != nil {
+		t.Fatalf("active after setActive(nil) %+v", p)
+	}
+	if n := e.effectiveName(chat); n != "Ash" {
+		t.Fatalf("after setActive(nil): %q", n)
+	}
+	if _, err := e.svc.SetDefault(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.svc.UserName(ctx, chat); n != "Legacy" {
+		t.Fatalf("with no persona in effect: %q", n)
+	}
+}
+
+func TestLockIsValidatedAndGoesThroughChatMetadata(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	chat := e.newChat()
+	p := e.save(Input{Name: ptr("Wren")})
+	e.events()
+	if _, err := e.svc.LockToChat(ctx, "no-such-chat", &p.ID); apperr.CodeOf(err) != apperr.CodeChatNotFound {
+		t.Errorf("lock of a missing chat: %v", err)
+	}
+	if _, err := e.svc.LockToChat(ctx, chat, ptr("no-such-persona")); apperr.CodeOf(err) != CodeNotFound {
+		t.Errorf("lock to a missing persona: %v", err)
+	}
+	if got := e.events(); len(got) != 0 {
+		t.Fatalf("refused locks published %v", types(got))
+	}
+	if d, _ := e.chats.Get(ctx, chat); d.Revision != 0 {
+		t.Fatalf("refused locks moved the revision to %d", d.Revision)
+	}
+	if _, err := e.svc.LockToChat(ctx, chat, &p.ID); err != nil {
+		t.Fatal(err)
+	}
+	evs := e.events()
+	if len(evs) != 1 || evs[0].Type != events.ChatMetadataUpdated || evs[0].Payload["chatId"] != chat || evs[0].Payload["revision"] != int64(1) {
+		t.Fatalf("lock events %+v", evs)
+	}
+	meta, _ := e.chats.Metadata(ctx, chat)
+	if string(meta[LockKey]) != `"`+p.ID+`"` {
+		t.Fatalf("metadata %s", meta[LockKey])
+	}
+	// Locking again to the same persona changes nothing.
+	if res, err := e.svc.LockToChat(ctx, chat, &p.ID); err != nil || res.Revision != 1 {
+		t.Fatalf("same lock again %+v (%v)", res, err)
+	}
+	if got := e.events(); len(got) != 0 {
+		t.Fatalf("a no-op lock published %v", types(got))
+	}
+}
+
+func TestDeleteClearsActiveDefaultAndLocksAtOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	wren := e.save(Input{Name: ptr("Wren")})
+	ash := e.save(Input{Name: ptr("Ash")})
+	locked, otherLock, free := e.newChat(), e.newChat(), e.newChat()
+	for _, step := range []func() error{
+		func() error { _, err := e.svc.SetActive(ctx, &wren.ID); return err },
+		func() error { _, err := e.svc.SetDefault(ctx, &wren.ID); return err },
+		func() error { _, err := e.svc.LockToChat(ctx, locked, &wren.ID); return err },
+		func() error { _, err := e.svc.LockToChat(ctx, otherLock, &ash.ID); return err },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.events()
+	if err := e.svc.Delete(ctx, wren.ID); err != nil {
+		t.Fatal(err)
+	}
+	evs := e.events()
+	if got := types(evs); !reflect.DeepEqual(got, []string{events.PersonaChanged, events.ChatMetadataUpdated}) {
+		t.Fatalf("delete events %v", got)
+	}
+	if want := map[string]any{"personaId": &wren.ID, "change": ChangeDeleted, "activeId": (*string)(nil), "defaultId": (*string)(nil)}; !reflect.DeepEqual(evs[0].Payload, want) {
+		t.Errorf("PERSONA_CHANGED %+v", evs[0].Payload)
+	}
+	if evs[1].Payload["chatId"] != locked || evs[1].Payload["revision"] != int64(2) {
+		t.Errorf("CHAT_METADATA_UPDATED %+v", evs[1].Payload)
+	}
+	if p, _ := e.svc.Active(ctx); p != nil {
+		t.Errorf("active after delete %+v", p)
+	}
+	if p, _ := e.svc.Default(ctx); p != nil {
+		t.Errorf("default after delete %+v", p)
+	}
+	meta, _ := e.chats.Metadata(ctx, locked)
+	if _, ok := meta[LockKey]; ok {
+		t.Error("the deleted persona's lock stayed")
+	}
+	if n := e.effectiveName(otherLock); n != "Ash" {
+		t.Errorf("another persona's lock: %q", n)
+	}
+	if d, _ := e.chats.Get(ctx, free); d.Revision != 0 {
+		t.Errorf("an unlocked chat moved to revision %d", d.Revision)
+	}
+	if err := e.svc.Delete(ctx, wren.ID); apperr.CodeOf(err) != CodeNotFound {
+		t.Errorf("second delete %v", err)
+	}
+}
+
+// A lock and a delete racing never leave a chat locked to a deleted
+// persona: the lock checks the persona in the transaction that writes it.
+func TestLockRacingDeleteLeavesNoDanglingLock(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	chat := e.newChat()
+	for range 20 {
+		p := e.save(Input{Name: ptr("Brief")})
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); _, _ = e.svc.LockToChat(ctx, chat, &p.ID) }()
+		go func() { defer wg.Done(); _ = e.svc.Delete(ctx, p.ID) }()
+		wg.Wait()
+		meta, _ := e.chats.Metadata(ctx, chat)
+		if string(meta[LockKey]) == `"`+p.ID+`"` {
+			t.Fatal("the chat is locked to a deleted persona")
+		}
+	}
+}
+
+// The chats service names the user after the persona in effect: a new
+// chat's greeting, a user message without a name, an exported header.
+func TestChatsNameTheUserAfterThePersona(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	wren := e.save(Input{Name: ptr("Wren")})
+	ash := e.save(Input{Name: ptr("Ash")})
+	if _, err := e.svc.SetActive(ctx, &wren.ID); err != nil {
+		t.Fatal(err)
+	}
+	chat := e.newChat()
+	msgs, err := e.chats.StMessages(ctx, chat, nil)
+	if err != nil || len(msgs) != 1 || msgs[0].Mes() != "Welcome, Wren." {
+		t.Fatalf("greeting %+v (%v)", msgs, err)
+	}
+	if _, err := e.svc.LockToChat(ctx, chat, &ash.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.chats.AddMessages(ctx, chat, []json.RawMessage{json.RawMessage(`{"is_user":true,"mes":"hello"}`)}, chats.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ = e.chats.StMessages(ctx, chat, nil)
+	if msgs[1].Name != "Ash" {
+		t.Fatalf("a nameless user message in the locked chat is named %q", msgs[1].Name)
+	}
+	file, err := e.chats.ExportJsonl(ctx, chat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(file.Text, "\n")
+	if !strings.Contains(header, `"user_name":"Ash"`) {
+		t.Fatalf("exported header %s", header)
+	}
+}
+
+func TestForPrompt(t *testing.T) {
+	t.Parallel()
+	// The numbering is prompt's: the values pass through unchanged.
+	for mine, theirs := range map[int]int{PositionInPrompt: prompt.PersonaInPrompt, PositionTopAN: prompt.PersonaTopAN,
+		PositionBottomAN: prompt.PersonaBottomAN, PositionAtDepth: prompt.PersonaAtDepth, PositionNone: prompt.PersonaNowhere} {
+		if mine != theirs {
+			t.Errorf("position %d is prompt's %d", mine, theirs)
+		}
+	}
+	e := newEnv(t)
+	ctx := context.Background()
+	chat := e.newChat()
+	got, err := e.svc.ForPrompt(ctx, chat)
+	if want := (prompt.Persona{Name: "User", Position: PositionNone, Depth: DefaultDepth}); err != nil || got != want {
+		t.Fatalf("no persona: %+v (%v)", got, err)
+	}
+	p := e.save(Input{Name: ptr("Wren"), Description: ptr("{{user}} keeps the lanterns."), Position: ptr(PositionAtDepth), Depth: ptr(3), Role: ptr(RoleUser)})
+	if _, err := e.svc.LockToChat(ctx, chat, &p.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err = e.svc.ForPrompt(ctx, chat)
+	if want := (prompt.Persona{Name: "Wren", Description: "{{user}} keeps the lanterns.", Position: 4, Depth: 3, Role: 1}); err != nil || got != want {
+		t.Fatalf("locked persona: %+v (%v)", got, err)
+	}
+	if _, err := e.svc.ForPrompt(ctx, "no-such-chat"); apperr.CodeOf(err) != apperr.CodeChatNotFound {
+		t.Fatalf("missing chat: %v", err)
+	}
+}
