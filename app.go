@@ -107,7 +107,7 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 		)
 	}
 	opts := windowOptions(wailsbridge.New(ctx, a.Router, token, bridgeOpts...), o.Assets,
-		wailsbridge.Middleware(token, a.Router, a.Characters, assetOpts...))
+		wailsbridge.Middleware(token, a.Router, a.Characters, append(assetOpts, wailsbridge.WithPersonaAvatars(a.Personas), wailsbridge.WithMedia(a.Media))...))
 	opts.OnStartup = w.startup
 	opts.OnShutdown = w.shutdown
 	if err := wails.Run(opts); err != nil {

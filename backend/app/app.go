@@ -69,13 +69,13 @@ func Open(ctx context.Context, dataDir string) (*App, error) {
 	}
 	a.Generate, err = generate.New(ctx, db, bus, generate.Sources{
 		Chats: a.Chats, Characters: a.Characters, Connections: a.Connections,
-		Preset: a.presetFor, Persona: a.Personas.ForPrompt,
+		Preset: a.presetFor, Persona: a.Personas.ForPrompt, Media: files,
 	}, now)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas, Presets: a.Presets, Generate: a.Generate})
+	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas, Presets: a.Presets, Generate: a.Generate, Media: files})
 	return a, nil
 }
 

@@ -136,6 +136,7 @@ func (p *Program) runServe(ctx context.Context, g *globals, args []string) error
 		Bus:            a.Bus,
 		Avatars:        a.Characters,
 		PersonaAvatars: a.Personas,
+		Media:          a.Media,
 		Assets:         builtFrontend(p.Assets),
 		Password:       password,
 		Addr:           o.addr,

@@ -2,6 +2,7 @@ package generate
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -422,5 +423,38 @@ func TestRegenerateAfterAUserMessageWritesAReply(t *testing.T) {
 	msgs := h.messages()
 	if len(msgs) != count+1 || msgs[count].Mes() != "Yes." || msgs[count-1].Mes() != "Anyone there?" || *res.Index != count {
 		t.Fatalf("%d → %d messages, result %+v", count, len(msgs), res)
+	}
+}
+
+func TestStoredImagesAreSentAsData(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")
+	name, err := h.files.Put(png, "png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(map[string]any{"is_user": true, "mes": "What is this?",
+		"extra": map[string]any{"media": []any{map[string]any{"url": "/api/media/" + name, "type": "image"}, map[string]any{"url": "/api/media/" + strings.Repeat("0", 64) + ".png", "type": "image"}}}})
+	if _, err := h.chats.AddMessages(context.Background(), h.chatID, []json.RawMessage{raw}, chats.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	vis := "gpt-4o"
+	if _, err := h.conns.Save(context.Background(), connections.Input{ID: activeID(t, h), Model: &vis}); err != nil {
+		t.Fatal(err)
+	}
+	h.server.Push(reply(pt.Text("A pixel.")))
+	mustRun(t, h, Options{Type: "normal"})
+	body := jsonOf(h.server.Requests()[0].Body["messages"])
+	if !strings.Contains(body, `data:image/png;base64,`+base64.StdEncoding.EncodeToString(png)) {
+		t.Fatalf("the stored image was not sent as data: %s", body)
+	}
+	if !strings.Contains(body, "an attached image could not be read") {
+		t.Fatalf("a missing image is not named: %s", body)
+	}
+	// The dry run (and the prompt inspector) shows the short URL, not megabytes of base64.
+	snap, err := h.gen.DryRun(context.Background(), Options{ChatID: h.chatID})
+	if err != nil || strings.Contains(jsonOf(snap.ChatCompletionPayload), "base64") {
+		t.Fatalf("dry run %v / %v", err, jsonOf(snap.ChatCompletionPayload))
 	}
 }

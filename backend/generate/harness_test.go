@@ -29,6 +29,7 @@ type harness struct {
 	bus    *events.Bus
 	chats  *chats.Service
 	chars  *characters.Service
+	files  *media.Store
 	conns  *connections.Service
 	gen    *Service
 	server *providertest.Server
@@ -129,7 +130,7 @@ func (h *harness) open() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.db, h.bus = db, events.NewBus()
+	h.db, h.bus, h.files = db, events.NewBus(), files
 	unsub := h.bus.Subscribe(h.rec.add)
 	chars := characters.New(db, h.bus, files, time.Now)
 	h.chars = chars
@@ -137,7 +138,7 @@ func (h *harness) open() {
 	h.conns = connections.New(db, h.bus, connections.NewSecrets(filepath.Join(h.dir, "secrets.json")), time.Now)
 	h.conns.IdleTimeout = 2 * time.Second
 	h.gen, err = New(ctx, db, h.bus, Sources{
-		Chats: h.chats, Characters: chars, Connections: h.conns,
+		Chats: h.chats, Characters: chars, Connections: h.conns, Media: files,
 		Preset: func(ctx context.Context, id string) (prompt.Preset, error) { return h.preset, nil },
 		Persona: func(ctx context.Context, chatID string) (prompt.Persona, error) {
 			return prompt.Persona{Name: "Wren", Description: "{{user}} is a traveler."}, nil

@@ -109,8 +109,10 @@ func (s *Service) execute(r *run) {
 		}
 		s.publish(events.StreamTokenReceived, p)
 	})
+	req := b.prompt.Request(r.conn.Model)
+	s.resolveImages(&req)
 	t0 := time.Now()
-	res, err := r.provider.Stream(r.ctx, b.prompt.Request(r.conn.Model), func(d providers.Delta) {
+	res, err := r.provider.Stream(r.ctx, req, func(d providers.Delta) {
 		if d.Reasoning != "" && reasonStart.IsZero() {
 			reasonStart = time.Now()
 		}

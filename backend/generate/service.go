@@ -44,6 +44,10 @@ type Sources struct {
 	Preset func(ctx context.Context, id string) (prompt.Preset, error)
 	// Persona returns the persona that applies to a chat.
 	Persona func(ctx context.Context, chatID string) (prompt.Persona, error)
+	// Media holds the attachments images in prompts refer to.
+	Media interface {
+		Path(name string) (string, error)
+	}
 }
 
 // Service runs generations.

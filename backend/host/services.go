@@ -5,6 +5,7 @@ import (
 	"hearth/backend/chats"
 	"hearth/backend/connections"
 	"hearth/backend/generate"
+	"hearth/backend/media"
 	"hearth/backend/personas"
 	"hearth/backend/presets"
 	"hearth/backend/state"
@@ -19,6 +20,8 @@ type Services struct {
 	Personas    *personas.Service
 	Presets     *presets.Service
 	Generate    *generate.Service
+	// Media stores message attachments (chat.uploadMedia).
+	Media *media.Store
 }
 
 // New returns a router with every ABI method registered.
@@ -32,5 +35,6 @@ func New(s Services) *Router {
 	registerPersonas(r, s.Personas)
 	registerPresets(r, s.Presets)
 	registerGenerate(r, s.Generate)
+	registerMedia(r, s.Media)
 	return r
 }

@@ -25,6 +25,9 @@ const avatarPrefix = "/api/avatar/"
 // personaAvatarPrefix is the twin of its persona avatar route.
 const personaAvatarPrefix = "/api/persona-avatar/"
 
+// mediaPrefix is the twin of its attachment route.
+const mediaPrefix = "/api/media/"
+
 // AvatarSource finds the image file of a character; *characters.Service
 // satisfies it.
 type AvatarSource interface {
@@ -50,6 +53,13 @@ type middlewareConfig struct {
 	onBoot   func()
 	onInvoke func(accepted bool)
 	personas AvatarSource
+	media    httpapi.MediaSource
+}
+
+// WithMedia serves message attachments at /api/media/{name} from files
+// (*media.Store); without it they are 404.
+func WithMedia(files httpapi.MediaSource) MiddlewareOption {
+	return func(c *middlewareConfig) { c.media = files }
 }
 
 // WithPersonaAvatars serves /api/persona-avatar/{id} (a persona's
@@ -111,6 +121,8 @@ func Middleware(token string, router Invoker, avatars AvatarSource, opts ...Midd
 				serveAvatar(w, r, avatars)
 			case strings.HasPrefix(r.URL.Path, personaAvatarPrefix):
 				servePersonaAvatar(w, r, cfg.personas)
+			case strings.HasPrefix(r.URL.Path, mediaPrefix):
+				serveMedia(w, r, cfg.media)
 			case isMainDocument(r):
 				if cfg.onBoot != nil {
 					cfg.onBoot()
@@ -260,6 +272,15 @@ func servePersonaAvatar(w http.ResponseWriter, r *http.Request, personas AvatarS
 		return
 	}
 	httpapi.ServePersonaAvatar(w, r, personas, strings.TrimPrefix(r.URL.Path, personaAvatarPrefix))
+}
+
+// serveMedia answers /api/media/{name} as the browser server does.
+func serveMedia(w http.ResponseWriter, r *http.Request, files httpapi.MediaSource) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		writeError(w, http.StatusMethodNotAllowed, apperr.Invalid("method %s not allowed", r.Method))
+		return
+	}
+	httpapi.ServeMedia(w, r, files, strings.TrimPrefix(r.URL.Path, mediaPrefix))
 }
 
 func writeError(w http.ResponseWriter, status int, e *apperr.Error) {

@@ -19,6 +19,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /api/events", s.requireSession(http.HandlerFunc(s.handleEvents)))
 	mux.Handle("GET /api/avatar/{avatar}", s.requireSession(http.HandlerFunc(s.handleAvatar)))
 	mux.Handle("GET /api/persona-avatar/{id}", s.requireSession(http.HandlerFunc(s.handlePersonaAvatar)))
+	mux.Handle("GET /api/media/{name}", s.requireSession(http.HandlerFunc(s.handleMedia)))
 	mux.HandleFunc("POST /api/login", s.handleLogin)
 	mux.HandleFunc("POST /api/logout", s.handleLogout)
 	mux.HandleFunc("GET /api/session", s.handleSession)

@@ -55,6 +55,9 @@ type Config struct {
 	// PersonaAvatars serves /api/persona-avatar/{id} (*personas.Service);
 	// nil makes every persona avatar 404.
 	PersonaAvatars AvatarSource
+	// Media serves message attachments at /api/media/{name}
+	// (*media.Store); nil makes every attachment 404.
+	Media MediaSource
 	// Assets is the built frontend; nil serves a placeholder page that says
 	// Hearth is running.
 	Assets fs.FS
@@ -114,6 +117,8 @@ type Server struct {
 
 	// personaAvatars serves the personas' avatar images.
 	personaAvatars AvatarSource
+	// media serves message attachments.
+	media MediaSource
 
 	tlsConfig      *tls.Config // nil for plain HTTP
 	trustedProxies []netip.Prefix
@@ -182,6 +187,7 @@ func New(cfg Config) (*Server, error) {
 		bus:               cfg.Bus,
 		avatars:           cfg.Avatars,
 		personaAvatars:    cfg.PersonaAvatars,
+		media:             cfg.Media,
 		assets:            cfg.Assets,
 		addr:              addr,
 		log:               logger,
