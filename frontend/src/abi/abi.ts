@@ -4,13 +4,20 @@
 // style and ordered) and getContext().
 import { createCharactersApi } from './api-characters';
 import { createConnectionsApi } from './api-connections';
+import { createPersonasApi } from './api-personas';
+import { createPresetsApi } from './api-presets';
+import { createGenerateApi } from './api-generate';
 import { createChatApi } from './api-chat';
 import { createStateApi } from './api-state';
 import { createCharactersCache } from './characters-cache';
 import { createChatCache } from './chat-cache';
 import type { LoadOptions } from './chat-load';
-import { createContext } from './context';
+import { createContext, SETTLE_MS } from './context';
+import { createContextGenerate } from './context-generate';
 import { createEmitter } from './emitter';
+import { createExtensionPrompts } from './extension-prompts';
+import { createGenerations } from './generations';
+import { createPersonaCache } from './persona-cache';
 import { HostError } from './errors';
 import { createEmitQueue, createEventSource } from './event-source';
 import { CHAT_LIST_EVENTS, mergeEventTypes, stArgs, T } from './event-types';
@@ -52,6 +59,10 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
   });
   const queue = createEmitQueue(eventSource);
   const characters = createCharactersCache(call);
+  const personaCache = createPersonaCache(call);
+  const prompts = createExtensionPrompts();
+  const generations = createGenerations(call);
+  const generateApi = createGenerateApi(call, prompts);
 
   /** publish sends a window-made event to both fan-outs. */
   function publish(type: string, payload: EventPayload): void {
@@ -79,6 +90,8 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
   function onEvent(raw: HostEvent): void {
     const ev: HostEvent = { type: raw.type, payload: deepFreeze(raw.payload) };
     characters.ingest(ev);
+    personaCache.ingest(ev);
+    generations.ingest(ev);
     const chatId = ev.payload.chatId;
     const current = cache.current()?.chatId;
     // The cache reports its own events (in revision order) through applied.
@@ -92,6 +105,8 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
     transport.onReconnect?.(() => {
       cache.resync();
       characters.load().catch((err: unknown) => console.warn('Hearth: could not reload characters', err));
+      personaCache.load().catch((err: unknown) => console.warn('Hearth: could not reload the personas', err));
+      generations.load().catch((err: unknown) => console.warn('Hearth: could not reload the generation state', err));
     });
     const c = (await call('host.capabilities')) as Capabilities | null;
     if (typeof c !== 'object' || c === null || c.abiVersion !== 1) {
@@ -99,7 +114,7 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
     }
     caps = deepFreeze({ ...c });
     types = mergeEventTypes(c.eventTypes);
-    await characters.load();
+    await Promise.all([characters.load(), generations.load(), personaCache.load()]);
     publish(T.APP_READY, {});
   })();
 
@@ -109,6 +124,17 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
     characters,
     eventSource,
     types: () => types,
+    // name1 follows the persona in effect in this window's chat.
+    userName: () => personaCache.effective(cache.committed()?.details.metadata ?? null)?.name ?? 'User',
+    generation: createContextGenerate({
+      call,
+      cache,
+      generate: generateApi,
+      prompts,
+      running: (chatId) => generations.running(chatId),
+      onSwipeUi: () => events.emit(T.SWIPE_UI_CHANGED, Object.freeze({})),
+    }),
+    generations,
     ...(opts.settleMs === undefined ? {} : { settleMs: opts.settleMs }),
   });
   const getContext = () => context;
@@ -125,6 +151,9 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
       characters: createCharactersApi(call),
       state: createStateApi(call, () => cache.current()?.chatId ?? null),
       connections: createConnectionsApi(call),
+      personas: createPersonasApi(call, { personas: personaCache, cache, settleMs: opts.settleMs ?? SETTLE_MS }),
+      presets: createPresetsApi(call),
+      generate: generateApi,
       events: events.api,
     }),
     getContext,

@@ -3,6 +3,7 @@
 // backend (select/current/loaded).
 import type { ChatCache, SelectOptions } from './chat-cache';
 import type { Call } from './host';
+import { uploadMedia, type MediaUpload } from './media';
 import type { BranchOptions, ChatApi, ChatSummary } from './types';
 
 /** The chat.* host methods, called with the caller's positional arguments. */
@@ -69,6 +70,7 @@ export function createChatApi(call: Call, cache: ChatCache): ChatApi {
     createBranch: (chatId: string, index: number, options?: BranchOptions) => createBranch(call, cache, chatId, index, options),
     select: (chatId: string | null, options?: SelectOptions) => cache.select(chatId, options),
     current: () => cache.current(),
+    uploadMedia: (file: MediaUpload) => uploadMedia(call, file),
     loaded: () => cache.loaded(),
   }) as unknown as ChatApi;
 }

@@ -4,11 +4,14 @@
 // so `await ctx.addMessages(m); ctx.chat` already holds the new message.
 import { asDetails } from './chat-load';
 import { createContextLifecycle } from './context-lifecycle';
+import type { ContextGenerate } from './context-generate';
 import { createContextState } from './context-state';
 import type { CharactersCache } from './characters-cache';
 import type { ChatCache, Committed } from './chat-cache';
+import type { Generations } from './generations';
 import { HostError } from './errors';
 import type { Call } from './host';
+import { ensureMessageMediaIsArray, getMediaDisplay, getMediaIndex } from './media';
 import { readonlyView } from './readonly';
 import type { EventSource, HearthContext, MessageUpdate, StMessage } from './types';
 
@@ -25,6 +28,9 @@ export interface ContextDeps {
   /** name1 is the persona name ("User" until personas exist). */
   userName?: () => string;
   settleMs?: number;
+  /** generation and generations back the generation half of the context. */
+  generation: ContextGenerate;
+  generations: Generations;
 }
 
 const EMPTY_CHAT: readonly StMessage[] = Object.freeze([]);
@@ -135,8 +141,30 @@ export function createContext(deps: ContextDeps): HearthContext {
     getCurrentChatId() {
       return cache.committed()?.details.fileName;
     },
+    generate: deps.generation.generate,
+    generateQuietPrompt: deps.generation.generateQuietPrompt,
+    stopGeneration: deps.generation.stopGeneration,
+    setExtensionPrompt: deps.generation.setExtensionPrompt,
+    get extensionPrompts() {
+      return deps.generation.extensionPrompts;
+    },
+    swipe: deps.generation.swipe,
+    ensureMessageMediaIsArray,
+    getMediaDisplay,
+    getMediaIndex,
+    get online_status() {
+      return deps.generations.onlineStatus();
+    },
+    get maxContext() {
+      return deps.generations.maxContext();
+    },
     ...createContextState(call, () => cache.current()?.chatId ?? null),
     ...life.methods,
+    async clearChat(options?: { clearData?: boolean }) {
+      await life.methods.clearChat(options);
+      // SillyTavern resets extension prompts with the chat's data.
+      if (options?.clearData === true) deps.generation.clearExtensionPrompts();
+    },
     eventSource: deps.eventSource,
     get eventTypes() {
       return deps.types();

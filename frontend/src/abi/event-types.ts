@@ -44,6 +44,8 @@ export const FRONTEND_EVENT_TYPES = Object.freeze({
   CHAT_LOAD_PROGRESS: 'chat_load_progress',
   USER_MESSAGE_RENDERED: 'user_message_rendered',
   CHARACTER_MESSAGE_RENDERED: 'character_message_rendered',
+  /** getContext().swipe.show/hide/refresh asked the UI to redraw its swipe controls. */
+  SWIPE_UI_CHANGED: 'swipe_ui_changed',
 } as const);
 
 /** The event type strings the ABI itself relies on. */

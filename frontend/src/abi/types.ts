@@ -108,7 +108,18 @@ export interface Character {
   [key: string]: unknown;
 }
 
+/** chat.uploadMedia's answer: an extra.media[] (image, video, audio) or extra.files[] (file) entry. */
+export interface MediaRef {
+  url: string;
+  type: 'image' | 'video' | 'audio' | 'file';
+  mime: string;
+  size: number;
+  name: string;
+}
+
 export interface ChatApi {
+  /** uploadMedia stores an attachment (≤ 32 MB; the bytes decide its type) and resolves its reference. */
+  uploadMedia(file: Blob | { fileName?: string; base64: string }): Promise<MediaRef>;
   list(owner: ChatOwner): Promise<ChatSummary[]>;
   create(owner: ChatOwner, options?: { fileName?: string }): Promise<ChatSummary>;
   get(chatId: string): Promise<ChatDetails>;
@@ -325,6 +336,101 @@ export interface ConnectionsApi {
   models(id: string): Promise<string[]>;
 }
 
+/** A preset's sampler settings (HOST-ABI §6); null leaves a sampler to the provider. */
+export interface Sampling {
+  temperature: number | null;
+  topP: number | null;
+  topK: number | null;
+  minP: number | null;
+  frequencyPenalty: number | null;
+  presencePenalty: number | null;
+  repetitionPenalty: number | null;
+  /** The reply budget in tokens; 0 is the provider's default. */
+  maxTokens: number;
+  stop: string[];
+  seed: number | null;
+  reasoningEffort: '' | 'low' | 'medium' | 'high';
+}
+
+/** One prompt-order item: a built-in slot (marker) or a prompt with its own text. */
+export interface PresetItem {
+  /** A built-in slot ('main', 'chatHistory', 'charDescription'…) or any unique string. */
+  identifier: string;
+  name: string;
+  enabled: boolean;
+  role: '' | 'system' | 'user' | 'assistant';
+  content: string;
+  /** The text comes from the card, persona, chat or world info. */
+  marker: boolean;
+  /** Placed inside the chat history at depth (0: after the last message) instead of at its place. */
+  inChat: boolean;
+  depth: number;
+}
+
+/** A generation preset: samplers, context size, reply budget and prompt order. */
+export interface Preset {
+  id: string;
+  name: string;
+  sampling: Sampling;
+  /** The model's context size in tokens; prompt plus reply must fit. */
+  maxContext: number;
+  prompts: PresetItem[];
+  mergeConsecutive: boolean;
+  namesInHistory: boolean;
+  continuePrefill: boolean;
+  continueNudge: string;
+  impersonationPrompt: string;
+  newChatPrompt: string;
+  exampleSeparator: string;
+}
+
+/** One row of presets.list ('default', the built-in, comes first). */
+export interface PresetSummary {
+  id: string;
+  name: string;
+  builtin: boolean;
+  active: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * presets.save's argument: without id it creates, with one it replaces the
+ * preset whole. Fields left out take the default preset's values (samplers
+ * left out: the provider's default; prompts left out: the default order).
+ */
+export type PresetInput = Partial<Omit<Preset, 'sampling' | 'prompts'>> & {
+  name: string;
+  sampling?: Partial<Sampling>;
+  prompts?: (Partial<PresetItem> & { identifier: string })[];
+};
+
+/** presets.import's answer: the stored preset and what of the file was not kept as it was. */
+export interface PresetImportResult {
+  preset: Preset;
+  warnings: string[];
+}
+
+/** presets.export's answer: a SillyTavern chat-completion preset to save as fileName. */
+export interface PresetExport {
+  fileName: string;
+  json: Record<string, unknown>;
+}
+
+export interface PresetsApi {
+  list(): Promise<PresetSummary[]>;
+  get(id: string): Promise<Preset>;
+  save(preset: PresetInput): Promise<Preset>;
+  delete(id: string): Promise<void>;
+  /** import stores a SillyTavern preset file (its text, or the parsed object) as a new preset. */
+  import(file: { fileName?: string; json: string | Record<string, unknown> }): Promise<PresetImportResult>;
+  export(id: string): Promise<PresetExport>;
+  /** select makes a preset the active one (null: the built-in default) and resolves it. */
+  select(id: string | null): Promise<Preset>;
+  /** active resolves the active preset ('default' when none was chosen). */
+  active(): Promise<Preset>;
+}
+
 /** A chat-state namespace's value with its revision. */
 export interface StateEntry {
   value: unknown;
@@ -396,6 +502,9 @@ export interface HearthAbi {
     readonly characters: CharactersApi;
     readonly state: StateApi;
     readonly connections: ConnectionsApi;
+    readonly personas: PersonasApi;
+    readonly presets: PresetsApi;
+    readonly generate: GenerateApi;
     readonly events: EventsApi;
   };
   getContext(): HearthContext;
@@ -464,7 +573,213 @@ export interface HearthContext {
   patchChatMessages(operations: JsonPatchOp[]): Promise<boolean>;
   /** @deprecated use addMessages() */
   appendChatMessages(messages: Partial<StMessage>[]): Promise<boolean>;
+  /** Generation (context-generate.ts): SillyTavern's Generate; resolves the result (the text for quiet/impersonate). */
+  generate(type?: GenerationType | string, options?: { quiet_prompt?: string; quietPrompt?: string }, dryRun?: boolean): Promise<unknown>;
+  generateQuietPrompt(prompt: string | { quietPrompt?: string }): Promise<string>;
+  stopGeneration(): Promise<boolean>;
+  setExtensionPrompt(key: string, value: string, position: number, depth: number, scan?: boolean, role?: number, filter?: (() => boolean | Promise<boolean>) | null): void;
+  readonly extensionPrompts: Readonly<Record<string, ExtensionPromptView>>;
+  readonly swipe: SwipeApi;
+  /** Media helpers (SillyTavern's): legacy single attachments into arrays, in place; display mode; gallery index. */
+  ensureMessageMediaIsArray(message: { extra?: Record<string, unknown> }): void;
+  getMediaDisplay(message: { extra?: Record<string, unknown> }): string;
+  getMediaIndex(message: { extra?: Record<string, unknown> }): number;
+  /** The active connection's model, or 'no_connection'. */
+  readonly online_status: string;
+  /** The active preset's context size in tokens. */
+  readonly maxContext: number;
   readonly eventSource: EventSource;
   readonly eventTypes: Readonly<Record<string, string>>;
   readonly event_types: Readonly<Record<string, string>>;
+}
+
+/** One entry of getContext().extensionPrompts. */
+export interface ExtensionPromptView {
+  readonly value: string;
+  readonly position: number;
+  readonly depth: number;
+  readonly scan: boolean;
+  readonly role: number;
+  readonly filter: (() => boolean | Promise<boolean>) | null;
+}
+
+/** getContext().swipe (Luker's swipe API). */
+export interface SwipeApi {
+  left(event?: unknown, options?: { forceSwipeId?: number }): Promise<void>;
+  right(event?: unknown, options?: { forceSwipeId?: number }): Promise<void>;
+  to(event: unknown, direction: 'left' | 'right', options?: { forceMesId?: number; forceSwipeId?: number }): Promise<void>;
+  show(): void;
+  hide(options?: { hideCounters?: boolean }): void;
+  refresh(updateCounters?: boolean, fade?: boolean): void;
+  isAllowed(): boolean;
+  /** 'none', 'swiping' or 'generating'. */
+  state(): string;
+  /** hidden says whether show()/hide() asked the UI to hide the swipe controls. */
+  hidden(): { hidden: boolean; hideCounters: boolean };
+}
+
+/** The generation types of api.generate (HOST-ABI §6). */
+export type GenerationType = 'normal' | 'regenerate' | 'swipe' | 'continue' | 'impersonate' | 'quiet';
+
+/** One extension prompt as the backend receives it (setExtensionPrompt's arguments). */
+export interface ExtensionPromptInput {
+  key: string;
+  value: string;
+  /** -1 none, 0 after the main prompt, 1 in the chat at depth, 2 before the main prompt. */
+  position: number;
+  depth?: number;
+  scan?: boolean;
+  /** 0 system, 1 user, 2 assistant. */
+  role?: number;
+}
+
+/** generate.start/run/dryRun's argument. */
+export interface GenerateOptions {
+  chatId: string;
+  type?: GenerationType;
+  quietPrompt?: string;
+  extensionPrompts?: ExtensionPromptInput[];
+  connectionId?: string;
+  presetId?: string;
+}
+
+/** generate.run's answer; index and swipeId are null for impersonate and quiet. */
+export interface GenerationResult {
+  generationId: string;
+  index: number | null;
+  swipeId: number | null;
+  text: string;
+  stopped: boolean;
+}
+
+/** generate.status()'s answer: the latest running generation, if any. */
+export interface GenerationStatus {
+  generating: boolean;
+  generationId: string | null;
+  chatId: string | null;
+  type: GenerationType | null;
+}
+
+/** generate.status(generationId)'s answer: one generation, running or done. */
+export interface GenerationRecord {
+  generationId: string;
+  chatId: string;
+  type: GenerationType;
+  status: 'running' | 'ended' | 'stopped' | 'failed';
+  error?: { code: string; message: string; details?: Record<string, unknown> };
+  messageId: string | null;
+  index: number | null;
+  swipeId: number | null;
+  startedAt: number;
+  endedAt: number | null;
+}
+
+/** One message of a chat-completion payload; source names the prompt part it came from. */
+export interface PayloadMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string | { type: 'text' | 'image_url'; text?: string; image_url?: { url: string } }[];
+  name?: string;
+  source?: string;
+}
+
+/** The prompt budget: what each part costs, in tokens of the named tokenizer. */
+export interface TokenCounts {
+  total: number;
+  maxContext: number;
+  maxTokens: number;
+  budget: number;
+  parts: { source: string; tokens: number }[];
+  historyMessages: number;
+  historyDropped: number;
+  examplesDropped: number;
+  tokenizer: string;
+}
+
+/** generate.dryRun's answer: the exact request the next generation would send. */
+export interface PromptSnapshot {
+  chatCompletionPayload: { model: string; messages: PayloadMessage[]; stream: boolean } & Record<string, unknown>;
+  worldInfoActivation: {
+    timestampMs: number;
+    trigger: string;
+    entries: { world: string; uid: string | number; displayName: string; constant: boolean; content: string; position?: string }[];
+  };
+  tokenCounts: TokenCounts;
+}
+
+export interface GenerateApi {
+  /** start begins a generation and resolves once its prompt is assembled. */
+  start(options: GenerateOptions): Promise<{ generationId: string }>;
+  /** run resolves when the generation ends; it rejects with the provider's model.* error. */
+  run(options: GenerateOptions): Promise<GenerationResult>;
+  dryRun(options: GenerateOptions): Promise<PromptSnapshot>;
+  /** stop stops one generation, or every running one; true when something was running. */
+  stop(generationId?: string): Promise<boolean>;
+  status(): Promise<GenerationStatus>;
+  status(generationId: string): Promise<GenerationRecord>;
+}
+
+/**
+ * Where a persona's description goes in the prompt (SillyTavern's
+ * persona_description_positions): 0 in the story string, 2 before and 3
+ * after the Author's Note, 4 in the chat at depth, 9 nowhere ({{persona}}
+ * still has it). 1 (AFTER_CHAR, deprecated) is accepted and stored as 0.
+ */
+export type PersonaPosition = 0 | 2 | 3 | 4 | 9;
+
+/** A persona: who {{user}} is (HOST-ABI §6). */
+export interface Persona {
+  id: string;
+  name: string;
+  description: string;
+  /** The avatar image's URL (it changes with the image), or null. */
+  avatarUrl: string | null;
+  position: PersonaPosition;
+  /** For position 4: how many messages from the end, and as which role (0 system, 1 user, 2 assistant). */
+  depth: number;
+  role: 0 | 1 | 2;
+  /** Read-only: setDefault and setActive change them. */
+  isDefault: boolean;
+  isActive: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * personas.save's argument: without id it creates (name required), with
+ * one it updates the fields given. avatar: left out keeps the image, null
+ * removes it, { base64, mime? } or a data: URL (PNG, JPEG, WebP, GIF, at
+ * most 8 MiB) replaces it.
+ */
+export interface PersonaInput {
+  id?: string;
+  name?: string;
+  description?: string;
+  avatar?: { base64: string; mime?: string } | string | null;
+  position?: PersonaPosition | 1;
+  depth?: number;
+  role?: 0 | 1 | 2;
+}
+
+/** personas.lockToChat's answer: the chat's revision and the persona now in effect there. */
+export interface PersonaLock {
+  revision: number;
+  persona: Persona | null;
+}
+
+export interface PersonasApi {
+  save(persona: PersonaInput): Promise<Persona>;
+  /** list resolves every persona, by name. */
+  list(): Promise<Persona[]>;
+  get(id: string): Promise<Persona>;
+  /** delete also clears it as the active or default persona and unlocks the chats locked to it. */
+  delete(id: string): Promise<void>;
+  /** setActive makes a persona the one in use (null: none, so the default applies) and resolves it. */
+  setActive(id: string | null): Promise<Persona | null>;
+  active(): Promise<Persona | null>;
+  /** setDefault makes a persona the default (used when none is active and the chat is not locked). */
+  setDefault(id: string | null): Promise<Persona | null>;
+  /** lockToChat locks a chat to a persona (its metadata key "persona"), or unlocks it with null. */
+  lockToChat(chatId: string, id: string | null): Promise<PersonaLock>;
+  /** effective resolves the persona in effect in a chat (lock, else active, else default), or in none. */
+  effective(chatId?: string | null): Promise<Persona | null>;
 }

@@ -7,6 +7,8 @@ import type { ChatListStore } from './stores/chats';
 import type { ConfirmStore } from './stores/confirm';
 import type { ConnectionStore } from './stores/connections';
 import type { LayoutStore } from './stores/layout';
+import type { PersonaStore } from './stores/personas';
+import type { PresetStore } from './stores/presets';
 import type { ThemeStore } from './stores/theme';
 import type { ToastStore } from './stores/toasts';
 
@@ -21,6 +23,8 @@ export interface AppContext {
   chat: ChatViewStore;
   layout: LayoutStore;
   connections: ConnectionStore;
+  personas: PersonaStore;
+  presets: PresetStore;
 }
 
 const KEY = Symbol('hearth.app');

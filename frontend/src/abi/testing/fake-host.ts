@@ -4,6 +4,7 @@
 // chatId and the new revision). Values cross it as JSON, like the wire.
 import { HostError } from '../errors';
 import type { EventHandler, HostEvent, Transport } from '../transport';
+import type { Persona } from '../types';
 
 /** FakeMessage is a stored StMessage as the fake keeps it. */
 export interface FakeMessage {
@@ -59,6 +60,12 @@ export class FakeHost implements Transport {
   private handlers = new Set<EventHandler>();
   private reconnects = new Set<() => void>();
   private methods: Record<string, Handler> = {};
+  /** What generate.status() answers, connections.active() and presets.active().maxContext. */
+  generation: Record<string, unknown> | null = null;
+  activeConnection: Record<string, unknown> | null = null;
+  maxContext = 8192;
+  /** What personas.list answers (isActive/isDefault as the backend sets them). */
+  personas: Persona[] = [];
 
   constructor() {
     this.define();
@@ -168,6 +175,15 @@ export class FakeHost implements Transport {
       features: ['chat.revision'],
       eventTypes: { CHAT_CHANGED: 'chat_id_changed', MESSAGE_SENT: 'message_sent', HEARTH_TEST: 'hearth_test' },
     });
+    // Generation: no connection, the built-in preset; run answers with a
+    // scripted result (generations) and records nothing else.
+    m['generate.status'] = () => this.generation ?? { generating: false, generationId: null, chatId: null, type: null };
+    m['connections.active'] = () => this.activeConnection;
+    m['presets.active'] = () => ({ id: 'default', name: 'Default', maxContext: this.maxContext });
+    m['generate.run'] = ([o]) => ({ generationId: 'g-1', index: null, swipeId: null, text: `reply to ${JSON.stringify(o)}`, stopped: false });
+    m['generate.dryRun'] = ([o]) => ({ chatCompletionPayload: { model: '', messages: [], stream: true, options: o }, worldInfoActivation: { timestampMs: 0, trigger: 'normal', entries: [] }, tokenCounts: {} });
+    m['generate.start'] = () => ({ generationId: 'g-1' });
+    m['generate.stop'] = ([id]) => id !== undefined;
     m['characters.list'] = () => this.characters.map((c) => ({ avatar: c.avatar, name: c.name, tags: [], createdAt: 0, lastChatAt: null, chatCount: 0, hasImage: false }));
     m['characters.get'] = ([avatar]) => {
       const c = this.characters.find((x) => x.avatar === avatar);
@@ -236,6 +252,13 @@ export class FakeHost implements Transport {
       if (JSON.stringify(next) === JSON.stringify(c.metadata)) return { revision: c.revision };
       c.metadata = next;
       return { revision: this.commit(c, [['chat_metadata_updated', { metadata: next }]]) };
+    };
+    // Personas: the list is host.personas; a lock is the chat's metadata key "persona".
+    m['personas.list'] = () => this.personas;
+    m['personas.lockToChat'] = ([id, personaId]) => {
+      if (personaId !== null && !this.personas.some((p) => p.id === personaId)) throw new HostError('persona.not_found', `no persona ${String(personaId)}`);
+      const { revision } = m['chat.saveMetadata']!([id, { persona: personaId }]) as { revision: number };
+      return { revision, persona: this.personas.find((p) => p.id === personaId) ?? null };
     };
   }
 }

@@ -2,7 +2,7 @@
 // window cache (api.chat.loaded()) while select() loads it and afterwards
 // through message events, plus the message actions the UI offers.
 import { get, writable, type Readable, type Writable } from 'svelte/store';
-import type { HearthAbi, StMessage } from '../../abi/types';
+import type { HearthAbi, MediaRef, StMessage } from '../../abi/types';
 import { eventType, listen, MESSAGE_EVENTS } from '../lib/events';
 import type { ConfirmStore } from './confirm';
 import type { ToastStore } from './toasts';
@@ -32,7 +32,8 @@ export interface ChatViewStore {
    * view then shows that chat instead.
    */
   select(chatId: string | null, options?: { automatic?: boolean }): Promise<void>;
-  send(text: string): Promise<boolean>;
+  /** send adds the user's message, with attachments (uploaded with api.chat.uploadMedia) in extra.media / extra.files. */
+  send(text: string, attachments?: readonly MediaRef[]): Promise<boolean>;
   saveEdit(messageId: string, text: string): Promise<boolean>;
   remove(messageId: string): Promise<void>;
   setExcluded(messageId: string, excluded: boolean): Promise<void>;
@@ -196,11 +197,15 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
     view,
     editing,
     select,
-    async send(text) {
+    async send(text, attachments = []) {
       const chatId = current().chatId;
-      if (!chatId || text.trim() === '') return false;
+      if (!chatId || (text.trim() === '' && attachments.length === 0)) return false;
       const name = hearth.getContext().name1 || 'User';
-      return run('Could not send the message', () => hearth.api.chat.addMessages(chatId, { is_user: true, name, mes: text }));
+      const media = attachments.filter((a) => a.type !== 'file').map((a) => ({ url: a.url, type: a.type, title: a.name, mime: a.mime }));
+      const files = attachments.filter((a) => a.type === 'file').map((a) => ({ url: a.url, name: a.name, size: a.size, mime: a.mime }));
+      const message: Partial<StMessage> = { is_user: true, name, mes: text };
+      if (attachments.length > 0) message.extra = { ...(media.length > 0 ? { media } : {}), ...(files.length > 0 ? { files } : {}) };
+      return run('Could not send the message', () => hearth.api.chat.addMessages(chatId, message));
     },
     async saveEdit(messageId, text) {
       const at = locate(messageId);

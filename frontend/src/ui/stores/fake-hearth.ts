@@ -10,6 +10,10 @@ export interface FakeHearth {
   setLoaded(l: { chatId: string; start: number; total: number; messages: StMessage[] } | null, complete?: boolean): void;
   emitted: { type: string; args: unknown[] }[];
   chat: Record<string, ReturnType<typeof vi.fn>>;
+  /** generate is api.generate; start answers g-1, g-2… unless mocked. */
+  generate: Record<'start' | 'run' | 'dryRun' | 'stop' | 'status', ReturnType<typeof vi.fn>>;
+  /** swipeUi is what getContext().swipe.hidden() answers. */
+  swipeUi: { hidden: boolean; hideCounters: boolean };
 }
 
 export function message(id: string, fields: Partial<StMessage> = {}): StMessage {
@@ -30,10 +34,21 @@ export function createFakeHearth(): FakeHearth {
     deleteMessages: vi.fn(async () => ({})),
     setMessageHidden: vi.fn(async () => {}),
     swipe: vi.fn(async () => ({ swipeId: 1 })),
+    getMetadata: vi.fn(async () => ({})),
+    saveMetadata: vi.fn(async () => ({ revision: 2 })),
     create: vi.fn(),
     rename: vi.fn(),
     delete: vi.fn(),
   };
+  let generations = 0;
+  const generate = {
+    start: vi.fn(async () => ({ generationId: `g-${++generations}` })),
+    run: vi.fn(async () => ({ generationId: 'g-run', index: null, swipeId: null, text: 'I say hello.', stopped: false })),
+    dryRun: vi.fn(async () => ({})),
+    stop: vi.fn(async () => true),
+    status: vi.fn(async () => ({ generating: false, generationId: null, chatId: null, type: null })),
+  };
+  const swipeUi = { hidden: false, hideCounters: false };
   const types: Record<string, string> = {
     MESSAGE_SENT: 'message_sent',
     MESSAGE_RECEIVED: 'message_received',
@@ -52,6 +67,7 @@ export function createFakeHearth(): FakeHearth {
         current: () => (loaded ? { chatId: loaded.chatId, avatar: 'Ann.png', groupId: null } : null),
       },
       characters: { list: vi.fn(async () => []), avatarUrl: (a: string) => `/api/avatar/${a}` },
+      generate,
       events: {
         types,
         on(type: string, h: (p: EventPayload) => void) {
@@ -66,6 +82,11 @@ export function createFakeHearth(): FakeHearth {
     },
     getContext: () => ({
       name1: 'Me',
+      name2: 'Ann',
+      get chat() {
+        return loaded && complete ? loaded.messages : [];
+      },
+      swipe: { hidden: () => swipeUi },
       getCurrentChatId: () => (loaded && complete ? `file of ${loaded.chatId}` : undefined),
       eventSource: {
         emit: async (type: string, ...args: unknown[]) => void emitted.push({ type, args }),
@@ -84,5 +105,7 @@ export function createFakeHearth(): FakeHearth {
     },
     emitted,
     chat,
+    generate,
+    swipeUi,
   };
 }

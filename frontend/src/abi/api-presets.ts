@@ -1,0 +1,13 @@
+// api.presets: the presets.* host methods (HOST-ABI §6): samplers, context
+// size, reply budget and prompt order, plus SillyTavern preset import and
+// export. The built-in preset 'default' is always there and read-only.
+import { bind } from './api-chat';
+import type { Call } from './host';
+import type { PresetsApi } from './types';
+
+const PRESET_METHODS = ['list', 'get', 'save', 'delete', 'import', 'export', 'select', 'active'] as const;
+
+/** createPresetsApi returns the frozen api.presets. */
+export function createPresetsApi(call: Call): PresetsApi {
+  return Object.freeze(bind(call, 'presets', PRESET_METHODS)) as unknown as PresetsApi;
+}

@@ -1,0 +1,634 @@
+// Generation in the open chat: the reply being written (its id, type and
+// the text and reasoning streamed so far), the actions behind the composer
+// (send, stop, regenerate, continue, impersonate, swipe right) and the
+// chat header's Author's Note and prompt inspector. Everything goes through
+// the public ABI: api.generate, the generation events and getContext().
+//
+// The streamed reply is shown until the committed message is in
+// getContext().chat (its extra.hearth.generationId names the generation),
+// checked on every message event in the same task, so the list never shows
+// both the live text and the message, nor neither.
+import { getContext, setContext } from 'svelte';
+import { derived, get, writable, type Readable } from 'svelte/store';
+import type { GenerationRecord, GenerationType, HearthAbi, MediaRef, PromptSnapshot, StMessage } from '../../abi/types';
+import { describeError } from '../lib/errors';
+import type { ChatViewStore } from './chat';
+import type { ToastStore } from './toasts';
+
+/** Running is the generation under way in the open chat. */
+export interface Running {
+  chatId: string;
+  /** null until generate.start resolves or the backend's GENERATION_STARTED names it. */
+  generationId: string | null;
+  /** null while a generation this window joined late is being looked up. */
+  type: GenerationType | null;
+  /** targetId is the message a swipe, regenerate or continue writes into (null: a new message). */
+  targetId: string | null;
+  /** own: this window started it (its failures are this window's to report). */
+  own: boolean;
+  /** joined: it began before this window saw it, so the start of its text is missing. */
+  joined: boolean;
+  stopping: boolean;
+}
+
+/** Live is what has streamed so far. */
+export interface Live {
+  text: string;
+  reasoning: string;
+  /** When the first reasoning arrived and when the reply text took over (ms since the epoch). */
+  reasoningStart: number | null;
+  reasoningEnd: number | null;
+}
+
+/** Failed is a reply that failed after some of its text arrived; it is kept on screen until dismissed. */
+export interface Failed {
+  chatId: string;
+  text: string;
+  code: string;
+  message: string;
+}
+
+/**
+ * Display says where the live text goes: a row of its own at the end (for
+ * a regenerate, in place of the reply it replaces, whose row is left out:
+ * the backend deletes it before adding the new one), or into a message (a
+ * swipe or continue).
+ */
+export type Display = { mode: 'row'; replaces: string | null } | { mode: 'inplace'; targetId: string; type: 'swipe' | 'continue' } | null;
+
+/** AuthorNote is the chat metadata SillyTavern keeps the Author's Note in. */
+export interface AuthorNote {
+  note_prompt: string;
+  /** Insert at every interval-th user message; 0 turns the note off. */
+  note_interval: number;
+  note_depth: number;
+  /** 1 in the chat at depth, 0 after the main prompt, 2 before it. */
+  note_position: 0 | 1 | 2;
+  /** 0 system, 1 user, 2 assistant. */
+  note_role: 0 | 1 | 2;
+}
+
+/** AUTHOR_NOTE_DEFAULTS are SillyTavern's (and the backend's) values for unset keys. */
+export const AUTHOR_NOTE_DEFAULTS: Readonly<AuthorNote> = Object.freeze({ note_prompt: '', note_interval: 1, note_depth: 4, note_position: 1, note_role: 0 });
+
+/** Inspection is what the prompt inspector shows: the snapshot, or why there is none. */
+export type Inspection = { ok: true; snapshot: PromptSnapshot } | { ok: false; code: string; message: string; details: Record<string, unknown> | null };
+
+export interface GenerationStore {
+  running: Readable<Running | null>;
+  /** live changes with every streamed delta; only the live text's own components read it. */
+  live: Readable<Live>;
+  failed: Readable<Failed | null>;
+  display: Readable<Display>;
+  /** busy: a generation (or an impersonation) runs in the open chat. */
+  busy: Readable<boolean>;
+  /** swipeUi is getContext().swipe.hidden(), refreshed on SWIPE_UI_CHANGED. */
+  swipeUi: Readable<{ hidden: boolean; hideCounters: boolean }>;
+  /**
+   * send adds the user's message and asks for a reply; empty text after
+   * the user's own last message only asks for the reply. False when
+   * nothing was sent (the composer then keeps the text).
+   */
+  send(text: string, attachments?: readonly MediaRef[]): Promise<boolean>;
+  stop(): Promise<void>;
+  regenerate(): Promise<boolean>;
+  continue(): Promise<boolean>;
+  /** swipeRight asks for a new swipe of the last reply. */
+  swipeRight(): Promise<boolean>;
+  /** impersonate writes the user's next message; resolves its text (null when it failed). */
+  impersonate(): Promise<string | null>;
+  /** keepFailed saves the text of a failed reply as the character's message. */
+  keepFailed(): Promise<boolean>;
+  dismissFailed(): void;
+  /** canSendEmpty: the last message is the user's, so an empty send just asks for a reply. */
+  canSendEmpty(): boolean;
+  inspect(chatId: string): Promise<Inspection>;
+  loadNote(chatId: string): Promise<AuthorNote | null>;
+  saveNote(chatId: string, note: AuthorNote): Promise<boolean>;
+  start(): () => void;
+}
+
+const EMPTY_LIVE: Live = Object.freeze({ text: '', reasoning: '', reasoningStart: null, reasoningEnd: null });
+
+/** COMMIT_WAIT_MS bounds how long an ended reply waits for its message to reach the window. */
+export const COMMIT_WAIT_MS = 4000;
+
+/** Event types the store listens to, with the backend's names as the fallback. */
+const EVENTS = {
+  GENERATION_STARTED: 'generation_started',
+  STREAM_TOKEN_RECEIVED: 'stream_token_received',
+  GENERATION_ENDED: 'generation_ended',
+  GENERATION_STOPPED: 'generation_stopped',
+  SWIPE_UI_CHANGED: 'swipe_ui_changed',
+  CHAT_LOAD_PROGRESS: 'chat_load_progress',
+  CHAT_CHANGED: 'chat_id_changed',
+  MESSAGE_RECEIVED: 'message_received',
+  MESSAGE_UPDATED: 'message_updated',
+  MESSAGE_SWIPED: 'message_swiped',
+  MESSAGE_DELETED: 'message_deleted',
+  CHAT_PATCHED: 'chat_patched',
+} as const;
+
+type EventKey = keyof typeof EVENTS;
+
+/** The message events after which a committed reply may be in getContext().chat. */
+const COMMIT_EVENTS: EventKey[] = ['MESSAGE_RECEIVED', 'MESSAGE_UPDATED', 'MESSAGE_SWIPED', 'MESSAGE_DELETED', 'CHAT_PATCHED', 'CHAT_LOAD_PROGRESS', 'CHAT_CHANGED'];
+
+interface HostErrorLike {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+function errorShape(err: unknown): HostErrorLike {
+  const f = describeError(err);
+  const d = (err as { details?: unknown } | null)?.details;
+  return { ...f, ...(typeof d === 'object' && d !== null ? { details: d as Record<string, unknown> } : {}) };
+}
+
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  return s < 10 ? s.toFixed(1).replace(/\.0$/, '') : String(Math.round(s));
+}
+
+/**
+ * generationErrorText turns a generation failure into what a person can
+ * act on; the code stays beside it in the toast.
+ */
+export function generationErrorText(err: unknown): { code: string; message: string } {
+  const e = errorShape(err);
+  const d = e.details ?? {};
+  const said = typeof d.providerMessage === 'string' && d.providerMessage !== '' ? ` The server said: ${d.providerMessage}` : '';
+  switch (e.code) {
+    case 'generate.no_connection':
+      return { code: e.code, message: 'No connection selected — open Connections (the plug button) to add or pick one.' };
+    case 'generate.busy':
+      return { code: e.code, message: 'A reply is already being written in this chat — stop it first.' };
+    case 'prompt.too_large': {
+      // The backend names the part that does not fit and what to change.
+      return { code: e.code, message: `The prompt does not fit the context size: ${e.message}` };
+    }
+    case 'model.auth_failed':
+      return { code: e.code, message: `The model server refused the API key — check it in Connections.${said}` };
+    case 'model.rate_limited': {
+      const ms = typeof d.retryAfterMs === 'number' && d.retryAfterMs > 0 ? d.retryAfterMs : null;
+      return { code: e.code, message: ms === null ? 'Rate limited by the model server; wait a moment and retry.' : `Rate limited; retry in ${seconds(ms)} s.` };
+    }
+    case 'model.unavailable':
+      return { code: e.code, message: `The model server is unavailable or overloaded; try again shortly.${said}` };
+    case 'model.timeout':
+      return { code: e.code, message: 'The model server did not answer in time.' };
+    case 'model.bad_response':
+      return { code: e.code, message: `The model server sent a reply Hearth could not read.${said}` };
+    case 'model.empty_reply':
+      return { code: e.code, message: 'The model returned an empty reply.' };
+    case 'model.unreachable':
+      return { code: e.code, message: 'Could not reach the model server — is it running, and is its address right in Connections?' };
+    case 'model.request_failed':
+      return { code: e.code, message: `The model server refused the request.${said || ` ${e.message}`}` };
+    case 'generate.interrupted':
+      return { code: e.code, message: 'The reply was cut short: Hearth was shutting down.' };
+    default:
+      return { code: e.code, message: `Generation failed: ${e.message}` };
+  }
+}
+
+/**
+ * splitStable returns where the part of a streaming text that will not
+ * change ends: after its last blank line outside a code fence. The part
+ * before renders once per paragraph; only the tail renders per delta.
+ */
+export function splitStable(text: string): number {
+  let cut = 0;
+  let fence = false;
+  let lineStart = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', lineStart);
+    if (nl < 0) return cut;
+    const line = text.slice(lineStart, nl);
+    if (/^ {0,3}(```|~~~)/.test(line)) fence = !fence;
+    else if (!fence && line.trim() === '' && lineStart > 0) cut = nl + 1;
+    lineStart = nl + 1;
+  }
+}
+
+function intIn(v: unknown, min: number, max: number, fallback: number): number {
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+  return typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max ? n : fallback;
+}
+
+/** readAuthorNote reads the note's keys from chat metadata, with the defaults for unset or bad values. */
+export function readAuthorNote(meta: Readonly<Record<string, unknown>> | null | undefined): AuthorNote {
+  const m = meta ?? {};
+  const D = AUTHOR_NOTE_DEFAULTS;
+  return {
+    note_prompt: typeof m.note_prompt === 'string' ? m.note_prompt : D.note_prompt,
+    note_interval: intIn(m.note_interval, 0, 1_000_000, D.note_interval),
+    note_depth: intIn(m.note_depth, 0, 10_000, D.note_depth),
+    note_position: intIn(m.note_position, 0, 2, D.note_position) as AuthorNote['note_position'],
+    note_role: intIn(m.note_role, 0, 2, D.note_role) as AuthorNote['note_role'],
+  };
+}
+
+/** authorNoteProblem says what is wrong with a note before it is saved (null: nothing). */
+export function authorNoteProblem(n: AuthorNote): string | null {
+  if (!Number.isInteger(n.note_interval) || n.note_interval < 0) return 'The interval must be a whole number, 0 or more (0 turns the note off).';
+  if (!Number.isInteger(n.note_depth) || n.note_depth < 0) return 'The depth must be a whole number, 0 or more.';
+  if (![0, 1, 2].includes(n.note_position)) return 'Pick where the note goes.';
+  if (![0, 1, 2].includes(n.note_role)) return 'Pick the role the note is sent as.';
+  return null;
+}
+
+function hearthGenerationId(m: Readonly<StMessage> | undefined): string | null {
+  const h = (m?.extra as { hearth?: { generationId?: unknown } } | undefined)?.hearth;
+  return typeof h?.generationId === 'string' ? h.generationId : null;
+}
+
+export interface GenerationDeps {
+  hearth: HearthAbi;
+  toasts: ToastStore;
+  chat: Pick<ChatViewStore, 'view' | 'send'>;
+  /** commitWaitMs overrides COMMIT_WAIT_MS (tests). */
+  commitWaitMs?: number;
+}
+
+export function createGenerationStore(deps: GenerationDeps): GenerationStore {
+  const { hearth, toasts, chat } = deps;
+  const commitWait = deps.commitWaitMs ?? COMMIT_WAIT_MS;
+  const running = writable<Running | null>(null);
+  const live = writable<Live>(EMPTY_LIVE);
+  const failed = writable<Failed | null>(null);
+  const swipeUi = writable({ hidden: false, hideCounters: false });
+  /** Generations known to be over (or not shown: quiet ones), so late events and answers do not revive one. */
+  const over = new Set<string>();
+  let stopWanted = false;
+  /** commitTimer gives up waiting for an ended reply's message (then the list shows what the chat has). */
+  let commitTimer: ReturnType<typeof setTimeout> | null = null;
+  /** seq tells this window's start() calls apart. */
+  let seq = 0;
+  let startSeq = 0;
+
+  const type = (k: EventKey) => hearth.api.events.types[k] ?? EVENTS[k];
+  const chatId = () => get(chat.view).chatId;
+  const messages = (): readonly Readonly<StMessage>[] => hearth.getContext().chat ?? [];
+
+  function markOver(id: string): void {
+    over.add(id);
+    if (over.size > 64) over.delete(over.values().next().value as string);
+  }
+
+  function clearTimer(): void {
+    if (commitTimer !== null) clearTimeout(commitTimer);
+    commitTimer = null;
+  }
+
+  /** finish drops the running generation and its live text (they are in the chat, or nowhere). */
+  function finish(): void {
+    const r = get(running);
+    if (r?.generationId) markOver(r.generationId);
+    clearTimer();
+    stopWanted = false;
+    running.set(null);
+    live.set(EMPTY_LIVE);
+  }
+
+  /** targetFor is the message a swipe, regenerate or continue writes into: the chat's last. */
+  function targetFor(t: GenerationType | null): string | null {
+    if (t !== 'swipe' && t !== 'regenerate' && t !== 'continue') return null;
+    const msgs = messages();
+    return msgs[msgs.length - 1]?.id ?? null;
+  }
+
+  /** committed says whether the running generation's message is in getContext().chat. */
+  function committed(r: Running): boolean {
+    if (!r.generationId) return false;
+    const msgs = messages();
+    for (let i = msgs.length - 1; i >= 0 && i >= msgs.length - 3; i--) {
+      if (hearthGenerationId(msgs[i]) === r.generationId) return true;
+    }
+    return false;
+  }
+
+  function checkCommitted(): void {
+    const r = get(running);
+    if (r && r.type !== 'impersonate' && r.type !== 'quiet' && committed(r)) finish();
+  }
+
+  function report(err: unknown): void {
+    const t = generationErrorText(err);
+    toasts.error(t);
+  }
+
+  function adopt(id: string): void {
+    running.update((r) => (r && r.generationId === null ? { ...r, generationId: id } : r));
+    if (stopWanted) {
+      stopWanted = false;
+      void stopId(id);
+    }
+  }
+
+  async function stopId(id: string): Promise<void> {
+    try {
+      await hearth.api.generate.stop(id);
+    } catch (err) {
+      running.update((r) => (r && r.generationId === id ? { ...r, stopping: false } : r));
+      toasts.error(err, 'Could not stop the reply');
+    }
+  }
+
+  /** join shows a generation this window did not start (another window, a script, or one running before a reload). */
+  function join(c: string, id: string, t: GenerationType | null, joined: boolean): void {
+    if (t === 'quiet') return;
+    running.set({ chatId: c, generationId: id, type: t, targetId: targetFor(t), own: false, joined, stopping: false });
+    live.set(EMPTY_LIVE);
+    if (t === null) {
+      hearth.api.generate
+        .status(id)
+        .then((rec: GenerationRecord) => {
+          const r = get(running);
+          if (r?.generationId !== id || r.type !== null) return;
+          if (rec.type === 'quiet' || rec.status !== 'running') {
+            finish();
+            return;
+          }
+          running.set({ ...r, type: rec.type, targetId: targetFor(rec.type) });
+        })
+        .catch(() => {
+          // The generation ended meanwhile; its events settle it.
+        });
+    }
+  }
+
+  async function begin(t: Exclude<GenerationType, 'impersonate' | 'quiet'>): Promise<boolean> {
+    const c = chatId();
+    if (!c) return false;
+    if (get(running)?.chatId === c) {
+      toasts.info('A reply is already being written — stop it first.');
+      return false;
+    }
+    const mine = ++seq;
+    startSeq = mine;
+    failed.set(null);
+    stopWanted = false;
+    running.set({ chatId: c, generationId: null, type: t, targetId: targetFor(t), own: true, joined: false, stopping: false });
+    live.set(EMPTY_LIVE);
+    try {
+      const { generationId } = await hearth.api.generate.start({ chatId: c, type: t });
+      if (over.has(generationId) || startSeq !== mine) return true;
+      const r = get(running);
+      if (r && r.chatId === c && r.own && (r.generationId === null || r.generationId === generationId)) adopt(generationId);
+      return true;
+    } catch (err) {
+      const r = get(running);
+      if (startSeq === mine && r?.own && r.generationId === null && r.chatId === c) finish();
+      report(err);
+      return false;
+    }
+  }
+
+  function lastMessage(): Readonly<StMessage> | undefined {
+    const v = get(chat.view);
+    return v.messages[v.messages.length - 1];
+  }
+
+  function onStarted(p: Record<string, unknown>): void {
+    const c = chatId();
+    const id = p.generationId;
+    if (!c || p.chatId !== c || typeof id !== 'string' || over.has(id)) return;
+    const r = get(running);
+    if (p.type === 'quiet' && !(r && r.generationId === null && r.own)) {
+      markOver(id); // a script's quiet prompt: nothing to show
+      return;
+    }
+    if (r && r.generationId === null && r.own) {
+      adopt(id);
+      return;
+    }
+    if (r?.generationId === id) return;
+    join(c, id, (p.type as GenerationType) ?? null, false);
+  }
+
+  function onToken(p: Record<string, unknown>): void {
+    const c = chatId();
+    const id = p.generationId;
+    if (!c || p.chatId !== c || typeof id !== 'string' || over.has(id)) return;
+    let r = get(running);
+    if (r && r.generationId === null && r.own) {
+      adopt(id);
+      r = get(running);
+    }
+    if (!r || r.generationId !== id) {
+      join(c, id, null, true);
+      r = get(running);
+      if (!r) return;
+    }
+    const text = typeof p.text === 'string' ? p.text : '';
+    const reasoning = typeof p.reasoning === 'string' ? p.reasoning : '';
+    if (text === '' && reasoning === '') return;
+    live.update((l) => {
+      const now = Date.now();
+      return {
+        text: l.text + text,
+        reasoning: l.reasoning + reasoning,
+        reasoningStart: l.reasoningStart ?? (reasoning !== '' ? now : null),
+        reasoningEnd: l.reasoningEnd ?? (text !== '' && l.reasoningStart !== null ? now : null),
+      };
+    });
+  }
+
+  function onEnd(p: Record<string, unknown>, stopped: boolean): void {
+    const id = p.generationId;
+    if (typeof id !== 'string') return;
+    markOver(id);
+    const c = chatId();
+    let r = get(running);
+    if (r && r.own && r.generationId === null && p.chatId === r.chatId) {
+      running.set({ ...r, generationId: id });
+      r = get(running);
+    }
+    if (!c || !r || r.generationId !== id) return;
+    const error = p.error as HostErrorLike | undefined;
+    if (error && !stopped) {
+      const text = typeof p.text === 'string' ? p.text : get(live).text;
+      const mine = r.own;
+      const t = r.type;
+      finish();
+      if (t === 'impersonate') return; // run() rejects and reports it
+      if (mine) report(error);
+      if (mine && t === 'normal' && text.trim() !== '') {
+        const shown = generationErrorText(error);
+        failed.set({ chatId: c, text, code: shown.code, message: shown.message });
+      }
+      return;
+    }
+    if (r.type === 'impersonate' || r.type === 'quiet' || p.index === null || p.index === undefined || committed(r)) {
+      finish();
+      return;
+    }
+    clearTimer();
+    commitTimer = setTimeout(finish, commitWait);
+  }
+
+  return {
+    running,
+    live,
+    failed,
+    display: derived([running, chat.view], ([r, v]): Display => {
+      if (!r || r.chatId !== v.chatId || r.type === null || r.type === 'impersonate' || r.type === 'quiet') return null;
+      if (r.type === 'normal' || r.targetId === null) return { mode: 'row', replaces: null };
+      if (r.type === 'regenerate') return { mode: 'row', replaces: r.targetId };
+      return { mode: 'inplace', targetId: r.targetId, type: r.type };
+    }),
+    busy: derived([running, chat.view], ([r, v]) => r !== null && r.chatId === v.chatId),
+    swipeUi,
+    async send(text, attachments = []) {
+      const c = chatId();
+      if (!c || get(running)?.chatId === c) return false;
+      if (text.trim() === '' && attachments.length === 0) {
+        if (!lastMessage()?.is_user) return false;
+        return begin('normal');
+      }
+      if (!(await chat.send(text, attachments))) return false;
+      if (chatId() === c) void begin('normal');
+      return true;
+    },
+    async stop() {
+      const r = get(running);
+      if (!r || r.stopping) return;
+      running.set({ ...r, stopping: true });
+      if (r.generationId === null) {
+        stopWanted = true;
+        return;
+      }
+      await stopId(r.generationId);
+    },
+    regenerate: () => begin('regenerate'),
+    continue: () => begin('continue'),
+    swipeRight: () => begin('swipe'),
+    async impersonate() {
+      const c = chatId();
+      if (!c || get(running)?.chatId === c) return null;
+      const mine = ++seq;
+      startSeq = mine;
+      stopWanted = false;
+      running.set({ chatId: c, generationId: null, type: 'impersonate', targetId: null, own: true, joined: false, stopping: false });
+      try {
+        const res = await hearth.api.generate.run({ chatId: c, type: 'impersonate' });
+        return chatId() === c ? res.text : null; // another chat's composer is not the place for it
+      } catch (err) {
+        report(err);
+        return null;
+      } finally {
+        const r = get(running);
+        if (startSeq === mine && r?.type === 'impersonate' && r.chatId === c) finish();
+      }
+    },
+    async keepFailed() {
+      const f = get(failed);
+      if (!f || f.chatId !== chatId()) return false;
+      const name = hearth.getContext().name2 || 'Assistant';
+      try {
+        await hearth.api.chat.addMessages(f.chatId, { is_user: false, name, mes: f.text });
+        failed.set(null);
+        return true;
+      } catch (err) {
+        toasts.error(err, 'Could not save the text');
+        return false;
+      }
+    },
+    dismissFailed: () => failed.set(null),
+    canSendEmpty: () => lastMessage()?.is_user === true,
+    async inspect(c) {
+      try {
+        return { ok: true, snapshot: await hearth.api.generate.dryRun({ chatId: c, type: 'normal' }) };
+      } catch (err) {
+        const e = errorShape(err);
+        const friendly = e.code === 'prompt.too_large' || e.code === 'generate.no_connection' ? generationErrorText(err).message : e.message;
+        return { ok: false, code: e.code, message: friendly, details: e.details ?? null };
+      }
+    },
+    async loadNote(c) {
+      try {
+        return readAuthorNote(await hearth.api.chat.getMetadata(c));
+      } catch (err) {
+        toasts.error(err, "Could not read the Author's Note");
+        return null;
+      }
+    },
+    async saveNote(c, note) {
+      const problem = authorNoteProblem(note);
+      if (problem) {
+        toasts.error({ code: 'validation.invalid_argument', message: problem }, "Could not save the Author's Note");
+        return false;
+      }
+      try {
+        await hearth.api.chat.saveMetadata(c, { ...note });
+        return true;
+      } catch (err) {
+        toasts.error(err, "Could not save the Author's Note");
+        return false;
+      }
+    },
+    start() {
+      const on = (k: EventKey, fn: (p: Record<string, unknown>) => void) => hearth.api.events.on(type(k), (p) => fn(p as Record<string, unknown>));
+      const offs = [
+        on('GENERATION_STARTED', onStarted),
+        on('STREAM_TOKEN_RECEIVED', onToken),
+        on('GENERATION_ENDED', (p) => onEnd(p, false)),
+        on('GENERATION_STOPPED', (p) => onEnd(p, true)),
+        on('SWIPE_UI_CHANGED', () => swipeUi.set({ ...hearth.getContext().swipe.hidden() })),
+        ...COMMIT_EVENTS.map((k) =>
+          on(k, (p) => {
+            if (p.chatId !== undefined && p.chatId !== get(running)?.chatId) return;
+            checkCommitted();
+          }),
+        ),
+      ];
+      // Per chat: a switch drops what streamed for the last one and asks whether the new one is generating.
+      let shown: string | null = null;
+      let lookup = 0;
+      const offView = chat.view.subscribe((v) => {
+        if (v.chatId === shown) return;
+        shown = v.chatId;
+        const r = get(running);
+        if (r && r.chatId !== v.chatId) {
+          clearTimer();
+          stopWanted = false;
+          running.set(null);
+          live.set(EMPTY_LIVE);
+        }
+        failed.update((f) => (f && f.chatId !== v.chatId ? null : f));
+        const c = v.chatId;
+        if (!c) return;
+        const mine = ++lookup;
+        hearth.api.generate
+          .status()
+          .then((st) => {
+            if (mine !== lookup || chatId() !== c || !st.generating || st.chatId !== c || !st.generationId) return;
+            if (over.has(st.generationId) || get(running)?.generationId === st.generationId || get(running)?.chatId === c) return;
+            join(c, st.generationId, st.type, true);
+          })
+          .catch((err: unknown) => console.warn('Hearth: could not read the generation status', err));
+      });
+      return () => {
+        offs.forEach((off) => off());
+        offView();
+        clearTimer();
+      };
+    },
+  };
+}
+
+const KEY = Symbol('hearth.generation');
+
+/** setGeneration hands the store to the chat view's components. */
+export function setGeneration(store: GenerationStore): void {
+  setContext(KEY, store);
+}
+
+/** getGeneration is the store ChatView set. */
+export function getGeneration(): GenerationStore {
+  const store = getContext<GenerationStore | undefined>(KEY);
+  if (!store) throw new Error('getGeneration() outside the chat view');
+  return store;
+}
