@@ -34,7 +34,8 @@ func registerHost(r *Router) {
 			ABIVersion: ABIVersion,
 			Namespaces: ns,
 			Methods:    methods,
-			Features:   []string{"chat.revision", "chat.patch", "chat.journal", "chat.spindle", "chat.branches", "chat.search", "chat.jsonl", "chat.undo", "state.chat", "state.floor", "state.character"},
+			Features: []string{"chat.revision", "chat.patch", "chat.journal", "chat.spindle", "chat.branches", "chat.search", "chat.jsonl", "chat.undo", "state.chat", "state.floor", "state.character",
+				"chat.media", "personas", "presets", "presets.st_import", "generate", "generate.dry_run", "generate.extension_prompts"},
 			EventTypes: events.TypeNames,
 		}, nil
 	})

@@ -67,10 +67,18 @@ describe('attachments in the UI', () => {
   });
 
   it('fits a phone', async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    await messageRow(page, 1).locator('img').waitFor();
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const phone = await openApp(env.browser, env.server.url, { viewport: { width: 390, height: 844 } });
+    await phone.evaluate((id) => window.__HEARTH__.api.chat.select(id), chatId);
+    const img = messageRow(phone, 1).locator('img');
+    await img.waitFor();
+    await waitFor(async () => {
+      const box = await img.boundingBox();
+      return box !== null && box.x >= 0 && box.x + box.width <= 390;
+    }, 'the image inside the screen');
+    const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.equal(overflow, 0, 'nothing scrolls sideways');
-    await screenshot(page, 'media-phone');
+    await screenshot(phone, 'media-phone');
+    assert.deepEqual(phone.errors, [], 'uncaught errors in the phone page');
+    await phone.close();
   });
 });
