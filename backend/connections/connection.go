@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"hearth/backend/apperr"
+	"hearth/backend/internal/inputs"
 	"hearth/backend/providers"
 )
 
@@ -62,14 +63,14 @@ var secretHeaders = map[string]bool{"authorization": true, "proxy-authorization"
 func (in Input) apply(c *Connection) error {
 	if in.Name != nil {
 		n := strings.TrimSpace(*in.Name)
-		if n == "" || utf8.RuneCountInString(n) > maxName || hasControl(n) {
+		if n == "" || utf8.RuneCountInString(n) > maxName || inputs.HasControl(n) {
 			return apperr.Invalid("name must be 1 to %d characters without control characters", maxName)
 		}
 		c.Name = n
 	}
 	if in.Provider != nil {
 		if !kinds[*in.Provider] {
-			return apperr.Invalid("provider %q is not supported (use %q, %q or %q)", shortText(*in.Provider),
+			return apperr.Invalid("provider %q is not supported (use %q, %q or %q)", inputs.Short(*in.Provider),
 				providers.KindOpenAICompatible, providers.KindAnthropic, providers.KindGoogle)
 		}
 		c.Provider = *in.Provider
@@ -85,7 +86,7 @@ func (in Input) apply(c *Connection) error {
 	}
 	if in.Model != nil {
 		m := strings.TrimSpace(*in.Model)
-		if len(m) > maxModel || hasControl(m) {
+		if len(m) > maxModel || inputs.HasControl(m) {
 			return apperr.Invalid("model must be at most %d characters without control characters", maxModel)
 		}
 		c.Model = m
@@ -96,7 +97,7 @@ func (in Input) apply(c *Connection) error {
 		}
 		c.Headers = in.Headers
 	}
-	if in.APIKey != nil && (len(*in.APIKey) > maxAPIKey || hasControl(*in.APIKey)) {
+	if in.APIKey != nil && (len(*in.APIKey) > maxAPIKey || inputs.HasControl(*in.APIKey)) {
 		return apperr.Invalid("apiKey must be at most %d characters without control characters", maxAPIKey)
 	}
 	if c.Name == "" {
@@ -120,7 +121,7 @@ func checkURL(s string) error {
 	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return apperr.Invalid("baseUrl %q is not an http:// or https:// URL", shortText(s))
+		return apperr.Invalid("baseUrl %q is not an http:// or https:// URL", inputs.Short(s))
 	}
 	if u.User != nil {
 		return apperr.Invalid("baseUrl must not carry a user or password: put the key in apiKey")
@@ -134,7 +135,7 @@ func checkHeaders(h map[string]string) error {
 	}
 	for k, v := range h {
 		if k == "" || !isToken(k) {
-			return apperr.Invalid("header name %q is not a valid HTTP header name", shortText(k))
+			return apperr.Invalid("header name %q is not a valid HTTP header name", inputs.Short(k))
 		}
 		if secretHeaders[strings.ToLower(k)] {
 			return apperr.Invalid("header %s would be stored in the clear: put the key in apiKey", k)
@@ -156,25 +157,4 @@ func isToken(s string) bool {
 		return false
 	}
 	return true
-}
-
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return true
-		}
-	}
-	return false
-}
-
-// shortText quotes at most 80 bytes of caller input in an error.
-func shortText(s string) string {
-	if len(s) <= 80 {
-		return s
-	}
-	cut := 80
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -14,6 +14,7 @@ import (
 
 	"hearth/backend/apperr"
 	"hearth/backend/events"
+	"hearth/backend/internal/inputs"
 	"hearth/backend/providers"
 	"hearth/backend/store"
 )
@@ -55,7 +56,7 @@ func (s *Service) changed(tx *store.Tx, id string) {
 }
 
 func notFound(id string) error {
-	return apperr.New(CodeNotFound, "no connection %q", shortText(id)).WithDetails(map[string]any{"id": id})
+	return apperr.New(CodeNotFound, "no connection %q", inputs.Short(id)).WithDetails(map[string]any{"id": id})
 }
 
 // Save creates or updates a connection. The key is written first and put

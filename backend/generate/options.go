@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"hearth/backend/apperr"
+	"hearth/backend/internal/inputs"
 	"hearth/backend/prompt"
 )
 
@@ -41,7 +42,7 @@ func (o *Options) validate() error {
 		o.Type = prompt.TypeNormal
 	}
 	if !types[o.Type] {
-		return apperr.Invalid("type must be one of normal, regenerate, swipe, continue, impersonate, quiet; got %q", short(o.Type))
+		return apperr.Invalid("type must be one of normal, regenerate, swipe, continue, impersonate, quiet; got %q", inputs.Short(o.Type))
 	}
 	if o.Type == prompt.TypeQuiet {
 		if o.QuietPrompt == nil || strings.TrimSpace(*o.QuietPrompt) == "" {
@@ -60,7 +61,7 @@ func (o *Options) validate() error {
 		case ep.Key == "" || len(ep.Key) > maxPromptKey || !utf8.ValidString(ep.Key):
 			return apperr.Invalid("extensionPrompts[%d].key must be 1 to %d bytes of text", i, maxPromptKey)
 		case seen[ep.Key]:
-			return apperr.Invalid("extensionPrompts[%d].key %q is listed twice", i, short(ep.Key))
+			return apperr.Invalid("extensionPrompts[%d].key %q is listed twice", i, inputs.Short(ep.Key))
 		case len(ep.Value) > maxPromptValue:
 			return apperr.Invalid("extensionPrompts[%d].value is longer than %d bytes", i, maxPromptValue)
 		case ep.Position < prompt.PositionNone || ep.Position > prompt.PositionBefore:
@@ -73,11 +74,4 @@ func (o *Options) validate() error {
 		seen[ep.Key] = true
 	}
 	return nil
-}
-
-func short(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"hearth/backend/apperr"
+	"hearth/backend/internal/inputs"
 	"hearth/backend/store"
 )
 
@@ -101,7 +102,7 @@ func (s *Service) record(ctx context.Context, id string) (*Record, error) {
 	err := s.db.Reader().QueryRowContext(ctx, `SELECT id, chat_id, type, status, error, message_id, idx, swipe_id, started_at, ended_at
 		FROM generations WHERE id = ?`, id).Scan(&r.GenerationID, &r.ChatID, &r.Type, &r.Status, &errJSON, &msgID, &idx, &swipe, &r.StartedAt, &ended)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, apperr.New(CodeNotFound, "no generation %q", short(id)).WithDetails(map[string]any{"generationId": id})
+		return nil, apperr.New(CodeNotFound, "no generation %q", inputs.Short(id)).WithDetails(map[string]any{"generationId": id})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read generation %s: %w", id, err)

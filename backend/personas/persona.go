@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"hearth/backend/apperr"
+	"hearth/backend/internal/inputs"
 )
 
 // CodeNotFound: no persona has the id.
@@ -117,7 +118,7 @@ func (in Input) apply(p *Persona) (avatarChange, error) {
 	var av avatarChange
 	if in.Name != nil {
 		n := strings.TrimSpace(*in.Name)
-		if n == "" || utf8.RuneCountInString(n) > maxName || hasControl(n) {
+		if n == "" || utf8.RuneCountInString(n) > maxName || inputs.HasControl(n) {
 			return av, apperr.Invalid("name must be 1 to %d characters without control characters", maxName)
 		}
 		p.Name = n
@@ -210,7 +211,7 @@ func decodeAvatar(raw json.RawMessage) (avatarChange, error) {
 		}
 		mime = strings.ToLower(strings.TrimSpace(mime))
 		if _, ok := imageExt[mime]; !ok {
-			return avatarChange{}, apperr.Invalid("avatar must be a PNG, JPEG, WebP or GIF image, not %q", shortText(mime))
+			return avatarChange{}, apperr.Invalid("avatar must be a PNG, JPEG, WebP or GIF image, not %q", inputs.Short(mime))
 		}
 	}
 	if base64.StdEncoding.DecodedLen(len(b64)) > MaxAvatarBytes+2 {
@@ -248,25 +249,4 @@ func avatarURL(id, media string) *string {
 	}
 	u := avatarRoute + url.PathEscape(id) + "?v=" + version
 	return &u
-}
-
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return true
-		}
-	}
-	return false
-}
-
-// shortText quotes at most 80 bytes of caller input in an error.
-func shortText(s string) string {
-	if len(s) <= 80 {
-		return s
-	}
-	cut := 80
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

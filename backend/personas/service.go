@@ -13,6 +13,7 @@ import (
 	"hearth/backend/apperr"
 	"hearth/backend/chats"
 	"hearth/backend/events"
+	"hearth/backend/internal/inputs"
 	"hearth/backend/jsonx"
 	"hearth/backend/media"
 	"hearth/backend/store"
@@ -52,7 +53,7 @@ func New(db *store.Store, bus *events.Bus, files *media.Store, chatSvc *chats.Se
 }
 
 func notFound(id string) error {
-	return apperr.New(CodeNotFound, "no persona %q", shortText(id)).WithDetails(map[string]any{"id": id})
+	return apperr.New(CodeNotFound, "no persona %q", inputs.Short(id)).WithDetails(map[string]any{"id": id})
 }
 
 // changed schedules PERSONA_CHANGED for after tx commits: which persona
@@ -347,7 +348,7 @@ func (s *Service) ImagePath(ctx context.Context, id string) (string, error) {
 		return "", fmt.Errorf("persona avatar %q: %w", id, err)
 	}
 	if !image.Valid {
-		return "", apperr.New(CodeNotFound, "persona %q has no avatar", shortText(id)).WithDetails(map[string]any{"id": id})
+		return "", apperr.New(CodeNotFound, "persona %q has no avatar", inputs.Short(id)).WithDetails(map[string]any{"id": id})
 	}
 	return s.media.Path(image.String)
 }

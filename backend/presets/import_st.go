@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"hearth/backend/apperr"
+	"hearth/backend/internal/inputs"
 	"hearth/backend/jsonx"
 	"hearth/backend/prompt"
 )
@@ -228,7 +229,7 @@ func (r stReader) samplers(p *prompt.Preset, warn *[]string) error {
 		case "low", "medium", "high":
 			s.ReasoningEffort = e
 		default:
-			*warn = append(*warn, fmt.Sprintf("reasoning_effort %q is unknown; the provider's default is used", shortText(*effort)))
+			*warn = append(*warn, fmt.Sprintf("reasoning_effort %q is unknown; the provider's default is used", inputs.Short(*effort)))
 		}
 	}
 	if v := r.raw("stop"); v != nil {

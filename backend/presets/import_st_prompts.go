@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"hearth/backend/internal/inputs"
 	"hearth/backend/prompt"
 )
 
@@ -30,7 +31,7 @@ func (r stReader) prompts(warn *[]string) ([]prompt.Item, error) {
 			continue
 		}
 		if _, dup := byID[it.Identifier]; dup {
-			*warn = append(*warn, fmt.Sprintf("prompt %q is defined twice; the first definition is kept", shortText(it.Identifier)))
+			*warn = append(*warn, fmt.Sprintf("prompt %q is defined twice; the first definition is kept", inputs.Short(it.Identifier)))
 			continue
 		}
 		byID[it.Identifier] = it
@@ -54,13 +55,13 @@ func (r stReader) prompts(warn *[]string) ([]prompt.Item, error) {
 	placed := map[string]bool{}
 	for _, o := range order {
 		if placed[o.id] {
-			*warn = append(*warn, fmt.Sprintf("prompt_order names %q twice; the first place is kept", shortText(o.id)))
+			*warn = append(*warn, fmt.Sprintf("prompt_order names %q twice; the first place is kept", inputs.Short(o.id)))
 			continue
 		}
 		it, ok := byID[o.id]
 		if !ok {
 			if it, ok = defaults[o.id]; !ok {
-				*warn = append(*warn, fmt.Sprintf("prompt_order names %q, which the file does not define; it was left out", shortText(o.id)))
+				*warn = append(*warn, fmt.Sprintf("prompt_order names %q, which the file does not define; it was left out", inputs.Short(o.id)))
 				continue
 			}
 		}
@@ -100,7 +101,7 @@ func (r stReader) definition(defaults map[string]prompt.Item, warn *[]string) (p
 	if id == nil || strings.TrimSpace(*id) == "" {
 		label := "a prompt"
 		if name != nil && *name != "" {
-			label = fmt.Sprintf("prompt %q", shortText(*name))
+			label = fmt.Sprintf("prompt %q", inputs.Short(*name))
 		}
 		*warn = append(*warn, label+" has no identifier; it was left out")
 		return prompt.Item{}, false, nil
@@ -120,7 +121,7 @@ func (r stReader) definition(defaults map[string]prompt.Item, warn *[]string) (p
 		if roles[*role] {
 			it.Role = *role
 		} else {
-			*warn = append(*warn, fmt.Sprintf("prompt %q has role %q; it is sent as a system message", shortText(*id), shortText(*role)))
+			*warn = append(*warn, fmt.Sprintf("prompt %q has role %q; it is sent as a system message", inputs.Short(*id), inputs.Short(*role)))
 		}
 	}
 	content, err := r.str("content")
@@ -149,16 +150,16 @@ func (r stReader) definition(defaults map[string]prompt.Item, warn *[]string) (p
 	if fo, err := r.boolean("forbid_overrides"); err != nil {
 		return prompt.Item{}, false, err
 	} else if fo != nil && *fo {
-		*warn = append(*warn, fmt.Sprintf("prompt %q forbids overrides, which Hearth does not support: a card's own prompt still replaces it", shortText(*id)))
+		*warn = append(*warn, fmt.Sprintf("prompt %q forbids overrides, which Hearth does not support: a card's own prompt still replaces it", inputs.Short(*id)))
 	}
 	switch {
 	case pos == nil || *pos == 0:
 	case *pos == 1 && it.Marker:
-		*warn = append(*warn, fmt.Sprintf("marker %q cannot be placed in chat; it keeps its place in the order", shortText(*id)))
+		*warn = append(*warn, fmt.Sprintf("marker %q cannot be placed in chat; it keeps its place in the order", inputs.Short(*id)))
 	case *pos == 1:
 		it.InChat = true
 	default:
-		*warn = append(*warn, fmt.Sprintf("prompt %q has injection_position %d; it keeps its place in the order", shortText(*id), *pos))
+		*warn = append(*warn, fmt.Sprintf("prompt %q has injection_position %d; it keeps its place in the order", inputs.Short(*id), *pos))
 	}
 	switch {
 	case depth != nil:

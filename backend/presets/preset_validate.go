@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"hearth/backend/apperr"
+	"hearth/backend/internal/inputs"
 	"hearth/backend/prompt"
 )
 
@@ -216,7 +217,7 @@ func normalize(p *prompt.Preset) {
 // validate checks every field of p against the limits above. It refuses,
 // never clamps: a value out of range is the caller's mistake to see.
 func validate(p *prompt.Preset) error {
-	if p.Name == "" || utf8.RuneCountInString(p.Name) > maxName || hasControl(p.Name) {
+	if p.Name == "" || utf8.RuneCountInString(p.Name) > maxName || inputs.HasControl(p.Name) {
 		return invalid("name", "must be 1 to %d characters without control characters", maxName)
 	}
 	s := &p.Sampling
@@ -258,7 +259,7 @@ func validate(p *prompt.Preset) error {
 		}
 	}
 	if !efforts[s.ReasoningEffort] {
-		return invalid("sampling.reasoningEffort", "must be \"\", \"low\", \"medium\" or \"high\", got %q", shortText(s.ReasoningEffort))
+		return invalid("sampling.reasoningEffort", "must be \"\", \"low\", \"medium\" or \"high\", got %q", inputs.Short(s.ReasoningEffort))
 	}
 	texts := []struct {
 		field string
@@ -284,18 +285,18 @@ func validatePrompts(items []prompt.Item) error {
 	for i, it := range items {
 		field := fmt.Sprintf("prompts[%d]", i)
 		id := it.Identifier
-		if strings.TrimSpace(id) == "" || utf8.RuneCountInString(id) > maxName || hasControl(id) {
+		if strings.TrimSpace(id) == "" || utf8.RuneCountInString(id) > maxName || inputs.HasControl(id) {
 			return invalid(field+".identifier", "must be 1 to %d characters without control characters", maxName)
 		}
 		if j, dup := seen[id]; dup {
-			return invalid(field+".identifier", "%q is also the identifier of prompts[%d]; identifiers must be unique", shortText(id), j)
+			return invalid(field+".identifier", "%q is also the identifier of prompts[%d]; identifiers must be unique", inputs.Short(id), j)
 		}
 		seen[id] = i
-		if utf8.RuneCountInString(it.Name) > maxName || hasControl(it.Name) {
+		if utf8.RuneCountInString(it.Name) > maxName || inputs.HasControl(it.Name) {
 			return invalid(field+".name", "must be at most %d characters without control characters", maxName)
 		}
 		if !roles[it.Role] {
-			return invalid(field+".role", "must be \"system\", \"user\" or \"assistant\", got %q", shortText(it.Role))
+			return invalid(field+".role", "must be \"system\", \"user\" or \"assistant\", got %q", inputs.Short(it.Role))
 		}
 		if len(it.Content) > maxContent {
 			return invalid(field+".content", "is longer than %d KiB", maxContent>>10)
@@ -304,7 +305,7 @@ func validatePrompts(items []prompt.Item) error {
 			return invalid(field+".depth", "must be between 0 and %d, got %d", maxDepth, it.Depth)
 		}
 		if it.InChat && it.Marker {
-			return invalid(field+".inChat", "cannot be set on %q: a marker's text has its own place", shortText(id))
+			return invalid(field+".inChat", "cannot be set on %q: a marker's text has its own place", inputs.Short(id))
 		}
 		if id == prompt.IdentChatHistory {
 			history++
@@ -314,25 +315,4 @@ func validatePrompts(items []prompt.Item) error {
 		return invalid("prompts", "must include the %q item (where the chat's messages go); add it back to the prompt order", prompt.IdentChatHistory)
 	}
 	return nil
-}
-
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return true
-		}
-	}
-	return false
-}
-
-// shortText quotes at most 80 bytes of caller input in an error.
-func shortText(s string) string {
-	if len(s) <= 80 {
-		return s
-	}
-	cut := 80
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

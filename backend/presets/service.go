@@ -13,6 +13,7 @@ import (
 
 	"hearth/backend/apperr"
 	"hearth/backend/events"
+	"hearth/backend/internal/inputs"
 	"hearth/backend/prompt"
 	"hearth/backend/store"
 )
@@ -47,7 +48,7 @@ func New(db *store.Store, bus *events.Bus, now func() time.Time) *Service {
 }
 
 func notFound(id string) error {
-	return apperr.New(CodeNotFound, "no preset %q", shortText(id)).WithDetails(map[string]any{"id": id})
+	return apperr.New(CodeNotFound, "no preset %q", inputs.Short(id)).WithDetails(map[string]any{"id": id})
 }
 
 func builtin(what string) error {

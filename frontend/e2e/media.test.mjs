@@ -58,6 +58,21 @@ describe('attachments in the UI', () => {
     assert.deepEqual(file, { text: 'north, then east', disp: 'attachment' });
     await screenshot(page, 'media-message');
 
+    // SillyTavern's helpers: draw a message's media into an element an
+    // extension owns (jQuery-style wrapper accepted), legacy extra.image
+    // included and unsafe URLs left out.
+    const drawn = await page.evaluate(() => {
+      const ctx = window.SillyTavern.getContext();
+      const div = document.createElement('div');
+      const msg = structuredClone(ctx.chat[1]);
+      msg.extra.image = 'javascript:alert(1)';
+      msg.extra.media.push({ url: 'http://example.com/x.png', type: 'image' });
+      ctx.appendMediaToMessage(msg, { 0: div });
+      ctx.appendMediaToMessage(msg, div); // again: replaces, not adds
+      return { imgs: [...div.querySelectorAll('img')].map((i) => i.getAttribute('src')), links: [...div.querySelectorAll('a')].map((a) => a.textContent) };
+    });
+    assert.deepEqual(drawn, { imgs: [stored.media[0].url], links: ['notes.txt'] });
+
     // No connection: the dry run still shows the prompt, where a model that
     // cannot see gets a line naming the image and the file.
     const dry = await page.evaluate((id) => window.__HEARTH__.api.generate.dryRun({ chatId: id }), chatId);

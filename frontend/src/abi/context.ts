@@ -12,6 +12,7 @@ import type { Generations } from './generations';
 import { HostError } from './errors';
 import type { Call } from './host';
 import { ensureMessageMediaIsArray, getMediaDisplay, getMediaIndex } from './media';
+import { appendMediaToMessage, scrollChatToBottom, scrollOnMediaLoad } from './media-dom';
 import { readonlyView } from './readonly';
 import type { EventSource, HearthContext, MessageUpdate, StMessage } from './types';
 
@@ -152,6 +153,9 @@ export function createContext(deps: ContextDeps): HearthContext {
     ensureMessageMediaIsArray,
     getMediaDisplay,
     getMediaIndex,
+    appendMediaToMessage,
+    scrollChatToBottom,
+    scrollOnMediaLoad,
     get online_status() {
       return deps.generations.onlineStatus();
     },

@@ -584,6 +584,11 @@ export interface HearthContext {
   ensureMessageMediaIsArray(message: { extra?: Record<string, unknown> }): void;
   getMediaDisplay(message: { extra?: Record<string, unknown> }): string;
   getMediaIndex(message: { extra?: Record<string, unknown> }): number;
+  /** Draws a message's attachments into an element (or $(element)); with scrollBehavior, then scrolls the chat to its end. */
+  appendMediaToMessage(message: { extra?: Record<string, unknown> }, element: unknown, scrollBehavior?: string): void;
+  scrollChatToBottom(): void;
+  /** Waits for the chat's images, video and audio to load (at most 3 s), then scrolls to the end. */
+  scrollOnMediaLoad(): Promise<void>;
   /** The active connection's model, or 'no_connection'. */
   readonly online_status: string;
   /** The active preset's context size in tokens. */
