@@ -1,6 +1,11 @@
 // The public shape of window.__HEARTH__ (HOST-ABI.md, abiVersion 1).
 // Hearth's own UI, extensions and console scripts all see exactly this;
-// nothing else in the page is public.
+// nothing else in the page is public. The generation types live in
+// types-generate.ts and are re-exported here.
+
+import type { ExtensionPromptView, GenerateApi, GenerationType, SwipeApi } from './types-generate';
+
+export type * from './types-generate';
 
 /** A SillyTavern chat message, lossless: unknown keys survive round-trips. */
 export interface StMessage {
@@ -596,131 +601,6 @@ export interface HearthContext {
   readonly eventSource: EventSource;
   readonly eventTypes: Readonly<Record<string, string>>;
   readonly event_types: Readonly<Record<string, string>>;
-}
-
-/** One entry of getContext().extensionPrompts. */
-export interface ExtensionPromptView {
-  readonly value: string;
-  readonly position: number;
-  readonly depth: number;
-  readonly scan: boolean;
-  readonly role: number;
-  readonly filter: (() => boolean | Promise<boolean>) | null;
-}
-
-/** getContext().swipe (Luker's swipe API). */
-export interface SwipeApi {
-  left(event?: unknown, options?: { forceSwipeId?: number }): Promise<void>;
-  right(event?: unknown, options?: { forceSwipeId?: number }): Promise<void>;
-  to(event: unknown, direction: 'left' | 'right', options?: { forceMesId?: number; forceSwipeId?: number }): Promise<void>;
-  show(): void;
-  hide(options?: { hideCounters?: boolean }): void;
-  refresh(updateCounters?: boolean, fade?: boolean): void;
-  isAllowed(): boolean;
-  /** 'none', 'swiping' or 'generating'. */
-  state(): string;
-  /** hidden says whether show()/hide() asked the UI to hide the swipe controls. */
-  hidden(): { hidden: boolean; hideCounters: boolean };
-}
-
-/** The generation types of api.generate (HOST-ABI §6). */
-export type GenerationType = 'normal' | 'regenerate' | 'swipe' | 'continue' | 'impersonate' | 'quiet';
-
-/** One extension prompt as the backend receives it (setExtensionPrompt's arguments). */
-export interface ExtensionPromptInput {
-  key: string;
-  value: string;
-  /** -1 none, 0 after the main prompt, 1 in the chat at depth, 2 before the main prompt. */
-  position: number;
-  depth?: number;
-  scan?: boolean;
-  /** 0 system, 1 user, 2 assistant. */
-  role?: number;
-}
-
-/** generate.start/run/dryRun's argument. */
-export interface GenerateOptions {
-  chatId: string;
-  type?: GenerationType;
-  quietPrompt?: string;
-  extensionPrompts?: ExtensionPromptInput[];
-  connectionId?: string;
-  presetId?: string;
-}
-
-/** generate.run's answer; index and swipeId are null for impersonate and quiet. */
-export interface GenerationResult {
-  generationId: string;
-  index: number | null;
-  swipeId: number | null;
-  text: string;
-  stopped: boolean;
-}
-
-/** generate.status()'s answer: the latest running generation, if any. */
-export interface GenerationStatus {
-  generating: boolean;
-  generationId: string | null;
-  chatId: string | null;
-  type: GenerationType | null;
-}
-
-/** generate.status(generationId)'s answer: one generation, running or done. */
-export interface GenerationRecord {
-  generationId: string;
-  chatId: string;
-  type: GenerationType;
-  status: 'running' | 'ended' | 'stopped' | 'failed';
-  error?: { code: string; message: string; details?: Record<string, unknown> };
-  messageId: string | null;
-  index: number | null;
-  swipeId: number | null;
-  startedAt: number;
-  endedAt: number | null;
-}
-
-/** One message of a chat-completion payload; source names the prompt part it came from. */
-export interface PayloadMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string | { type: 'text' | 'image_url'; text?: string; image_url?: { url: string } }[];
-  name?: string;
-  source?: string;
-}
-
-/** The prompt budget: what each part costs, in tokens of the named tokenizer. */
-export interface TokenCounts {
-  total: number;
-  maxContext: number;
-  maxTokens: number;
-  budget: number;
-  parts: { source: string; tokens: number }[];
-  historyMessages: number;
-  historyDropped: number;
-  examplesDropped: number;
-  tokenizer: string;
-}
-
-/** generate.dryRun's answer: the exact request the next generation would send. */
-export interface PromptSnapshot {
-  chatCompletionPayload: { model: string; messages: PayloadMessage[]; stream: boolean } & Record<string, unknown>;
-  worldInfoActivation: {
-    timestampMs: number;
-    trigger: string;
-    entries: { world: string; uid: string | number; displayName: string; constant: boolean; content: string; position?: string }[];
-  };
-  tokenCounts: TokenCounts;
-}
-
-export interface GenerateApi {
-  /** start begins a generation and resolves once its prompt is assembled. */
-  start(options: GenerateOptions): Promise<{ generationId: string }>;
-  /** run resolves when the generation ends; it rejects with the provider's model.* error. */
-  run(options: GenerateOptions): Promise<GenerationResult>;
-  dryRun(options: GenerateOptions): Promise<PromptSnapshot>;
-  /** stop stops one generation, or every running one; true when something was running. */
-  stop(generationId?: string): Promise<boolean>;
-  status(): Promise<GenerationStatus>;
-  status(generationId: string): Promise<GenerationRecord>;
 }
 
 /**
