@@ -21,7 +21,7 @@ func TestShortCutsAtARuneBoundary(t *testing.T) {
 		t.Fatalf("Short(short) = %q", got)
 	}
 	long := strings.Repeat("é", 100) // 2 bytes each: byte 80 starts a rune
-	got := Short("x" + long)          // now byte 80 is inside one
+	got := Short("x" + long)         // now byte 80 is inside one
 	if !utf8.ValidString(got) || !strings.HasSuffix(got, "…") || len(got) > quoteLimit+len("…") {
 		t.Fatalf("Short = %q (%d bytes)", got, len(got))
 	}
