@@ -148,9 +148,18 @@ describe('JSONL chat files in the UI', () => {
       const importButton = phone.getByRole('button', { name: 'Import chat' });
       const backToChats = phone.getByRole('button', { name: 'Back to chats' });
       await option.or(importButton).or(backToChats).first().waitFor();
-      if (await backToChats.isVisible()) await backToChats.tap();
-      else if (await option.isVisible()) await option.tap();
-      await importButton.waitFor();
+      // The chat restored at start-up may still be opening: go to the chat
+      // list until it stays there.
+      await waitFor(
+        async () => {
+          if (await importButton.isVisible()) return true;
+          if (await backToChats.isVisible()) await backToChats.tap().catch(() => {});
+          else if (await option.isVisible()) await option.tap().catch(() => {});
+          return false;
+        },
+        'the chat list with Import chat',
+        { interval: 250 },
+      );
       const box = await importButton.boundingBox();
       assert.ok(box.width >= 43.5 && box.height >= 43.5, `Import chat is ${box.width}×${box.height}`);
       await phone.getByRole('button', { name: 'Actions for chat Lantern night' }).tap();
