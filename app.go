@@ -91,6 +91,7 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 			Report:     o.SelfTest,
 			Screenshot: strings.TrimSuffix(o.SelfTest, filepath.Ext(o.SelfTest)) + ".png",
 		})
+		defer w.selfTest.Close()
 		if err := w.selfTest.Seed(ctx, a.Router); err != nil {
 			return err
 		}
@@ -99,6 +100,7 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 		bridgeOpts = append(bridgeOpts, wailsbridge.WithCallObserver(w.selfTest.ObserveCall))
 		assetOpts = append(assetOpts,
 			wailsbridge.WithScripts(
+				wailsbridge.ExtraScript{Path: selftest.StreamScriptPath, Body: selftest.StreamScript(), Boot: true},
 				wailsbridge.ExtraScript{Path: selftest.ScriptPath, Body: selftest.PageScript(), Boot: true},
 				wailsbridge.ExtraScript{Path: selftest.FrameScriptPath, Body: selftest.FrameScript()},
 			),

@@ -14,6 +14,7 @@
 //     forged IPC messages, a nested frame of "/", a frame navigating itself
 //     to "/" (frame.js plays the attacker);
 //  5. opens the large chat again with api.chat.select and measures it;
+//  6. streams replies into it from Go's scripted model (stream.js);
 //
 // and reports every check and metric to Go through selftest.report (a host
 // method registered only in self-test mode) after each phase, so a timeout
@@ -158,6 +159,10 @@
     // Then once more through api.chat.select called directly, as a script
     // would; the window ends up showing the large chat for the screenshot.
     await largeChat(h, info, 'select');
+    await report(false);
+    // Generation into the large chat, from the scripted model (stream.js).
+    if (window.__hearthSelfTestStream) await window.__hearthSelfTestStream(h, info, { step, check, until, frames, metrics });
+    else check('generate: the generation phase (stream.js) loaded', false, 'window.__hearthSelfTestStream is missing');
     await report(false);
 
     // Last: a framed copy that had booted with a working token would have

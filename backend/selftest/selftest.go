@@ -37,6 +37,9 @@ import (
 const (
 	ScriptPath      = "/__hearth__/selftest.js"
 	FrameScriptPath = "/__hearth__/selftest-frame.js"
+	// StreamScriptPath serves stream.js, the generation phase, loaded
+	// before page.js, which runs it.
+	StreamScriptPath = "/__hearth__/selftest-stream.js"
 )
 
 // CharacterName names the seeded character that owns the large chat.
@@ -54,8 +57,14 @@ var pageScript []byte
 //go:embed frame.js
 var frameScript []byte
 
+//go:embed stream.js
+var streamScript []byte
+
 // PageScript is the script the main document loads in self-test mode.
 func PageScript() []byte { return pageScript }
+
+// StreamScript is the generation phase's script (stream.js).
+func StreamScript() []byte { return streamScript }
 
 // FrameScript is the script of the sandboxed frames the page creates.
 func FrameScript() []byte { return frameScript }
@@ -115,6 +124,9 @@ type Session struct {
 	// selectChatID is the second large chat, opened with api.chat.select.
 	selectChatID string
 	avatar       string
+	// connectionID is the active connection, to the scripted model.
+	connectionID string
+	model        *modelServer
 	accepted     map[string]int
 	rejected     map[string]int
 	// streamed counts requests to the asset handler's /api/invoke.
@@ -184,9 +196,13 @@ func (s *Session) Seed(ctx context.Context, inv chatgen.Invoker) error {
 	}); err != nil {
 		return fmt.Errorf("self-test: seed the idle character: %w", err)
 	}
+	connID, err := s.seedModel(ctx, inv)
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.chatID, s.selectChatID, s.avatar = clickChat, selectChat, card.Avatar
+	s.chatID, s.selectChatID, s.avatar, s.connectionID = clickChat, selectChat, card.Avatar, connID
 	s.seedMs = float64(time.Since(started).Milliseconds())
 	s.goChecks = append(s.goChecks, Check{
 		Name:   "seed: character and chats through the host router",
@@ -194,6 +210,39 @@ func (s *Session) Seed(ctx context.Context, inv chatgen.Invoker) error {
 		Detail: fmt.Sprintf("2 chats of %d messages in %d ms", s.opts.Messages, time.Since(started).Milliseconds()),
 	})
 	return nil
+}
+
+// seedModel starts the scripted model server and makes a connection to
+// it the active one, for the page's generation timings.
+func (s *Session) seedModel(ctx context.Context, inv chatgen.Invoker) (string, error) {
+	m, err := startModel()
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	s.model = m
+	s.mu.Unlock()
+	var conn struct {
+		ID string `json:"id"`
+	}
+	if err := call(ctx, inv, &conn, "connections.save", map[string]any{
+		"name": "Self-test model", "provider": "openai-compatible", "baseUrl": m.url, "model": modelName,
+	}); err != nil {
+		return "", fmt.Errorf("self-test: seed the connection: %w", err)
+	}
+	if err := call(ctx, inv, &struct{}{}, "connections.select", conn.ID); err != nil {
+		return "", fmt.Errorf("self-test: select the connection: %w", err)
+	}
+	return conn.ID, nil
+}
+
+// Close stops the scripted model server; safe to call twice.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	m := s.model
+	s.model = nil
+	s.mu.Unlock()
+	return m.Close()
 }
 
 // seedChat creates a chat of avatar with s.opts.Messages of chatgen's
@@ -293,6 +342,7 @@ func (s *Session) info() map[string]any {
 		"characterName": CharacterName,
 		"idleCharacter": IdleCharacterName,
 		"messages":      s.opts.Messages,
+		"connectionId":  s.connectionID,
 		"bootDocuments": s.boots,
 		"bridge":        map[string]any{"accepted": accepted, "rejected": rejected},
 		"stream":        map[string]any{"accepted": s.streamed.accepted, "rejected": s.streamed.rejected},

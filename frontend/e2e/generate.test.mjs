@@ -23,7 +23,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * scriptedModel answers GET /v1/models and streams POST /v1/chat/completions
- * from the scripts queued with next(): { text: [chunks], reasoning: [chunks],
+ * from the scripts queued with next(): { text: [chunks, or functions called
+ * as the chunk is written], reasoning: [chunks],
  * delayMs, stallAt (a text chunk index: wait there until release() or the
  * client hangs up), status (answer with this HTTP error instead) }.
  */
@@ -69,7 +70,7 @@ function scriptedModel() {
         while (!closed && gate) await Promise.race([gate, sleep(50)]);
       }
       if (closed) return;
-      send({ content: t });
+      send({ content: typeof t === 'function' ? t() : t });
       await sleep(delay);
     }
     send({}, 'stop');
@@ -376,6 +377,30 @@ describe('generation in the UI', () => {
     }
   });
 
+  it('delivers each streamed chunk to the page as its own event', async () => {
+    // Chunks 100 ms apart (wider than the backend's coalescing window), each
+    // the Unix time the model server wrote it; the page's handler subtracts
+    // it from its own clock: provider chunk → handler, over the WebSocket.
+    const chatId = await page.evaluate(() => window.__HEARTH__.api.chat.current().chatId);
+    const clock = () => ` ${(performance.timeOrigin + performance.now()).toFixed(3)}`;
+    llm.next({ text: Array.from({ length: 20 }, () => clock), delayMs: 100 });
+    await page.evaluate((id) => {
+      const h = window.__HEARTH__;
+      window.__lat = [];
+      window.__offLat = h.api.events.on(h.api.events.types.STREAM_TOKEN_RECEIVED, (p) => {
+        const at = performance.timeOrigin + performance.now();
+        if (p.chatId === id) for (const m of String(p.text).matchAll(/\d{13}\.\d{3}/g)) window.__lat.push(at - Number(m[0]));
+      });
+    }, chatId);
+    await page.evaluate((id) => window.__HEARTH__.api.generate.run({ chatId: id, type: 'quiet', quietPrompt: 'Tell the time.' }), chatId);
+    await waitFor(() => page.evaluate(() => window.__lat.length === 20), 'all 20 timed chunks at the handler');
+    const lat = await page.evaluate(() => {
+      window.__offLat();
+      return window.__lat.slice().sort((a, b) => a - b);
+    });
+    console.log(`# metric: provider chunk → STREAM_TOKEN_RECEIVED handler over the WebSocket: median ${lat[10].toFixed(2)} ms, p90 ${lat[18].toFixed(2)} ms, longest ${lat[19].toFixed(2)} ms`);
+  });
+
   it('streams into a 10,000-message chat without re-rendering the list', async () => {
     const TOTAL = 10_000;
     const card = await env.server.invoke('characters.create', { name: 'Cleo', first_mes: 'A long story begins, {{user}}.' });
@@ -385,9 +410,9 @@ describe('generation in the UI', () => {
     await page.evaluate((id) => window.__HEARTH__.api.chat.select(id), big);
     await waitFor(() => page.evaluate((n) => window.__HEARTH__.getContext().chat.length === n, TOTAL), 'the whole chat loaded');
     await page.waitForTimeout(500);
-    // 80 deltas of Markdown prose, 40 ms apart; the last one ends a paragraph every 8.
-    const text = Array.from({ length: 80 }, (_, i) => `*She* walks on and **on**, "word ${i}" by word ${i % 8 === 7 ? '\n\n' : ''}`);
-    llm.next({ text, delayMs: 40 });
+    // 320 deltas of Markdown prose, 10 ms apart (100 tokens a second); every 8th ends a paragraph.
+    const text = Array.from({ length: 320 }, (_, i) => `*She* walks on and **on**, "word ${i}" by word ${i % 8 === 7 ? '\n\n' : ''}`);
+    llm.next({ text, delayMs: 10 });
     await page.evaluate(() => {
       const seen = (window.__gen = { tasks: [], first: null, started: null, rows: [], added: 0, watching: false });
       new PerformanceObserver((list) => seen.tasks.push(...list.getEntries().map((e) => ({ at: e.startTime, ms: e.duration })))).observe({ type: 'longtask' });
@@ -407,18 +432,18 @@ describe('generation in the UI', () => {
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('Go on.');
     await box.press('Enter');
-    await waitFor(async () => /word 10/.test(await liveRow().innerText().catch(() => '')), 'the reply to stream');
+    await waitFor(async () => /word 40/.test(await liveRow().innerText().catch(() => '')), 'the reply to stream');
     await liveRow().evaluate((el) => {
       window.__gen.row = el;
       window.__gen.watching = true;
     });
-    await waitFor(async () => /word 60/.test(await liveRow().innerText().catch(() => '')), 'most of the reply streamed');
+    await waitFor(async () => /word 240/.test(await liveRow().innerText().catch(() => '')), 'most of the reply streamed');
     const kept = await liveRow().evaluate((el) => {
       window.__gen.watching = false;
       return el === window.__gen.row;
     });
     assert.ok(kept, 'the live row is the same element throughout');
-    await messageRow(page, TOTAL + 1).getByText('word 79', { exact: false }).waitFor();
+    await messageRow(page, TOTAL + 1).getByText('word 319', { exact: false }).waitFor();
     const m = await page.evaluate(() => {
       const g = window.__gen;
       // Sending and committing re-key the whole list once each; between them only deltas arrive.
@@ -438,6 +463,6 @@ describe('generation in the UI', () => {
     assert.equal(m.added, 0, 'no message row was re-created while the deltas arrived');
     await liveRow().waitFor({ state: 'detached' });
     const last = (await env.server.invoke('chat.getStMessages', big)).at(-1);
-    assert.match(last.mes, /word 79/);
+    assert.match(last.mes, /word 319/);
   });
 });

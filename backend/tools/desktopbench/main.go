@@ -1,7 +1,8 @@
 // Command desktopbench runs the desktop self-test (`hearth --self-test`)
 // several times under Xvfb and prints what it measured about opening a
-// 10,000-message chat as `go test -bench` result lines, one benchmark per
-// figure, so `make bench` reports their medians beside their goals:
+// 10,000-message chat, and about streaming a reply into it, as `go test
+// -bench` result lines, one benchmark per figure, so `make bench` reports
+// their medians beside their goals:
 //
 //	go run ./backend/tools/desktopbench -runs 5 | go run ./backend/tools/benchreport
 //
@@ -29,6 +30,15 @@ var figures = []struct{ metric, name string }{
 	{"wholeChatMs", "wholeChat"},
 	{"maxTypingGapMs", "maxEventLoopGap"},
 	{"maxKeyHandlerMs", "maxKeyHandler"},
+}
+
+// generation maps the self-test's generation metrics (stream.js) to
+// benchmark names: a chunk from the scripted model server to the window's
+// STREAM_TOKEN_RECEIVED handler, and the longest gap between event-loop
+// turns while a reply streams at 100 tokens/s into the 10k chat.
+var generation = []struct{ metric, name, unit string }{
+	{"chunkToHandlerMs", "chunkToHandler", "chunk-handler-ms"},
+	{"streamMaxTaskMs", "streamMaxTask", "ms"},
 }
 
 func main() {
@@ -92,6 +102,11 @@ func printRun(w io.Writer, metrics map[string]float64) {
 			if v, ok := metrics[key]; ok {
 				fmt.Fprintf(w, "BenchmarkDesktopChat10k/%s/%s\t1\t%g ms\n", mode.name, f.name, v)
 			}
+		}
+	}
+	for _, f := range generation {
+		if v, ok := metrics[f.metric]; ok {
+			fmt.Fprintf(w, "BenchmarkDesktopGenerate/%s\t1\t%g %s\n", f.name, v, f.unit)
 		}
 	}
 }

@@ -10,7 +10,6 @@ import {
   createGenerationStore,
   generationErrorText,
   readAuthorNote,
-  splitStable,
 } from './generation';
 import { createToasts } from './toasts';
 
@@ -307,15 +306,6 @@ describe('generation store', () => {
 });
 
 describe('generation helpers', () => {
-  it('splitStable cuts after the last blank line outside a code fence', () => {
-    expect(splitStable('one line')).toBe(0);
-    expect(splitStable('para one\n\npara two')).toBe('para one\n\n'.length);
-    expect(splitStable('a\n\nb\n\nc')).toBe('a\n\nb\n\n'.length);
-    expect(splitStable('a\n\n```js\nx\n\ny')).toBe('a\n\n'.length);
-    expect(splitStable('a\n\n```\nx\n\n```\n\nz')).toBe('a\n\n```\nx\n\n```\n\n'.length);
-    expect(splitStable('\n\nstart')).toBe('\n\n'.length);
-  });
-
   it('names each model failure in words a person can act on', () => {
     const t = (code: string, details?: Record<string, unknown>) => generationErrorText(hostError(code, `raw ${code}`, details)).message;
     expect(t('model.rate_limited')).toBe('Rate limited by the model server; wait a moment and retry.');

@@ -193,25 +193,6 @@ export function generationErrorText(err: unknown): { code: string; message: stri
   }
 }
 
-/**
- * splitStable returns where the part of a streaming text that will not
- * change ends: after its last blank line outside a code fence. The part
- * before renders once per paragraph; only the tail renders per delta.
- */
-export function splitStable(text: string): number {
-  let cut = 0;
-  let fence = false;
-  let lineStart = 0;
-  for (;;) {
-    const nl = text.indexOf('\n', lineStart);
-    if (nl < 0) return cut;
-    const line = text.slice(lineStart, nl);
-    if (/^ {0,3}(```|~~~)/.test(line)) fence = !fence;
-    else if (!fence && line.trim() === '' && lineStart > 0) cut = nl + 1;
-    lineStart = nl + 1;
-  }
-}
-
 function intIn(v: unknown, min: number, max: number, fallback: number): number {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
   return typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max ? n : fallback;

@@ -1,0 +1,152 @@
+// Hearth desktop self-test, the generation phase (hearth --self-test).
+// Loaded before page.js, which runs it once the 10,000-message chat is
+// open in the window. Go's scripted model server (model.go) answers what
+// the text asks for:
+//
+//  1. "selftest:clock 20 100" (a quiet generation): 20 chunks 100 ms
+//     apart, wider than the backend's coalescing window, so each one goes
+//     out on its own. Each chunk's text is the Unix time the server wrote
+//     it; the STREAM_TOKEN_RECEIVED handler subtracts it from its own
+//     clock: provider chunk → webview handler, Wails transport included.
+//  2. "selftest:stream 300 10", sent from the composer: a reply streaming
+//     at 100 tokens a second into the 10,000-message chat, while a timer
+//     chain and animation frames record the longest gap between event-loop
+//     turns (WebKit has no Long Tasks API: a task that runs 50 ms delays
+//     the next timer by as much).
+(() => {
+  'use strict';
+  if (window.top !== window) return;
+
+  /** Wall-clock milliseconds with a fraction, comparable with Go's time.Now. */
+  const now = () => performance.timeOrigin + performance.now();
+  const sorted = (xs) => [...xs].sort((a, b) => a - b);
+  const quantile = (xs, q) => (xs.length ? sorted(xs)[Math.min(xs.length - 1, Math.floor(xs.length * q))] : NaN);
+
+  /**
+   * gapProbe records the longest wait between two turns of the event loop
+   * (a 0 ms timer chain) and between two animation frames, bucketed by the
+   * phase label current when the gap ended.
+   */
+  function gapProbe() {
+    const gaps = {};
+    let phase = 'before';
+    let on = true;
+    let lastTick = performance.now();
+    let lastFrame = lastTick;
+    const note = (kind, gap) => {
+      const key = `${phase}:${kind}`;
+      gaps[key] = Math.max(gaps[key] ?? 0, gap);
+    };
+    const tick = () => {
+      const t = performance.now();
+      note('task', t - lastTick);
+      lastTick = t;
+      if (on) setTimeout(tick, 0);
+    };
+    const frame = (t) => {
+      note('frame', t - lastFrame);
+      lastFrame = t;
+      if (on) requestAnimationFrame(frame);
+    };
+    setTimeout(tick, 0);
+    requestAnimationFrame(frame);
+    return {
+      phase: (p) => (phase = p),
+      gap: (p, kind) => Math.round(gaps[`${p}:${kind}`] ?? 0),
+      stop: () => (on = false),
+    };
+  }
+
+  /** listen collects STREAM_TOKEN_RECEIVED and MESSAGE_RECEIVED for chatId. */
+  function listen(h, chatId) {
+    const seen = { tokens: [], received: null, started: null };
+    const types = h.api.events.types;
+    const offs = [
+      h.api.events.on(types.GENERATION_STARTED, (p) => {
+        if (p?.chatId === chatId) seen.started ??= performance.now();
+      }),
+      h.api.events.on(types.STREAM_TOKEN_RECEIVED, (p) => {
+        if (p?.chatId === chatId) seen.tokens.push({ at: now(), t: performance.now(), text: String(p.text ?? '') });
+      }),
+      h.api.events.on(types.MESSAGE_RECEIVED, (p) => {
+        if (p?.chatId === chatId) seen.received ??= performance.now();
+      }),
+    ];
+    seen.stop = () => offs.forEach((off) => off());
+    return seen;
+  }
+
+  window.__hearthSelfTestStream = async function streaming(h, info, t) {
+    const chatId = h.api.chat.current()?.chatId;
+    if (!chatId) {
+      t.check('generate: a chat is open for the generation phase', false, 'no current chat');
+      return;
+    }
+
+    await t.step('perf: provider chunk → STREAM_TOKEN_RECEIVED handler in the window', 30000, async () => {
+      const seen = listen(h, chatId);
+      const lat = [];
+      const timed = () => {
+        lat.length = 0;
+        for (const ev of seen.tokens) {
+          for (const m of ev.text.matchAll(/\d{13}\.\d{3}/g)) lat.push(ev.at - Number(m[0]));
+        }
+        return lat.length >= 20;
+      };
+      try {
+        await h.api.generate.run({ chatId, type: 'quiet', quietPrompt: 'selftest:clock 20 100' });
+        // run() answers over the bridge's reply channel, the chunks over its
+        // event channel: the last may land a moment after the answer.
+        await t.until(2000, 'the last timed chunk', timed).catch(() => {});
+      } finally {
+        seen.stop();
+      }
+      if (!timed()) throw new Error(`${lat.length} of 20 timed chunks reached the handler`);
+      t.metrics.chunkToHandlerMs = Math.round(quantile(lat, 0.5) * 100) / 100;
+      t.metrics.chunkToHandlerP90Ms = Math.round(quantile(lat, 0.9) * 100) / 100;
+      return `${lat.length} chunks over the Wails bridge: median ${t.metrics.chunkToHandlerMs} ms, p90 ${t.metrics.chunkToHandlerP90Ms} ms, longest ${Math.round(Math.max(...lat) * 100) / 100} ms`;
+    });
+
+    await t.step('perf: a reply streaming at 100 tokens/s into the 10,000-message chat', 60000, async () => {
+      const box = document.querySelector('textarea[aria-label="Message"]');
+      if (!box || box.disabled) throw new Error('no enabled composer');
+      box.value = 'selftest:stream 300 10';
+      box.dispatchEvent(new Event('input', { bubbles: true }));
+      const send = await t.until(5000, 'an enabled Send button', () => {
+        const b = document.querySelector('button[aria-label="Send message"]');
+        return b && !b.disabled ? b : null;
+      });
+      const before = h.getContext().chat.length;
+      const seen = listen(h, chatId);
+      const probe = gapProbe();
+      try {
+        await t.frames();
+        probe.phase('send');
+        send.click();
+        await t.until(15000, 'the first streamed token', () => seen.tokens.length > 0);
+        probe.phase('deltas');
+        await t.until(30000, 'MESSAGE_RECEIVED for the reply', () => seen.received !== null);
+        probe.phase('commit');
+        await t.until(10000, 'the reply in getContext().chat', () => h.getContext().chat.length === before + 2);
+        await t.frames();
+        await new Promise((r) => setTimeout(r, 300));
+      } finally {
+        probe.stop();
+        seen.stop();
+      }
+      const last = h.getContext().chat.at(-1);
+      if (!/word299/.test(last?.mes ?? '')) throw new Error(`the reply holds ${JSON.stringify((last?.mes ?? '').slice(-60))}, not all 300 words`);
+      const streamedMs = seen.received - seen.tokens[0].t;
+      t.metrics.streamMaxTaskMs = probe.gap('deltas', 'task');
+      t.metrics.streamMaxFrameGapMs = probe.gap('deltas', 'frame');
+      t.metrics.streamSendMaxTaskMs = probe.gap('send', 'task');
+      t.metrics.streamCommitMaxTaskMs = probe.gap('commit', 'task');
+      t.metrics.streamEvents = seen.tokens.length;
+      return (
+        `300 tokens in ${seen.tokens.length} events over ${Math.round(streamedMs)} ms; longest gap between event-loop turns ` +
+        `${t.metrics.streamMaxTaskMs} ms while the deltas arrived (frames ${t.metrics.streamMaxFrameGapMs} ms), ` +
+        `${t.metrics.streamSendMaxTaskMs} ms at send, ${t.metrics.streamCommitMaxTaskMs} ms at commit; ${h.getContext().chat.length} messages`
+      );
+    });
+  };
+})();
