@@ -4,8 +4,10 @@ go 1.26.8
 
 require (
 	github.com/anthropics/anthropic-sdk-go v1.84.0
+	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/coder/websocket v1.8.15
 	github.com/evanphx/json-patch/v5 v5.9.11
+	github.com/fsnotify/fsnotify v1.9.0
 	github.com/google/uuid v1.6.0
 	github.com/openai/openai-go/v3 v3.96.0
 	github.com/pkoukk/tiktoken-go v0.1.8
@@ -13,6 +15,7 @@ require (
 	github.com/tidwall/gjson v1.20.0
 	github.com/wI2L/jsondiff v0.7.1
 	github.com/wailsapp/wails/v2 v2.12.0
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/time v0.16.0
 	google.golang.org/genai v1.77.0
 	modernc.org/sqlite v1.61.1

@@ -10,6 +10,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"hearth/backend/agent"
+	"hearth/backend/agent/profile"
+	"hearth/backend/agent/runstore"
+	"hearth/backend/agent/skills"
 	"hearth/backend/characters"
 	"hearth/backend/chats"
 	"hearth/backend/connections"
@@ -36,7 +40,10 @@ type App struct {
 	Personas    *personas.Service
 	Presets     *presets.Service
 	Generate    *generate.Service
-	Router      *host.Router
+	// Agent runs agents (AGENT.md); AgentProfiles stores their profiles.
+	Agent         *agent.Service
+	AgentProfiles *profile.Store
+	Router        *host.Router
 }
 
 // Open opens (creating as needed) the data dir and starts the services.
@@ -75,13 +82,26 @@ func Open(ctx context.Context, dataDir string) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas, Presets: a.Presets, Generate: a.Generate, Media: files})
+	a.AgentProfiles = profile.NewStore(db, now)
+	a.Agent, err = agent.New(ctx, agent.Deps{
+		DB: db, Bus: bus, Runs: runstore.New(db, now), Profiles: a.AgentProfiles, Skills: skills.Open(filepath.Join(dataDir, "skills")),
+		Chats: a.Chats, Characters: a.Characters, Generate: a.Generate, Connections: a.Connections,
+		Dir: filepath.Join(dataDir, "agent"), Now: now,
+	})
+	if err != nil {
+		a.Generate.Close()
+		db.Close()
+		return nil, err
+	}
+	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,
+		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Bus: bus})
 	return a, nil
 }
 
 // Close stops running generations (recorded as interrupted), the bus,
 // and closes the database. Safe to call twice.
 func (a *App) Close() error {
+	a.Agent.Close()
 	a.Generate.Close()
 	a.Bus.Close()
 	return a.Store.Close()

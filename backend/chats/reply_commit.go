@@ -15,14 +15,20 @@ const (
 	ReplySwipe    = "swipe"    // a new swipe of Target, made active
 	ReplyContinue = "continue" // appended to Target's active swipe
 	ReplyReplace  = "replace"  // Target removed, a new message at the end
+	// ReplyRewrite replaces the text of Target's swipe Swipe (an agent
+	// run's later commit in "replace" mode rewrites the reply it made).
+	ReplyRewrite = "rewrite"
 )
 
 // Reply is a generated reply to commit.
 type Reply struct {
 	Kind string
-	// Target is the message a swipe, continue or replace is for, by id:
-	// indexes shift while a reply streams.
+	// Target is the message a swipe, continue, replace or rewrite is for,
+	// by id: indexes shift while a reply streams.
 	Target string
+	// Swipe, when set, is the swipe of Target a continue or rewrite
+	// changes (else the active one); it must exist.
+	Swipe *int
 	// Name names a new message (the character's name).
 	Name string
 	Text string
@@ -40,6 +46,9 @@ type Committed struct {
 	ID      string `json:"id"`
 	Index   int    `json:"index"`
 	SwipeID int    `json:"swipeId"`
+	// Revision is the chat's revision after the reply: its change journal
+	// entry, which RevertRevisions takes back.
+	Revision int64 `json:"revision"`
 }
 
 // CommitReply writes a generated reply through the message pipeline, in
@@ -52,7 +61,7 @@ func (s *Service) CommitReply(ctx context.Context, chatID string, r Reply) (*Com
 		return nil, apperr.Invalid("a %s reply needs its target message", r.Kind)
 	}
 	var out Committed
-	_, err := s.mutate(ctx, chatID, "commitReply", WriteOptions{}, func(m *mutation) error {
+	rev, err := s.mutate(ctx, chatID, "commitReply", WriteOptions{}, func(m *mutation) error {
 		switch r.Kind {
 		case ReplyNew, ReplyReplace:
 			if r.Kind == ReplyReplace {
@@ -75,7 +84,7 @@ func (s *Service) CommitReply(ctx context.Context, chatID string, r Reply) (*Com
 			}
 			out = Committed{ID: msg.ID, Index: idx}
 			return nil
-		case ReplySwipe, ReplyContinue:
+		case ReplySwipe, ReplyContinue, ReplyRewrite:
 			sm, err := loadByID(ctx, m.tx, m.chat, r.Target)
 			if err != nil {
 				return err
@@ -95,7 +104,21 @@ func (s *Service) CommitReply(ctx context.Context, chatID string, r Reply) (*Com
 				p["swipeId"], p["previousSwipeId"], p["action"] = next.SwipeID, prev, "generated"
 				m.emit(events.MessageSwiped, p)
 			} else {
-				next.Swipes[next.SwipeID] += r.Text
+				at := next.SwipeID
+				if r.Swipe != nil {
+					if *r.Swipe < 0 || *r.Swipe >= len(next.Swipes) {
+						return apperr.New(apperr.CodeMessageNotFound, "message %s has no swipe %d", r.Target, *r.Swipe)
+					}
+					at = *r.Swipe
+				}
+				if r.Kind == ReplyRewrite {
+					next.Swipes[at] = r.Text
+				} else {
+					next.Swipes[at] += r.Text
+				}
+				if at != next.SwipeID {
+					navigate(next, at)
+				}
 				stamp(next, r)
 				mirrorActive(next)
 				if _, err := s.rewrite(ctx, m, sm, next); err != nil {
@@ -112,6 +135,7 @@ func (s *Service) CommitReply(ctx context.Context, chatID string, r Reply) (*Com
 	if err != nil {
 		return nil, err
 	}
+	out.Revision = rev
 	return &out, nil
 }
 
@@ -119,7 +143,7 @@ func (s *Service) CommitReply(ctx context.Context, chatID string, r Reply) (*Com
 func stamp(msg *StMessage, r Reply) {
 	msg.Fields["gen_started"] = isoTime(r.Started)
 	msg.Fields["gen_finished"] = isoTime(r.Finished)
-	if r.Kind != ReplyContinue {
+	if r.Kind != ReplyContinue && r.Kind != ReplyRewrite {
 		msg.Fields["send_date"] = isoTime(r.Finished)
 	}
 	for k, v := range r.Extra {

@@ -19,15 +19,16 @@ const (
 	CharacterDeleted    = "characterDeleted"
 
 	// Hearth additions.
-	SwipeEdited         = "swipe_edited"
-	ChatRenamed         = "chat_renamed"
-	ChatMetadataUpdated = "chat_metadata_updated"
-	ChatPatched         = "chat_patched"
-	CharacterCreated    = "character_created"
-	ChatBranchCreated   = "chat_branch_created"
-	ChatStateChanged    = "chat_state_changed"
-	AgentRunEvent       = "agent_run_event"
-	WorkspaceFileChange = "workspace_file_changed"
+	SwipeEdited          = "swipe_edited"
+	ChatRenamed          = "chat_renamed"
+	ChatMetadataUpdated  = "chat_metadata_updated"
+	ChatPatched          = "chat_patched"
+	CharacterCreated     = "character_created"
+	ChatBranchCreated    = "chat_branch_created"
+	ChatStateChanged     = "chat_state_changed"
+	AgentRunEvent        = "agent_run_event"
+	WorkspaceFileChanged = "workspace_file_changed"
+	AgentProfilesChanged = "agent_profiles_changed"
 
 	// Generation (SillyTavern's names and values).
 	GenerationStarted         = "generation_started"
@@ -65,7 +66,8 @@ var TypeNames = map[string]string{
 	"CHAT_BRANCH_CREATED":    ChatBranchCreated,
 	"CHAT_STATE_CHANGED":     ChatStateChanged,
 	"AGENT_RUN_EVENT":        AgentRunEvent,
-	"WORKSPACE_FILE_CHANGED": WorkspaceFileChange,
+	"WORKSPACE_FILE_CHANGED": WorkspaceFileChanged,
+	"AGENT_PROFILES_CHANGED": AgentProfilesChanged,
 
 	"GENERATION_STARTED":           GenerationStarted,
 	"STREAM_TOKEN_RECEIVED":        StreamTokenReceived,

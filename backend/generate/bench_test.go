@@ -16,6 +16,7 @@ import (
 	"hearth/backend/connections"
 	"hearth/backend/events"
 	"hearth/backend/internal/chatgen"
+	"hearth/backend/internal/coalesce"
 	pt "hearth/backend/providers/providertest"
 )
 
@@ -99,7 +100,7 @@ func benchChunkToEvent(b *testing.B, h *harness) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		f := w.(http.Flusher)
 		for i := 0; i < chunks; i++ {
-			time.Sleep(2 * coalesceWindow)
+			time.Sleep(2 * coalesce.Window)
 			fmt.Fprintf(w, "data: %s\n\n", pt.Text(" "+strconv.FormatInt(time.Now().UnixNano(), 10)).Data)
 			f.Flush()
 		}

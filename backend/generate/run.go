@@ -12,6 +12,7 @@ import (
 	"hearth/backend/chats"
 	"hearth/backend/connections"
 	"hearth/backend/events"
+	"hearth/backend/internal/coalesce"
 	"hearth/backend/jsonx"
 	"hearth/backend/prompt"
 	"hearth/backend/providers"
@@ -101,7 +102,7 @@ func (s *Service) execute(r *run) {
 	s.publish(events.GenerateAfterData, after)
 
 	var reasonStart, reasonEnd time.Time
-	co := newCoalescer(func(text, reasoning string) {
+	co := coalesce.New(func(text, reasoning string) {
 		p := base()
 		p["text"] = text
 		if reasoning != "" {
@@ -119,10 +120,10 @@ func (s *Service) execute(r *run) {
 		if d.Text != "" && !reasonStart.IsZero() && reasonEnd.IsZero() {
 			reasonEnd = time.Now()
 		}
-		co.add(d.Text, d.Reasoning)
+		co.Add(d.Text, d.Reasoning)
 	})
 	r.streamTime = time.Since(t0)
-	co.close()
+	co.Close()
 	finished := s.now()
 	stopped := r.wasStopped()
 

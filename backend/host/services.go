@@ -1,9 +1,12 @@
 package host
 
 import (
+	"hearth/backend/agent"
+	"hearth/backend/agent/profile"
 	"hearth/backend/characters"
 	"hearth/backend/chats"
 	"hearth/backend/connections"
+	"hearth/backend/events"
 	"hearth/backend/generate"
 	"hearth/backend/media"
 	"hearth/backend/personas"
@@ -22,6 +25,11 @@ type Services struct {
 	Generate    *generate.Service
 	// Media stores message attachments (chat.uploadMedia).
 	Media *media.Store
+	// Agent runs agents; AgentProfiles stores their profiles; Bus tells
+	// windows the profiles changed. Without Agent, api.agent is absent.
+	Agent         *agent.Service
+	AgentProfiles *profile.Store
+	Bus           *events.Bus
 }
 
 // New returns a router with every ABI method registered.
@@ -36,5 +44,8 @@ func New(s Services) *Router {
 	registerPresets(r, s.Presets)
 	registerGenerate(r, s.Generate)
 	registerMedia(r, s.Media)
+	if s.Agent != nil {
+		registerAgent(r, s.Agent, s.AgentProfiles, s.Bus)
+	}
 	return r
 }

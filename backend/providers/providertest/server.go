@@ -24,6 +24,9 @@ type Script struct {
 	Body    string
 	// HeaderDelay waits before sending the response headers.
 	HeaderDelay time.Duration
+	// Wait, when set, holds the answer until it is closed (or the client
+	// goes away): a test acts between two requests of a run.
+	Wait <-chan struct{}
 	// Chunks are sent as SSE "data:" events, in order.
 	Chunks []Chunk
 	// Done ends the stream with "data: [DONE]".
@@ -144,6 +147,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, sc Script) {
+	if sc.Wait != nil {
+		select {
+		case <-sc.Wait:
+		case <-r.Context().Done():
+			return
+		case <-s.closed:
+			return
+		}
+	}
 	if !s.wait(r, sc.HeaderDelay) {
 		return
 	}

@@ -1,0 +1,115 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"hearth/backend/agent/runstore"
+	"hearth/backend/agent/workspace"
+	"hearth/backend/store"
+)
+
+// checkpointNow records, in one transaction, the event of a workspace
+// change (when typ is set), a checkpoint of r.manifest and its
+// checkpoint_created event; the events go out once it committed. The
+// blobs already exist: Update and Scan put them before the manifest names
+// them.
+func (r *run) checkpointNow(ctx context.Context, reason string, files []string, typ string, payload map[string]any) error {
+	manifest, err := json.Marshal(r.manifest)
+	if err != nil {
+		return err
+	}
+	if files == nil {
+		files = []string{}
+	}
+	filesRaw, _ := json.Marshal(files)
+	var evs []runstore.Event
+	var cp runstore.Checkpoint
+	err = r.svc.d.DB.InTx(ctx, func(tx *store.Tx) error {
+		evs = evs[:0]
+		if typ != "" {
+			ev, _, err := r.svc.d.Runs.AppendTx(ctx, tx, r.id, runstore.EventInput{Type: typ, Payload: payload}, runstore.Change{})
+			if err != nil {
+				return err
+			}
+			evs = append(evs, ev)
+		}
+		var err error
+		cp, err = r.svc.d.Runs.SaveCheckpointTx(ctx, tx, r.id, reason, manifest, filesRaw)
+		if err != nil {
+			return err
+		}
+		ev, _, err := r.svc.d.Runs.AppendTx(ctx, tx, r.id, runstore.EventInput{Type: "checkpoint_created", Payload: map[string]any{
+			"checkpointId": cp.ID, "reason": reason, "files": files,
+		}}, runstore.Change{})
+		if err != nil {
+			return err
+		}
+		evs = append(evs, ev)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	r.checkpoint = cp.ID
+	for _, ev := range evs {
+		r.svc.publish(ev)
+	}
+	return nil
+}
+
+// changed is path plus the paths changed from outside since the last
+// checkpoint (which this checkpoint takes in); it clears the latter.
+func (r *run) changed(paths ...string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for p := range r.dirty {
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	clear(r.dirty)
+	slices.Sort(paths)
+	return paths
+}
+
+// writeFile writes (or appends to) a workspace file for the run, marks its
+// content as seen by the model and checkpoints it. It returns the file's
+// new hash.
+func (r *run) writeFile(path string, data []byte, mode, reason string) (workspace.Entry, error) {
+	var err error
+	if mode == "append" {
+		err = r.dir.Append(path, data)
+	} else {
+		err = r.dir.Write(path, data)
+	}
+	if err != nil {
+		return workspace.Entry{}, err
+	}
+	return r.afterWrite(path, reason, "workspace_file_written", map[string]any{"mode": mode})
+}
+
+// afterWrite records a write the run made: the new hash as seen and
+// written by the run, a new manifest and its checkpoint with the event.
+func (r *run) afterWrite(path, reason, typ string, payload map[string]any) (workspace.Entry, error) {
+	files := r.changed(path)
+	next, err := workspace.Update(r.dir, r.svc.blobs, r.manifest, files)
+	if err != nil {
+		return workspace.Entry{}, err
+	}
+	entry, ok := next[path]
+	if !ok {
+		return workspace.Entry{}, fmt.Errorf("the file %s vanished right after it was written", path)
+	}
+	r.mu.Lock()
+	r.read[path], r.wrote[path] = entry.SHA256, entry.SHA256
+	r.mu.Unlock()
+	r.manifest = next
+	payload["path"], payload["bytes"], payload["sha256"] = path, entry.Bytes, entry.SHA256
+	if err := r.checkpointNow(context.Background(), reason, files, typ, payload); err != nil {
+		return workspace.Entry{}, err
+	}
+	return entry, nil
+}

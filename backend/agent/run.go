@@ -1,0 +1,306 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"hearth/backend/agent/profile"
+	"hearth/backend/agent/runstore"
+	"hearth/backend/agent/skills"
+	"hearth/backend/agent/workspace"
+	"hearth/backend/apperr"
+	"hearth/backend/internal/coalesce"
+	"hearth/backend/providers"
+)
+
+// run is one agent run going in this process. Its goroutine owns every
+// field but the ones under mu, which the watcher and the ABI also touch.
+type run struct {
+	svc          *Service
+	id           string
+	chatID       string
+	workspaceID  string
+	prof         profile.Profile
+	typ          string
+	presentation string
+	stream       bool
+	snapshot     Snapshot
+	messages     []providers.Message
+	model        string
+	sampling     providers.Sampling
+	provider     providers.Provider
+	apiName      string
+	// target is the message a swipe or regenerate run writes to; charName
+	// names a new reply.
+	target   string
+	charName string
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	dir      *workspace.Dir
+	manifest workspace.Manifest
+	// checkpoint is the latest checkpoint's id.
+	checkpoint string
+	budget     *skills.Budget
+	commits    []commitRecord
+	reply      *replyAt
+	calls      int
+
+	mu sync.Mutex
+	// read maps a path to the content hash the model last saw (read or
+	// wrote); apply_patch refuses a file whose hash moved on since.
+	read map[string]string
+	// wrote maps a path to the hash the run's tools last wrote, so the
+	// watcher can tell the run's own writes from outside edits.
+	wrote map[string]string
+	// dirty lists paths changed from outside since the last checkpoint.
+	dirty map[string]bool
+	// pending is the call awaiting approval, and where its answer goes.
+	pending   string
+	decisions chan decision
+}
+
+// decision answers a call awaiting approval.
+type decision struct {
+	approve bool
+	reason  string
+}
+
+// replyAt is where a run's reply landed in the chat.
+type replyAt struct {
+	MessageID string
+	SwipeID   int
+}
+
+// errFinished ends the loop: the model called workspace.finish.
+var errFinished = errors.New("finished")
+
+// start launches the run's goroutine.
+func (r *run) start() {
+	r.ctx, r.cancel = context.WithCancel(r.svc.base)
+	r.done = make(chan struct{})
+	r.read, r.wrote, r.dirty = map[string]string{}, map[string]string{}, map[string]bool{}
+	r.decisions = make(chan decision, 1)
+	r.budget = skills.NewBudget(r.prof.Skills.MaxReadCharsPerCall, r.prof.Skills.MaxReadCharsPerRun)
+	r.svc.wg.Add(1)
+	go func() {
+		defer r.svc.wg.Done()
+		defer close(r.done)
+		defer r.svc.release(r)
+		r.execute()
+	}()
+}
+
+// execute is the run from its workspace to its last event.
+func (r *run) execute() {
+	defer r.cancel()
+	err := r.work()
+	if r.dir != nil {
+		r.svc.watch.remove(r)
+	}
+	switch {
+	case errors.Is(err, errFinished):
+		r.complete()
+	case r.ctx.Err() != nil && r.svc.base.Err() == nil:
+		r.emit("run_cancelled", map[string]any{"commits": len(r.commits)}, runstore.Change{Status: runstore.StatusCancelled})
+	case r.ctx.Err() != nil:
+		// The app is closing: the run stays unfinished and the next start
+		// marks it interrupted, as after a crash.
+	default:
+		r.fail(err)
+	}
+}
+
+// work runs the steps; it returns errFinished when the model finished.
+func (r *run) work() error {
+	if err := r.initWorkspace(); err != nil {
+		return err
+	}
+	r.emit("context_assembled", map[string]any{
+		"messages": len(r.messages), "tools": toolNames(providerTools(r.prof)), "model": r.model, "api": r.apiName,
+	}, runstore.Change{Status: runstore.StatusAssemblingContext})
+	convo := r.conversation()
+	tools := providerTools(r.prof)
+	for round := 1; round <= r.prof.Tools.MaxRounds; round++ {
+		res, err := r.callModel(round, convo, tools)
+		if err != nil {
+			return err
+		}
+		convo = append(convo, providers.Message{Role: providers.RoleAssistant, Content: res.Text, ToolCalls: res.ToolCalls})
+		if len(res.ToolCalls) == 0 {
+			convo, err = r.noToolCall(convo, res.Text)
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		for _, call := range res.ToolCalls {
+			r.calls++
+			if r.calls > r.prof.Tools.MaxCallsPerRun {
+				return apperr.New(CodeMaxCalls, "the run made %d tool calls without finishing (the profile allows %d)", r.calls-1, r.prof.Tools.MaxCallsPerRun)
+			}
+			out, err := r.dispatch(call)
+			if err != nil && !errors.Is(err, errFinished) {
+				return err
+			}
+			convo = append(convo, providers.Message{Role: providers.RoleTool, ToolCallID: call.ID, Content: out})
+			if errors.Is(err, errFinished) {
+				return err
+			}
+		}
+	}
+	return apperr.New(CodeMaxRounds, "the run used its %d model rounds without finishing", r.prof.Tools.MaxRounds)
+}
+
+// noToolCall keeps a reply that called no tool in scratch/direct_output.md
+// and reminds the model how a run ends.
+func (r *run) noToolCall(convo []providers.Message, text string) ([]providers.Message, error) {
+	if text != "" && r.prof.Allowed(profile.ToolWorkspaceWriteFile) {
+		if _, err := r.writeFile("scratch/direct_output.md", []byte(text), "replace", "direct output"); err != nil {
+			return nil, err
+		}
+	}
+	artifact, _ := r.prof.MessageBody()
+	return append(convo, providers.Message{Role: providers.RoleUser, Content: fmt.Sprintf(
+		"[Hearth] You answered without calling a tool; your text was saved to scratch/direct_output.md. "+
+			"Write the reply into %s with workspace_write_file, commit it with workspace_commit, then call workspace_finish.", artifact.Path)}), nil
+}
+
+// complete settles a finished run: persist/ becomes the chat's agent
+// state, then run_completed.
+func (r *run) complete() {
+	persist := workspace.Manifest{}
+	for p, e := range r.manifest {
+		if isPersist(p) {
+			persist[p] = e
+		}
+	}
+	raw, _ := json.Marshal(persist)
+	if err := r.svc.d.Runs.SetChatPersist(context.Background(), r.chatID, r.id, raw); err != nil {
+		r.fail(fmt.Errorf("keep persist/: %w", err))
+		return
+	}
+	r.emit("persistent_changes_committed", map[string]any{"files": persist.Paths()}, runstore.Change{})
+	r.emit("run_completed", map[string]any{"commits": len(r.commits)}, runstore.Change{Status: runstore.StatusCompleted})
+}
+
+// fail ends the run failed with err's code.
+func (r *run) fail(err error) {
+	ae := apperr.As(err)
+	if ae == nil {
+		ae = apperr.Local(err)
+	}
+	r.svc.log.Warn("agent run failed", "run", r.id, "code", ae.Code, "err", err)
+	r.emitLevel(runstore.LevelError, "run_failed", map[string]any{"code": ae.Code, "message": ae.Message},
+		runstore.Change{Status: runstore.StatusFailed, Error: ae})
+}
+
+// emit appends an info event (and the change) and publishes it.
+func (r *run) emit(typ string, payload any, ch runstore.Change) {
+	r.emitLevel(runstore.LevelInfo, typ, payload, ch)
+}
+
+// emitLevel appends an event detached from the run's context (a cancelled
+// run still records why it ended) and publishes it. A failure to record is
+// logged: the run cannot report what it cannot store.
+func (r *run) emitLevel(level, typ string, payload any, ch runstore.Change) {
+	ev, _, err := r.svc.d.Runs.Append(context.Background(), r.id, runstore.EventInput{Level: level, Type: typ, Payload: payload}, ch)
+	if err != nil {
+		r.svc.log.Error("agent: record event", "run", r.id, "type", typ, "err", err)
+		return
+	}
+	r.svc.publish(ev)
+}
+
+// callModel sends one round's request, retrying per the profile, and
+// streams model_delta events when the run streams.
+func (r *run) callModel(round int, convo []providers.Message, tools []providers.Tool) (providers.Result, error) {
+	retry := r.prof.Run.ModelRetry
+	for attempt := 0; ; attempt++ {
+		r.emit("model_request_created", map[string]any{"round": round, "attempt": attempt + 1, "model": r.model, "messages": len(convo)},
+			runstore.Change{Status: runstore.StatusCallingModel})
+		var co *coalesce.Coalescer
+		if r.stream {
+			co = coalesce.New(func(text, reasoning string) {
+				p := map[string]any{"round": round, "text": text}
+				if reasoning != "" {
+					p["reasoning"] = reasoning
+				}
+				r.emitLevel(runstore.LevelDebug, "model_delta", p, runstore.Change{})
+			})
+		}
+		res, err := r.provider.Stream(r.ctx, providers.Request{Model: r.model, Messages: convo, Tools: tools, Sampling: r.sampling}, func(d providers.Delta) {
+			if co != nil {
+				co.Add(d.Text, d.Reasoning)
+			}
+		})
+		if co != nil {
+			co.Close()
+		}
+		if err == nil {
+			usage := runstore.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}
+			r.emit("model_completed", map[string]any{
+				"round": round, "usage": usage, "finishReason": res.FinishReason, "toolCalls": len(res.ToolCalls),
+				"text": cut(res.Text, 4000), "model": res.Model,
+			}, runstore.Change{AddUsage: &usage, AddRounds: 1})
+			return res, nil
+		}
+		if r.ctx.Err() != nil {
+			return res, r.ctx.Err()
+		}
+		code := apperr.CodeOf(err)
+		if !retryable(code) || attempt >= retry.MaxRetries {
+			ae := apperr.As(err)
+			if ae == nil {
+				ae = apperr.New(CodeModelRequestFailed, "%v", err)
+			}
+			return res, ae
+		}
+		wait := time.Duration(retry.IntervalMs) * time.Millisecond
+		if ae := apperr.As(err); ae != nil {
+			if ms, ok := ae.Details["retryAfterMs"].(int64); ok && time.Duration(ms)*time.Millisecond > wait {
+				wait = time.Duration(ms) * time.Millisecond
+			}
+		}
+		r.emitLevel(runstore.LevelWarn, "model_request_retry", map[string]any{"round": round, "attempt": attempt + 1, "code": code, "waitMs": wait.Milliseconds()}, runstore.Change{})
+		select {
+		case <-time.After(wait):
+		case <-r.ctx.Done():
+			return res, r.ctx.Err()
+		}
+	}
+}
+
+// retryable reports whether a model failure is worth another try.
+func retryable(code string) bool {
+	switch code {
+	case providers.CodeRateLimited, providers.CodeUnavailable, providers.CodeTimeout, providers.CodeUnreachable:
+		return true
+	}
+	return false
+}
+
+// cut shortens s to at most n bytes at a rune boundary, marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func toolNames(ts []providers.Tool) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return out
+}

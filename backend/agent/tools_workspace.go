@@ -1,0 +1,234 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"hearth/backend/agent/workspace"
+	"hearth/backend/apperr"
+)
+
+// Bounds of what workspace.read_file returns at once.
+const (
+	defaultReadLines = 400
+	maxReadChars     = 40_000
+)
+
+func (r *run) listFiles(args json.RawMessage) (any, error) {
+	var a struct {
+		Path  string `json:"path"`
+		Depth int    `json:"depth"`
+	}
+	if err := decode(args, &a); err != nil {
+		return nil, err
+	}
+	rel, err := workspace.CleanDir(a.Path, r.visible())
+	if err != nil {
+		return nil, err
+	}
+	files, truncated, err := r.dir.List(rel, a.Depth)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(files))
+	for _, f := range files {
+		if rel == "" && !underAny(f.Path, r.visible()) {
+			continue
+		}
+		out = append(out, map[string]any{"path": f.Path, "bytes": f.Bytes})
+	}
+	return map[string]any{"files": out, "truncated": truncated}, nil
+}
+
+func (r *run) searchFiles(args json.RawMessage) (any, error) {
+	var a struct {
+		Query        string `json:"query"`
+		Path         string `json:"path"`
+		Limit        int    `json:"limit"`
+		ContextLines int    `json:"context_lines"`
+	}
+	if err := decode(args, &a); err != nil {
+		return nil, err
+	}
+	rel, err := workspace.CleanDir(a.Path, r.visible())
+	if err != nil {
+		return nil, err
+	}
+	hits, err := r.dir.Search(a.Query, rel, r.visible(), a.Limit, a.ContextLines)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"hits": hits}, nil
+}
+
+func (r *run) readFile(args json.RawMessage) (any, error) {
+	var a struct {
+		Path      string `json:"path"`
+		StartLine int    `json:"start_line"`
+		LineCount int    `json:"line_count"`
+	}
+	if err := decode(args, &a); err != nil {
+		return nil, err
+	}
+	path, err := workspace.Clean(a.Path, r.visible())
+	if err != nil {
+		return nil, err
+	}
+	data, err := r.dir.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(data) {
+		return nil, apperr.New("workspace.not_text", "%s is not UTF-8 text", path)
+	}
+	r.mu.Lock()
+	r.read[path] = hashOf(data)
+	r.mu.Unlock()
+	lines := strings.SplitAfter(string(data), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	start := max(a.StartLine, 1)
+	count := a.LineCount
+	if count <= 0 {
+		count = defaultReadLines
+	}
+	var b strings.Builder
+	end := start - 1
+	for i := start - 1; i < len(lines) && i < start-1+count; i++ {
+		line := fmt.Sprintf("%6d| %s", i+1, lines[i])
+		if b.Len()+len(line) > maxReadChars && b.Len() > 0 {
+			break
+		}
+		b.WriteString(line)
+		end = i + 1
+	}
+	return map[string]any{
+		"path": path, "start_line": start, "end_line": end, "total_lines": len(lines), "bytes": len(data),
+		"text": b.String(), "more": end < len(lines),
+	}, nil
+}
+
+func (r *run) writeFileTool(args json.RawMessage) (any, error) {
+	var a struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+		Mode    string `json:"mode"`
+	}
+	if err := decode(args, &a); err != nil {
+		return nil, err
+	}
+	if a.Mode == "" {
+		a.Mode = "replace"
+	}
+	if a.Mode != "replace" && a.Mode != "append" {
+		return nil, apperr.Invalid("mode must be replace or append; got %q", cut(a.Mode, 40))
+	}
+	path, err := r.writablePath(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	e, err := r.writeFile(path, []byte(a.Content), a.Mode, "write "+path)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"path": path, "bytes": e.Bytes, "sha256": e.SHA256, "checkpointId": r.checkpoint}, nil
+}
+
+func (r *run) applyPatch(args json.RawMessage) (any, error) {
+	var a struct {
+		Path       string `json:"path"`
+		OldString  string `json:"old_string"`
+		NewString  string `json:"new_string"`
+		ReplaceAll bool   `json:"replace_all"`
+	}
+	if err := decode(args, &a); err != nil {
+		return nil, err
+	}
+	path, err := r.writablePath(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	if a.OldString == "" {
+		return nil, apperr.Invalid("old_string is empty: name the text to replace (to write a whole file, use workspace_write_file)")
+	}
+	data, err := r.dir.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	seen := r.read[path]
+	r.mu.Unlock()
+	if seen != hashOf(data) {
+		why := "it changed since you last read it"
+		if seen == "" {
+			why = "you have not read it in this run"
+		}
+		return nil, apperr.New(CodeStaleFile, "cannot patch %s: %s; read it with workspace_read_file, then patch again", path, why).
+			WithDetails(map[string]any{"path": path})
+	}
+	text := string(data)
+	n := strings.Count(text, a.OldString)
+	switch {
+	case n == 0:
+		return nil, apperr.New("workspace.patch_no_match", "old_string does not occur in %s", path)
+	case n > 1 && !a.ReplaceAll:
+		return nil, apperr.New("workspace.patch_ambiguous", "old_string occurs %d times in %s: give more context, or set replace_all", n, path)
+	}
+	if !a.ReplaceAll {
+		n = 1
+	}
+	if err := r.dir.Write(path, []byte(strings.Replace(text, a.OldString, a.NewString, n))); err != nil {
+		return nil, err
+	}
+	e, err := r.afterWrite(path, "patch "+path, "workspace_patch_applied", map[string]any{"replacements": n})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"path": path, "replacements": n, "bytes": e.Bytes, "sha256": e.SHA256, "checkpointId": r.checkpoint}, nil
+}
+
+func (r *run) finish(args json.RawMessage) (any, error) {
+	var a struct {
+		Reason string `json:"reason"`
+	}
+	if err := decode(args, &a); err != nil {
+		return nil, err
+	}
+	if artifact, ok := r.prof.MessageBody(); ok && artifact.Required && r.presentation == "foreground" && len(r.commits) == 0 {
+		return nil, apperr.New(CodeArtifactMissing, "nothing is committed yet: write %s, call workspace_commit, then finish", artifact.Path).
+			WithDetails(map[string]any{"path": artifact.Path})
+	}
+	return map[string]any{"finished": true, "commits": len(r.commits)}, errFinished
+}
+
+// writablePath checks a path the model wants to write.
+func (r *run) writablePath(p string) (string, error) {
+	path, err := workspace.Clean(p, r.visible())
+	if err != nil {
+		return "", err
+	}
+	if !underAny(path, r.writable()) {
+		return "", apperr.New(CodePolicyDenied, "%s is read-only in this run (writable: %s)", path, strings.Join(r.writable(), ", "))
+	}
+	return path, nil
+}
+
+// underAny reports whether path is inside one of roots.
+func underAny(path string, roots []string) bool {
+	for _, root := range roots {
+		if strings.HasPrefix(path, root+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
