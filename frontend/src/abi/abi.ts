@@ -2,6 +2,7 @@
 // transport: the host calls, the current-chat cache, the two event
 // fan-outs (api.events, structured; getContext().eventSource, SillyTavern
 // style and ordered) and getContext().
+import { createAgentApi } from './api-agent';
 import { createCharactersApi } from './api-characters';
 import { createConnectionsApi } from './api-connections';
 import { createPersonasApi } from './api-personas';
@@ -154,6 +155,12 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
       personas: createPersonasApi(call, { personas: personaCache, cache, settleMs: opts.settleMs ?? SETTLE_MS }),
       presets: createPresetsApi(call),
       generate: generateApi,
+      agent: createAgentApi(call, {
+        currentChatId: () => cache.current()?.chatId ?? null,
+        prompts,
+        listen: (handler) => events.api.on(T.AGENT_RUN_EVENT, handler),
+        onReconnect: (handler) => transport.onReconnect?.(handler) ?? (() => {}),
+      }),
       events: events.api,
     }),
     getContext,

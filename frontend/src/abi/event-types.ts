@@ -27,6 +27,7 @@ export const BACKEND_EVENT_TYPES = Object.freeze({
   CHAT_STATE_CHANGED: 'chat_state_changed',
   AGENT_RUN_EVENT: 'agent_run_event',
   WORKSPACE_FILE_CHANGED: 'workspace_file_changed',
+  AGENT_PROFILES_CHANGED: 'agent_profiles_changed',
   GENERATION_STARTED: 'generation_started',
   STREAM_TOKEN_RECEIVED: 'stream_token_received',
   GENERATION_ENDED: 'generation_ended',

@@ -1,10 +1,13 @@
 // The public shape of window.__HEARTH__ (HOST-ABI.md, abiVersion 1).
 // Hearth's own UI, extensions and console scripts all see exactly this;
 // nothing else in the page is public. The generation types live in
-// types-generate.ts and are re-exported here.
+// types-generate.ts, the agent types in types-agent.ts; both are
+// re-exported here.
 
+import type { AgentApi } from './types-agent';
 import type { ExtensionPromptView, GenerateApi, GenerationType, SwipeApi } from './types-generate';
 
+export type * from './types-agent';
 export type * from './types-generate';
 
 /** A SillyTavern chat message, lossless: unknown keys survive round-trips. */
@@ -510,6 +513,7 @@ export interface HearthAbi {
     readonly personas: PersonasApi;
     readonly presets: PresetsApi;
     readonly generate: GenerateApi;
+    readonly agent: AgentApi;
     readonly events: EventsApi;
   };
   getContext(): HearthContext;
