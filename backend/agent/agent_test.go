@@ -388,3 +388,49 @@ func lastIndex(xs []string, x string) int {
 }
 
 func waitABit() { time.Sleep(10 * time.Millisecond) }
+
+// anthropicRound scripts one Anthropic answer making one tool_use call.
+func anthropicRound(id, name string, args map[string]any) pt.Script {
+	raw, _ := json.Marshal(args)
+	half := len(raw) / 2
+	return pt.Script{Chunks: []pt.Chunk{
+		pt.MessageStart(50), pt.BlockStart(0, "tool_use", id, name),
+		pt.InputDelta(0, string(raw[:half])), pt.InputDelta(0, string(raw[half:])), pt.BlockStop(0),
+		pt.MessageDelta("tool_use", 10), pt.MessageStop(),
+	}}
+}
+
+// TestAnthropicToolUse drives a run over Anthropic's wire format: tool_use
+// blocks in, tool_result blocks back, the reply committed.
+func TestAnthropicToolUse(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	srv := pt.NewAnthropic()
+	t.Cleanup(srv.Close)
+	var conn struct {
+		ID string `json:"id"`
+	}
+	r.call(&conn, "connections.save", map[string]any{"name": "Claude", "provider": "anthropic", "baseUrl": srv.URL, "model": "claude-test", "apiKey": "sk-ant"})
+	r.call(nil, "connections.select", conn.ID)
+	srv.Push(
+		anthropicRound("toolu_1", "workspace_write_file", map[string]any{"path": "output/main.md", "content": "From Claude."}),
+		anthropicRound("toolu_2", "workspace_commit", map[string]any{}),
+		anthropicRound("toolu_3", "workspace_finish", map[string]any{}),
+	)
+	h := r.start(nil)
+	r.waitStatus(h.RunID, "completed")
+	if r.lastMessage()["mes"] != "From Claude." {
+		t.Fatalf("reply %v", r.lastMessage()["mes"])
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	body, _ := json.Marshal(reqs[1].Body)
+	if !strings.Contains(string(body), `"tool_result"`) || !strings.Contains(string(body), `"tool_use_id":"toolu_1"`) {
+		t.Fatalf("the second request does not answer the tool_use: %s", body)
+	}
+	if !strings.Contains(string(body), `"name":"workspace_write_file"`) {
+		t.Fatalf("the tools are not offered under their underscore names: %s", body)
+	}
+}

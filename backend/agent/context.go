@@ -48,7 +48,7 @@ func (r *run) conversation() []providers.Message {
 func (r *run) initWorkspace() error {
 	r.emit("profile_resolved", map[string]any{"profileId": r.prof.ID, "displayName": r.prof.DisplayName},
 		runstore.Change{Status: runstore.StatusInitializingWorkspace})
-	dir, err := workspace.Open(r.svc.runDir(r.workspaceID, r.id))
+	dir, err := workspace.OpenWorkingCopy(r.svc.runDir(r.workspaceID, r.id))
 	if err != nil {
 		return err
 	}

@@ -183,7 +183,7 @@ func (s *Service) openDir(row runstore.Run) (*workspace.Dir, error) {
 	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
 		return nil, apperr.New("workspace.file_not_found", "run %s has no workspace on disk (it never started one)", row.ID)
 	}
-	return workspace.Open(root)
+	return workspace.OpenWorkingCopy(root)
 }
 
 // Cancel stops a run and returns its handle once it recorded the cancel

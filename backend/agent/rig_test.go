@@ -18,7 +18,7 @@ import (
 // real host router) with a chat and an active connection to a scripted
 // OpenAI-compatible server: the model is the only fake.
 type rig struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	dir    string
 	app    *app.App
@@ -29,7 +29,7 @@ type rig struct {
 	evs []events.Event
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t testing.TB) *rig {
 	t.Helper()
 	r := &rig{t: t, ctx: context.Background(), dir: t.TempDir(), model: pt.NewOpenAI()}
 	t.Cleanup(r.model.Close)

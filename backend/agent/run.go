@@ -108,6 +108,7 @@ func (r *run) execute() {
 	case errors.Is(err, errFinished):
 		r.complete()
 	case r.ctx.Err() != nil && r.svc.base.Err() == nil:
+		r.svc.release(r)
 		r.emit("run_cancelled", map[string]any{"commits": len(r.commits)}, runstore.Change{Status: runstore.StatusCancelled})
 	case r.ctx.Err() != nil:
 		// The app is closing: the run stays unfinished and the next start
@@ -187,6 +188,9 @@ func (r *run) complete() {
 		return
 	}
 	r.emit("persistent_changes_committed", map[string]any{"files": persist.Paths()}, runstore.Change{})
+	// The chat is free before the last event: whoever sees run_completed
+	// may start the next run at once.
+	r.svc.release(r)
 	r.emit("run_completed", map[string]any{"commits": len(r.commits)}, runstore.Change{Status: runstore.StatusCompleted})
 }
 
@@ -197,6 +201,7 @@ func (r *run) fail(err error) {
 		ae = apperr.Local(err)
 	}
 	r.svc.log.Warn("agent run failed", "run", r.id, "code", ae.Code, "err", err)
+	r.svc.release(r)
 	r.emitLevel(runstore.LevelError, "run_failed", map[string]any{"code": ae.Code, "message": ae.Message},
 		runstore.Change{Status: runstore.StatusFailed, Error: ae})
 }
@@ -235,6 +240,7 @@ func (r *run) callModel(round int, convo []providers.Message, tools []providers.
 				r.emitLevel(runstore.LevelDebug, "model_delta", p, runstore.Change{})
 			})
 		}
+		began := time.Now()
 		res, err := r.provider.Stream(r.ctx, providers.Request{Model: r.model, Messages: convo, Tools: tools, Sampling: r.sampling}, func(d providers.Delta) {
 			if co != nil {
 				co.Add(d.Text, d.Reasoning)
@@ -247,7 +253,7 @@ func (r *run) callModel(round int, convo []providers.Message, tools []providers.
 			usage := runstore.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}
 			r.emit("model_completed", map[string]any{
 				"round": round, "usage": usage, "finishReason": res.FinishReason, "toolCalls": len(res.ToolCalls),
-				"text": cut(res.Text, 4000), "model": res.Model,
+				"text": cut(res.Text, 4000), "model": res.Model, "durationMs": float64(time.Since(began).Microseconds()) / 1000,
 			}, runstore.Change{AddUsage: &usage, AddRounds: 1})
 			return res, nil
 		}

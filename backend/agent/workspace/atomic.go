@@ -10,8 +10,9 @@ import (
 	"runtime"
 )
 
-// writeAtomic is the temp, fsync, rename, fsync-directory sequence inside r.
-func writeAtomic(r *os.Root, rel string, src io.Reader) error {
+// writeAtomic is the temp, fsync, rename, fsync-directory sequence inside
+// r; without durable, the same without the fsyncs.
+func writeAtomic(r *os.Root, rel string, src io.Reader, durable bool) error {
 	dir := path.Dir(rel)
 	tmp := path.Join(dir, tmpName())
 	f, err := r.OpenFile(filepath.FromSlash(tmp), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -19,7 +20,7 @@ func writeAtomic(r *os.Root, rel string, src io.Reader) error {
 		return fmt.Errorf("workspace: write %s: %w", rel, err)
 	}
 	_, err = io.Copy(f, src)
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -31,6 +32,9 @@ func writeAtomic(r *os.Root, rel string, src io.Reader) error {
 	if err != nil {
 		_ = r.Remove(filepath.FromSlash(tmp))
 		return fmt.Errorf("workspace: write %s: %w", rel, err)
+	}
+	if !durable {
+		return nil
 	}
 	return syncDir(r, dir)
 }

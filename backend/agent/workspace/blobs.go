@@ -31,7 +31,25 @@ func OpenBlobs(dir string) (*Blobs, error) {
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, fmt.Errorf("workspace: open blobs %s: %w", dir, err)
 	}
+	if err := makeFans(abs); err != nil {
+		return nil, err
+	}
 	return &Blobs{dir: abs}, nil
+}
+
+// makeFans creates the 256 fan-out directories at once, with one fsync,
+// so that a Put never pays for a new directory's (two fsyncs). The last
+// one is made last: when it exists, all do.
+func makeFans(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "ff")); err == nil {
+		return nil
+	}
+	for i := 0; i < 256; i++ {
+		if err := os.Mkdir(filepath.Join(dir, fmt.Sprintf("%02x", i)), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("workspace: blob dir: %w", err)
+		}
+	}
+	return syncPath(dir)
 }
 
 // Put stores data and returns its lowercase hex SHA-256. Storing a content

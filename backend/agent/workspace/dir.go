@@ -25,6 +25,8 @@ const MaxFileBytes = 4 << 20
 // can be removed at any time.
 type Dir struct {
 	root string
+	// nosync skips the fsyncs of writes (see OpenWorkingCopy).
+	nosync bool
 }
 
 // Open returns the workspace rooted at root (the caller passes
@@ -40,6 +42,22 @@ func Open(root string) (*Dir, error) {
 		}
 	}
 	return &Dir{root: abs}, nil
+}
+
+// OpenWorkingCopy is Open for a workspace whose durable record is kept
+// elsewhere: an agent run checkpoints every write into fsynced blobs, so
+// its files are a working copy. Writes stay atomic (temp file, rename:
+// a reader or a killed process never sees half a file) but are not
+// fsynced; after a power cut the newest write is in its checkpoint even
+// if the working copy lost it. Each fsync of a small file costs about a
+// millisecond, most of a tool round's budget.
+func OpenWorkingCopy(root string) (*Dir, error) {
+	d, err := Open(root)
+	if err != nil {
+		return nil, err
+	}
+	d.nosync = true
+	return d, nil
 }
 
 // Root returns the absolute directory of the workspace.
@@ -177,6 +195,9 @@ func (d *Dir) Remove(rel string) error {
 		if err := r.Remove(filepath.FromSlash(t.rel)); err != nil {
 			return fmt.Errorf("workspace: remove %s: %w", t.rel, err)
 		}
+		if d.nosync {
+			return nil
+		}
 		return syncDir(r, path.Dir(t.rel))
 	})
 }
@@ -199,11 +220,14 @@ func (d *Dir) write(t target, src io.Reader) error {
 			if err := r.Mkdir(filepath.FromSlash(dir), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 				return fmt.Errorf("workspace: mkdir %s: %w", dir, err)
 			}
+			if d.nosync {
+				continue
+			}
 			if err := syncDir(r, path.Dir(dir)); err != nil {
 				return err
 			}
 		}
-		return writeAtomic(r, t.rel, src)
+		return writeAtomic(r, t.rel, src, !d.nosync)
 	})
 }
 

@@ -309,3 +309,37 @@ func assertNoTemp(t testing.TB, root string) {
 		return nil
 	})
 }
+
+// TestWorkingCopyWrites: a working copy writes, appends and removes like a
+// durable workspace (only the fsyncs are skipped), leaving no temp files.
+func TestWorkingCopyWrites(t *testing.T) {
+	t.Parallel()
+	d, err := OpenWorkingCopy(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Write("output/deep/main.md", []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Append("output/deep/main.md", []byte(" two")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Read("output/deep/main.md")
+	if err != nil || string(got) != "one two" {
+		t.Fatalf("read %q, %v", got, err)
+	}
+	files, _, err := d.List("output", 4)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("list %+v, %v", files, err)
+	}
+	if err := d.Remove("output/deep/main.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Read("output/deep/main.md"); err == nil {
+		t.Fatal("the removed file still reads")
+	}
+	entries, _ := os.ReadDir(filepath.Join(d.Root(), "output", "deep"))
+	if len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
+	}
+}
