@@ -24,6 +24,8 @@ import (
 // chunk's text the Unix time in milliseconds at which the server wrote it
 // (the page subtracts that from when its handler ran); "selftest:stream N
 // MS" with N words MS apart (a reply streaming at 1000/MS tokens a second).
+// A request that offers tools is an agent run's: it gets the next step of
+// agentSteps.
 type modelServer struct {
 	url string
 	srv *http.Server
@@ -65,11 +67,28 @@ func (m *modelServer) Close() error {
 func (m *modelServer) complete(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Messages []struct {
+			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
+		Tools []json.RawMessage `json:"tools"`
 	}
 	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<20)).Decode(&req); err != nil {
 		http.Error(w, `{"error":{"message":"bad request body"}}`, http.StatusBadRequest)
+		return
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "no streaming", http.StatusInternalServerError)
+		return
+	}
+	if len(req.Tools) > 0 {
+		answered := 0
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				answered++
+			}
+		}
+		agentStep(w, flusher, answered)
 		return
 	}
 	kind, n, gap, err := script(req.Messages)
@@ -77,11 +96,6 @@ func (m *modelServer) complete(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": err.Error()}})
-		return
-	}
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "no streaming", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -105,8 +119,37 @@ func (m *modelServer) complete(w http.ResponseWriter, r *http.Request) {
 	flusher.Flush()
 }
 
+// agentSteps are an agent run's model turns: write the reply, commit it,
+// finish. A request with tools is an agent's; the tool results it carries
+// say which turn it is.
+var agentSteps = []struct{ name, args string }{
+	{"workspace_write_file", `{"path":"output/main.md","content":"*Seraphina smiles.* The agent wrote this reply in its workspace."}`},
+	{"workspace_commit", `{"reason":"self-test"}`},
+	{"workspace_finish", `{}`},
+}
+
+// agentStep streams the tool call of turn n (after n tool results).
+func agentStep(w http.ResponseWriter, flusher http.Flusher, n int) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	if n >= len(agentSteps) {
+		writeChunk(w, map[string]any{"content": "Done."}, nil)
+	} else {
+		step := agentSteps[n]
+		writeChunk(w, map[string]any{"tool_calls": []any{map[string]any{
+			"index": 0, "id": fmt.Sprintf("call_%d", n), "type": "function",
+			"function": map[string]any{"name": step.name, "arguments": step.args},
+		}}}, nil)
+	}
+	finish := "tool_calls"
+	writeChunk(w, map[string]any{}, &finish)
+	_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	flusher.Flush()
+}
+
 // script reads the newest scripted request from the messages.
 func script(messages []struct {
+	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
 }) (kind string, n int, gap time.Duration, err error) {
 	for i := len(messages) - 1; i >= 0; i-- {

@@ -126,9 +126,12 @@ type Session struct {
 	avatar       string
 	// connectionID is the active connection, to the scripted model.
 	connectionID string
-	model        *modelServer
-	accepted     map[string]int
-	rejected     map[string]int
+	// agentChatID is a small chat an agent run works on: its events'
+	// way to the window is measured apart from the large chat's rendering.
+	agentChatID string
+	model       *modelServer
+	accepted    map[string]int
+	rejected    map[string]int
 	// streamed counts requests to the asset handler's /api/invoke.
 	streamed struct{ accepted, rejected int }
 	boots    int
@@ -186,6 +189,10 @@ func (s *Session) Seed(ctx context.Context, inv chatgen.Invoker) error {
 	if err != nil {
 		return err
 	}
+	agentChat, err := s.seedAgentChat(ctx, inv)
+	if err != nil {
+		return err
+	}
 	var idle struct {
 		Avatar string `json:"avatar"`
 	}
@@ -202,7 +209,7 @@ func (s *Session) Seed(ctx context.Context, inv chatgen.Invoker) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.chatID, s.selectChatID, s.avatar, s.connectionID = clickChat, selectChat, card.Avatar, connID
+	s.chatID, s.selectChatID, s.avatar, s.connectionID, s.agentChatID = clickChat, selectChat, card.Avatar, connID, agentChat
 	s.seedMs = float64(time.Since(started).Milliseconds())
 	s.goChecks = append(s.goChecks, Check{
 		Name:   "seed: character and chats through the host router",
@@ -210,6 +217,26 @@ func (s *Session) Seed(ctx context.Context, inv chatgen.Invoker) error {
 		Detail: fmt.Sprintf("2 chats of %d messages in %d ms", s.opts.Messages, time.Since(started).Milliseconds()),
 	})
 	return nil
+}
+
+// seedAgentChat creates a character with a short chat for the agent run.
+func (s *Session) seedAgentChat(ctx context.Context, inv chatgen.Invoker) (string, error) {
+	var card struct {
+		Avatar string `json:"avatar"`
+	}
+	if err := call(ctx, inv, &card, "characters.create", map[string]any{"name": "Wren", "first_mes": "The workshop smells of cedar.", "tags": []string{"self-test"}}); err != nil {
+		return "", fmt.Errorf("self-test: seed the agent's character: %w", err)
+	}
+	var chat struct {
+		ChatID string `json:"chatId"`
+	}
+	if err := call(ctx, inv, &chat, "chat.create", map[string]any{"avatar": card.Avatar}); err != nil {
+		return "", fmt.Errorf("self-test: seed the agent's chat: %w", err)
+	}
+	if err := call(ctx, inv, &[]int{}, "chat.addMessages", chat.ChatID, []any{map[string]any{"is_user": true, "name": "User", "mes": "What are you carving?"}}); err != nil {
+		return "", fmt.Errorf("self-test: seed the agent's chat: %w", err)
+	}
+	return chat.ChatID, nil
 }
 
 // seedModel starts the scripted model server and makes a connection to
@@ -343,6 +370,7 @@ func (s *Session) info() map[string]any {
 		"idleCharacter": IdleCharacterName,
 		"messages":      s.opts.Messages,
 		"connectionId":  s.connectionID,
+		"agentChatId":   s.agentChatID,
 		"bootDocuments": s.boots,
 		"bridge":        map[string]any{"accepted": accepted, "rejected": rejected},
 		"stream":        map[string]any{"accepted": s.streamed.accepted, "rejected": s.streamed.rejected},

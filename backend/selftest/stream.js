@@ -13,6 +13,10 @@
 //     chain and animation frames record the longest gap between event-loop
 //     turns (WebKit has no Long Tasks API: a task that runs 50 ms delays
 //     the next timer by as much).
+//  3. An agent run on a short chat the window does not show (the scripted
+//     model writes, commits and finishes): each stored run event's
+//     timestamp against when the window's AGENT_RUN_EVENT handler ran;
+//     api.agent.subscribe must see every seq once, in order.
 (() => {
   'use strict';
   if (window.top !== window) return;
@@ -74,6 +78,45 @@
     ];
     seen.stop = () => offs.forEach((off) => off());
     return seen;
+  }
+
+  /** agentRun starts an agent run on chatId and measures its events' way to the window. */
+  async function agentRun(h, chatId, t) {
+    await t.step('perf: agent run event → AGENT_RUN_EVENT handler in the window', 30000, async () => {
+      const lat = [];
+      const seqs = [];
+      let runId = null;
+      const early = [];
+      const off = h.api.events.on(h.api.events.types.AGENT_RUN_EVENT, (ev) => {
+        const at = Date.now();
+        if (runId === null) early.push({ ev, at });
+        else if (ev.runId === runId) lat.push(at - Date.parse(ev.timestamp));
+      });
+      let unsubscribe = () => {};
+      try {
+        const run = await h.api.agent.startRunFromLegacyGenerate({ chatId, options: { stream: true } });
+        runId = run.runId;
+        for (const { ev, at } of early) if (ev.runId === runId) lat.push(at - Date.parse(ev.timestamp));
+        let ended = null;
+        unsubscribe = h.api.agent.subscribe(run.runId, (ev) => {
+          seqs.push(ev.seq);
+          if (['run_completed', 'run_failed', 'run_cancelled'].includes(ev.type)) ended = ev;
+        });
+        await t.until(20000, 'the run to end', () => ended !== null);
+        if (ended.type !== 'run_completed') throw new Error(`the run ended ${ended.type}: ${JSON.stringify(ended.payload)}`);
+      } finally {
+        off();
+        unsubscribe();
+      }
+      const inOrder = seqs.every((s, i) => s === i + 1);
+      if (!inOrder) throw new Error(`subscribe delivered seqs ${seqs.join(',')}`);
+      const last = (await h.api.chat.getMessages(chatId, { tail: 1 })).at(-1);
+      const reply = last?.mes ?? last?.content ?? '';
+      if (!/agent wrote this reply/.test(reply)) throw new Error(`the chat's last message is ${JSON.stringify(String(reply).slice(0, 80))}`);
+      t.metrics.agentEventToHandlerMs = quantile(lat, 0.5);
+      t.metrics.agentEventToHandlerP90Ms = quantile(lat, 0.9);
+      return `${lat.length} events (timestamps in whole ms): median ${t.metrics.agentEventToHandlerMs} ms, p90 ${t.metrics.agentEventToHandlerP90Ms} ms; subscribe saw seq 1…${seqs.length} once each; the reply is in the chat`;
+    });
   }
 
   window.__hearthSelfTestStream = async function streaming(h, info, t) {
@@ -148,5 +191,7 @@
         `${t.metrics.streamSendMaxTaskMs} ms at send, ${t.metrics.streamCommitMaxTaskMs} ms at commit; ${h.getContext().chat.length} messages`
       );
     });
+
+    await agentRun(h, info.agentChatId, t);
   };
 })();

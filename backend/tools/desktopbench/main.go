@@ -41,6 +41,12 @@ var generation = []struct{ metric, name, unit string }{
 	{"streamMaxTaskMs", "streamMaxTask", "ms"},
 }
 
+// agentFigures maps the self-test's agent metrics to benchmark names: a
+// stored run event to the window's AGENT_RUN_EVENT handler.
+var agentFigures = []struct{ metric, name, unit string }{
+	{"agentEventToHandlerMs", "eventToHandler", "event-handler-ms"},
+}
+
 func main() {
 	bin := flag.String("bin", "build/bin/hearth", "the desktop build to run")
 	runs := flag.Int("runs", 5, "how many self-tests to run")
@@ -107,6 +113,11 @@ func printRun(w io.Writer, metrics map[string]float64) {
 	for _, f := range generation {
 		if v, ok := metrics[f.metric]; ok {
 			fmt.Fprintf(w, "BenchmarkDesktopGenerate/%s\t1\t%g %s\n", f.name, v, f.unit)
+		}
+	}
+	for _, f := range agentFigures {
+		if v, ok := metrics[f.metric]; ok {
+			fmt.Fprintf(w, "BenchmarkDesktopAgent/%s\t1\t%g %s\n", f.name, v, f.unit)
 		}
 	}
 }
