@@ -434,3 +434,30 @@ func TestAnthropicToolUse(t *testing.T) {
 		t.Fatalf("the tools are not offered under their underscore names: %s", body)
 	}
 }
+
+// TestSkillsThroughTheABI installs a skill from uploaded files, lists it,
+// and a run reads it with skill.read.
+func TestSkillsThroughTheABI(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	doc := "---\nname: tone\ndescription: Keep replies warm.\n---\nWrite warmly, in the present tense.\n"
+	var installed struct {
+		Name string `json:"name"`
+	}
+	r.call(&installed, "agent.skills.install", map[string]any{"files": []any{map[string]any{"path": "tone/SKILL.md", "data": []byte(doc)}}})
+	var list struct {
+		Skills []struct {
+			Name string `json:"name"`
+		} `json:"skills"`
+	}
+	r.call(&list, "agent.skills.list")
+	if installed.Name != "tone" || len(list.Skills) != 1 {
+		t.Fatalf("installed %+v, listed %+v", installed, list)
+	}
+	r.model.Push(round("", call{"skill_read", map[string]any{"name": "tone"}}), pt.Script{Status: 400, Body: `{"error":{"message":"enough"}}`})
+	h := r.start(nil)
+	r.waitStatus(h.RunID, "failed")
+	if res := r.toolResults(1); len(res) != 1 || !strings.Contains(res[0], "Write warmly") {
+		t.Fatalf("skill_read answered %q", res)
+	}
+}

@@ -43,7 +43,9 @@ type App struct {
 	// Agent runs agents (AGENT.md); AgentProfiles stores their profiles.
 	Agent         *agent.Service
 	AgentProfiles *profile.Store
-	Router        *host.Router
+	// Skills is the library of skills runs read (<data>/skills).
+	Skills *skills.Library
+	Router *host.Router
 }
 
 // Open opens (creating as needed) the data dir and starts the services.
@@ -83,8 +85,9 @@ func Open(ctx context.Context, dataDir string) (*App, error) {
 		return nil, err
 	}
 	a.AgentProfiles = profile.NewStore(db, now)
+	a.Skills = skills.Open(filepath.Join(dataDir, "skills"))
 	a.Agent, err = agent.New(ctx, agent.Deps{
-		DB: db, Bus: bus, Runs: runstore.New(db, now), Profiles: a.AgentProfiles, Skills: skills.Open(filepath.Join(dataDir, "skills")),
+		DB: db, Bus: bus, Runs: runstore.New(db, now), Profiles: a.AgentProfiles, Skills: a.Skills,
 		Chats: a.Chats, Characters: a.Characters, Generate: a.Generate, Connections: a.Connections,
 		Dir: filepath.Join(dataDir, "agent"), Now: now,
 	})
@@ -94,7 +97,7 @@ func Open(ctx context.Context, dataDir string) (*App, error) {
 		return nil, err
 	}
 	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,
-		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Bus: bus})
+		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Skills: a.Skills, Bus: bus})
 	return a, nil
 }
 

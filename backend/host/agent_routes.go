@@ -7,13 +7,14 @@ import (
 	"hearth/backend/agent"
 	"hearth/backend/agent/profile"
 	"hearth/backend/agent/runstore"
+	"hearth/backend/agent/skills"
 	"hearth/backend/apperr"
 	"hearth/backend/events"
 )
 
 // registerAgent adds api.agent (AGENT.md §3). Every method takes one
 // object, as the seed's do, except those keyed by a run id alone.
-func registerAgent(r *Router, svc *agent.Service, profiles *profile.Store, bus *events.Bus) {
+func registerAgent(r *Router, svc *agent.Service, profiles *profile.Store, lib *skills.Library, bus *events.Bus) {
 	start := func(fn func(context.Context, agent.StartInput) (runstore.Handle, error)) Handler {
 		return func(ctx context.Context, a Args) (any, error) {
 			var in agent.StartInput
@@ -151,6 +152,41 @@ func registerAgent(r *Router, svc *agent.Service, profiles *profile.Store, bus *
 		return nil, svc.Approve(ctx, in.RunID, in.CallID, in.Decision, in.Reason)
 	})
 	registerAgentProfiles(r, profiles, bus)
+	registerSkills(r, lib)
+}
+
+// registerSkills adds api.agent.skills: the library runs read skills from.
+func registerSkills(r *Router, lib *skills.Library) {
+	r.Register("agent.skills.list", func(ctx context.Context, _ Args) (any, error) {
+		list, problems, err := lib.List(skills.All())
+		if err != nil {
+			return nil, err
+		}
+		if list == nil {
+			list = []skills.Skill{}
+		}
+		if problems == nil {
+			problems = []skills.Problem{}
+		}
+		return map[string]any{"skills": list, "problems": problems}, nil
+	})
+	r.Register("agent.skills.read", func(ctx context.Context, a Args) (any, error) {
+		name, err := a.String(0, "name")
+		if err != nil {
+			return nil, err
+		}
+		return lib.Read(name, skills.All(), 0, 0)
+	})
+	r.Register("agent.skills.install", func(ctx context.Context, a Args) (any, error) {
+		var in struct {
+			Files   []skills.UploadFile `json:"files"`
+			Replace bool                `json:"replace"`
+		}
+		if err := a.Object(0, "input", &in); err != nil {
+			return nil, err
+		}
+		return lib.InstallFiles(in.Files, skills.InstallOptions{Replace: in.Replace})
+	})
 }
 
 // registerAgentProfiles adds api.agent.profiles. Ids come as a string or

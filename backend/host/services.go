@@ -3,6 +3,7 @@ package host
 import (
 	"hearth/backend/agent"
 	"hearth/backend/agent/profile"
+	"hearth/backend/agent/skills"
 	"hearth/backend/characters"
 	"hearth/backend/chats"
 	"hearth/backend/connections"
@@ -29,6 +30,7 @@ type Services struct {
 	// windows the profiles changed. Without Agent, api.agent is absent.
 	Agent         *agent.Service
 	AgentProfiles *profile.Store
+	Skills        *skills.Library
 	Bus           *events.Bus
 }
 
@@ -45,7 +47,7 @@ func New(s Services) *Router {
 	registerGenerate(r, s.Generate)
 	registerMedia(r, s.Media)
 	if s.Agent != nil {
-		registerAgent(r, s.Agent, s.AgentProfiles, s.Bus)
+		registerAgent(r, s.Agent, s.AgentProfiles, s.Skills, s.Bus)
 	}
 	return r
 }

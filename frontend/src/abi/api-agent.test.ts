@@ -59,6 +59,29 @@ describe('api.agent', () => {
     expect(Object.isFrozen(api.profiles)).toBe(true);
   });
 
+  it('sends a skill folder’s files as base64, whatever form their data takes', async () => {
+    const { calls, call } = recorder({ 'agent.skills.install': { name: 'tone' }, 'agent.skills.list': { skills: [], problems: [] } });
+    const api = createAgentApi(call, deps());
+    await api.skills.list();
+    await api.skills.read('tone');
+    await api.skills.install({
+      files: [
+        { path: 'tone/SKILL.md', data: '---\nname: tone\n---\nWarm é' },
+        { path: 'tone/a.bin', data: new Uint8Array([0, 255]) },
+        { path: 'tone/b.txt', data: new Blob(['hi']) },
+      ],
+      replace: true,
+    });
+    expect(calls.map((c) => c.method)).toEqual(['agent.skills.list', 'agent.skills.read', 'agent.skills.install']);
+    const sent = calls[2]?.args[0] as { files: { path: string; data: string }[]; replace: boolean };
+    expect(sent.replace).toBe(true);
+    const [text, bin, blob] = sent.files.map((f) => f.data);
+    expect(new TextDecoder().decode(Uint8Array.from(atob(text ?? ''), (c) => c.charCodeAt(0)))).toBe('---\nname: tone\n---\nWarm é');
+    expect(bin).toBe('AP8=');
+    expect(blob).toBe('aGk=');
+    await expect(api.skills.install({ files: [{ path: 'x', data: 42 as unknown as string }] })).rejects.toMatchObject({ code: 'validation.invalid_argument' });
+  });
+
   it('accepts the seed’s input forms for profiles', async () => {
     const profile = { schemaVersion: 1 as const, kind: 'tauritavern.agentProfile' as const, id: 'my-writer', displayName: 'My Writer' };
     const { calls, call } = recorder({

@@ -7,7 +7,16 @@ import { subscribeRun, type SubscribeDeps } from './agent-subscribe';
 import { HostError } from './errors';
 import type { ExtensionPrompts, ExtensionPromptWire } from './extension-prompts';
 import type { Call } from './host';
-import type { AgentApi, AgentProfilesApi, AgentReadEventsInput, AgentReadEventsResult, AgentRunEvent, AgentSubscribeOptions } from './types-agent';
+import type {
+  AgentApi,
+  AgentProfilesApi,
+  AgentReadEventsInput,
+  AgentReadEventsResult,
+  AgentRunEvent,
+  AgentSkillInstallInput,
+  AgentSkillsApi,
+  AgentSubscribeOptions,
+} from './types-agent';
 
 /** AgentApiDeps are what api.agent needs from the rest of the window. */
 export interface AgentApiDeps extends Omit<SubscribeDeps, 'readEvents'> {
@@ -100,6 +109,33 @@ function createProfilesApi(call: Call): AgentProfilesApi {
   }) as AgentProfilesApi;
 }
 
+/** base64 encodes bytes for the host (JSON carries a skill file's content as base64). */
+function base64(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+/** fileData reads one uploaded file's content: text, bytes, or a Blob (a File from a folder pick). */
+async function fileData(data: unknown): Promise<string> {
+  if (typeof data === 'string') return base64(new TextEncoder().encode(data));
+  if (data instanceof Uint8Array) return base64(data);
+  if (data instanceof ArrayBuffer) return base64(new Uint8Array(data));
+  if (typeof Blob !== 'undefined' && data instanceof Blob) return base64(new Uint8Array(await data.arrayBuffer()));
+  throw new HostError('validation.invalid_argument', "a skill file's data must be text, bytes or a Blob");
+}
+
+function createSkillsApi(call: Call): AgentSkillsApi {
+  return Object.freeze({
+    list: () => call('agent.skills.list'),
+    read: (name: string) => call('agent.skills.read', name),
+    async install(input: AgentSkillInstallInput) {
+      const files = await Promise.all((input?.files ?? []).map(async (f) => ({ path: f.path, data: await fileData(f.data) })));
+      return call('agent.skills.install', { files, replace: input?.replace === true });
+    },
+  }) as AgentSkillsApi;
+}
+
 /** createAgentApi returns the frozen api.agent. */
 export function createAgentApi(call: Call, deps: AgentApiDeps): AgentApi {
   const readEvents = (input: AgentReadEventsInput) => call('agent.readEvents', input) as Promise<AgentReadEventsResult>;
@@ -128,5 +164,6 @@ export function createAgentApi(call: Call, deps: AgentApiDeps): AgentApi {
       await call('agent.approveToolCall', input);
     },
     profiles: createProfilesApi(call),
+    skills: createSkillsApi(call),
   }) as unknown as AgentApi;
 }

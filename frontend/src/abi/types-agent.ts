@@ -266,6 +266,35 @@ export interface AgentProfilesApi {
   diagnose(input: AgentProfileIdInput): Promise<{ ok: boolean; issues: AgentProfileIssue[] }>;
 }
 
+/** A skill of the library (<data>/skills/<name>/SKILL.md). */
+export interface AgentSkill {
+  name: string;
+  description: string;
+  /** path is relative to the library: "<name>/SKILL.md". */
+  path: string;
+  bytes: number;
+}
+
+/** A skill folder that could not be read, and why. */
+export interface AgentSkillProblem {
+  dir: string;
+  message: string;
+}
+
+/** install's input: a skill folder's files (as a folder pick yields them) and whether to replace a skill of the same name. */
+export interface AgentSkillInstallInput {
+  files: { path: string; data: string | Uint8Array | ArrayBuffer | Blob }[];
+  replace?: boolean;
+}
+
+/** api.agent.skills: the library agent runs read with skill.list / skill.search / skill.read. */
+export interface AgentSkillsApi {
+  list(): Promise<{ skills: AgentSkill[]; problems: AgentSkillProblem[] }>;
+  /** read resolves a skill's SKILL.md body. */
+  read(name: string): Promise<{ name: string; text: string; startChar: number; totalChars: number; truncated: boolean }>;
+  install(input: AgentSkillInstallInput): Promise<AgentSkill>;
+}
+
 /** api.agent (AGENT.md §3). */
 export interface AgentApi {
   startRunFromLegacyGenerate(input?: AgentStartRunFromLegacyGenerateInput): Promise<AgentRunHandle>;
@@ -288,4 +317,5 @@ export interface AgentApi {
   rollback(input: AgentRollbackInput): Promise<AgentRunHandle>;
   approveToolCall(input: AgentApproveToolCallInput): Promise<void>;
   readonly profiles: AgentProfilesApi;
+  readonly skills: AgentSkillsApi;
 }
