@@ -461,3 +461,66 @@ func TestSkillsThroughTheABI(t *testing.T) {
 		t.Fatalf("skill_read answered %q", res)
 	}
 }
+
+// TestGeminiFunctionCalls drives a run over Gemini's wire format.
+func TestGeminiFunctionCalls(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	srv := pt.NewGemini()
+	t.Cleanup(srv.Close)
+	var conn struct {
+		ID string `json:"id"`
+	}
+	r.call(&conn, "connections.save", map[string]any{"name": "Gemini", "provider": "google", "baseUrl": srv.URL, "model": "gemini-test", "apiKey": "g-key"})
+	r.call(nil, "connections.select", conn.ID)
+	step := func(name string, args map[string]any) pt.Script {
+		return pt.Script{Chunks: []pt.Chunk{pt.GChunk("STOP", 40, 5, 0, pt.GCall(name, args))}}
+	}
+	srv.Push(
+		step("workspace_write_file", map[string]any{"path": "output/main.md", "content": "From Gemini."}),
+		step("workspace_commit", map[string]any{}),
+		step("workspace_finish", map[string]any{}),
+	)
+	h := r.start(nil)
+	r.waitStatus(h.RunID, "completed")
+	if r.lastMessage()["mes"] != "From Gemini." {
+		t.Fatalf("reply %v", r.lastMessage()["mes"])
+	}
+	body, _ := json.Marshal(srv.Requests()[1].Body)
+	if !strings.Contains(string(body), `"functionResponse"`) {
+		t.Fatalf("the second request does not answer the function call: %s", body)
+	}
+}
+
+// TestBoundsAndDirectOutput: a model that answers without tools has its
+// text kept in scratch/direct_output.md and is reminded how to finish; a
+// run that never finishes fails at the profile's maxRounds.
+func TestBoundsAndDirectOutput(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	prof := map[string]any{"schemaVersion": 1, "kind": "tauritavern.agentProfile", "id": "short", "displayName": "Short", "tools": map[string]any{"maxRounds": 2}}
+	r.call(nil, "agent.profiles.save", prof)
+	r.model.Push(round("Here is my reply, no tools."), round("Still no tools."))
+	h := r.start(map[string]any{"profileId": "short"})
+	r.waitStatus(h.RunID, "failed")
+	var run struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	r.call(&run, "agent.getRun", h.RunID)
+	if run.Error.Code != agent.CodeMaxRounds {
+		t.Fatalf("the run failed with %q, want %s", run.Error.Code, agent.CodeMaxRounds)
+	}
+	var file struct {
+		Text string `json:"text"`
+	}
+	r.call(&file, "agent.readWorkspaceFile", map[string]any{"runId": h.RunID, "path": "scratch/direct_output.md"})
+	if file.Text != "Still no tools." {
+		t.Fatalf("direct_output.md holds %q", file.Text)
+	}
+	body, _ := json.Marshal(r.model.Requests()[1].Body)
+	if !strings.Contains(string(body), "workspace_finish") || !strings.Contains(string(body), "scratch/direct_output.md") {
+		t.Fatalf("the second request carries no reminder: %s", body)
+	}
+}
