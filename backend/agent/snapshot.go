@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"hearth/backend/apperr"
+	"hearth/backend/generate"
 	"hearth/backend/providers"
 )
 
@@ -22,22 +23,12 @@ type Snapshot struct {
 	WorldInfoActivation   *Activation     `json:"worldInfoActivation,omitempty"`
 }
 
-// Activation is the lorebook activation of a snapshot.
-type Activation struct {
-	TimestampMs int64             `json:"timestampMs"`
-	Trigger     string            `json:"trigger"`
-	Entries     []ActivationEntry `json:"entries"`
-}
+// Activation is the lorebook activation of a snapshot: generate.dryRun's
+// shape, which is the seed's.
+type Activation = generate.WorldInfoActivation
 
 // ActivationEntry is one activated lorebook entry.
-type ActivationEntry struct {
-	World       string `json:"world"`
-	UID         any    `json:"uid"`
-	DisplayName string `json:"displayName"`
-	Constant    bool   `json:"constant"`
-	Content     string `json:"content"`
-	Position    string `json:"position,omitempty"`
-}
+type ActivationEntry = generate.WorldInfoEntry
 
 // payload is the part of a chat-completion body a run reads.
 type payload struct {

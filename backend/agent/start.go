@@ -68,11 +68,8 @@ func (s *Service) StartFromLegacyGenerate(ctx context.Context, in StartInput) (r
 	if err != nil {
 		return runstore.Handle{}, err
 	}
-	act := &Activation{TimestampMs: snap.WorldInfoActivation.TimestampMs, Trigger: snap.WorldInfoActivation.Trigger, Entries: []ActivationEntry{}}
-	for _, e := range snap.WorldInfoActivation.Entries {
-		act.Entries = append(act.Entries, ActivationEntry(e))
-	}
-	in.PromptSnapshot = &Snapshot{ChatCompletionPayload: raw, WorldInfoActivation: act}
+	act := snap.WorldInfoActivation
+	in.PromptSnapshot = &Snapshot{ChatCompletionPayload: raw, WorldInfoActivation: &act}
 	in.ChatID, in.ChatRef, in.StableChatID, in.GenerationType = chatID, nil, "", typ
 	return s.StartWithSnapshot(ctx, in)
 }

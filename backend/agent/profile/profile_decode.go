@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hearth/backend/internal/inputs"
 	"slices"
 	"sort"
 	"strconv"
@@ -149,17 +150,8 @@ func sectionName(field string) string {
 	return field
 }
 
-// short cuts a value repeated in a message to 80 bytes at a rune boundary.
-func short(s string) string {
-	if len(s) <= 80 {
-		return s
-	}
-	cut := 80
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// short quotes a bounded piece of input in a message.
+func short(s string) string { return inputs.Short(s) }
 
 // str decodes a string field.
 func (c *checker) str(field string, raw json.RawMessage) (string, bool) {

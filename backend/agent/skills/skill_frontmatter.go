@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hearth/backend/internal/inputs"
 	"strings"
 	"unicode/utf8"
 
@@ -139,14 +140,5 @@ func cleanYAMLError(err error) string {
 	return short(strings.TrimPrefix(msg, "yaml: "))
 }
 
-// short cuts s to 80 bytes at a rune boundary for a message.
-func short(s string) string {
-	if len(s) <= 80 {
-		return s
-	}
-	cut := 80
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// short quotes a bounded piece of input in a message.
+func short(s string) string { return inputs.Short(s) }

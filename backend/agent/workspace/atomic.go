@@ -44,32 +44,23 @@ func writeAtomic(r *os.Root, rel string, src io.Reader, durable bool) error {
 func tmpName() string { return tmpPrefix + rand.Text() }
 
 // syncDir fsyncs a directory inside r so a rename or a new entry in it
-// survives a crash. Windows cannot sync directories (and NTFS journals
-// renames), so it is skipped there.
+// survives a crash.
 func syncDir(r *os.Root, dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	f, err := r.Open(filepath.FromSlash(dir))
-	if err != nil {
-		return fmt.Errorf("workspace: sync %s: %w", dir, err)
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("workspace: sync %s: %w", dir, err)
-	}
-	return nil
+	return syncOpened(dir, func() (*os.File, error) { return r.Open(filepath.FromSlash(dir)) })
 }
 
 // syncPath fsyncs a directory by absolute path (see syncDir).
 func syncPath(dir string) error {
+	return syncOpened(dir, func() (*os.File, error) { return os.Open(dir) })
+}
+
+// syncOpened opens a directory with open and fsyncs it. Windows cannot
+// sync directories (and NTFS journals renames), so it is skipped there.
+func syncOpened(dir string, open func() (*os.File, error)) error {
 	if runtime.GOOS == "windows" {
 		return nil
 	}
-	f, err := os.Open(dir)
+	f, err := open()
 	if err != nil {
 		return fmt.Errorf("workspace: sync %s: %w", dir, err)
 	}
