@@ -249,6 +249,15 @@ func TestApproval(t *testing.T) {
 	if p.Tool != "workspace.write_file" {
 		t.Fatalf("approval asked for %+v", p)
 	}
+	var waiting struct {
+		Pending struct {
+			CallID string `json:"callId"`
+		} `json:"pending"`
+	}
+	r.call(&waiting, "agent.getRun", h.RunID)
+	if waiting.Pending.CallID != p.CallID {
+		t.Fatalf("getRun shows pending %+v, want call %s", waiting.Pending, p.CallID)
+	}
 	if _, err := r.invoke("agent.approveToolCall", map[string]any{"runId": h.RunID, "callId": "nope", "decision": "approve"}); apperr.CodeOf(err) != agent.CodeCallNotPending {
 		t.Fatalf("approving another call: %v", err)
 	}

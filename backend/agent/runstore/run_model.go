@@ -68,6 +68,9 @@ type Summary struct {
 	Calls          int           `json:"calls"`
 	Usage          Usage         `json:"usage"`
 	LastSeq        int64         `json:"lastSeq"`
+	// Pending is the call awaiting approval ({callId, tool, args}), or
+	// null: a window that opens later can still show the request.
+	Pending json.RawMessage `json:"pending"`
 }
 
 // Summary returns r as listRuns reports it.
@@ -77,7 +80,7 @@ func (r Run) Summary() Summary {
 		ProfileID: r.ProfileID, GenerationType: r.GenerationType, Presentation: r.Presentation,
 		CreatedMs: r.CreatedMs, UpdatedMs: r.UpdatedMs, EndedMs: r.EndedMs, Error: r.Error,
 		Rounds: r.Rounds, Calls: r.Calls, Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens},
-		LastSeq: r.LastSeq,
+		LastSeq: r.LastSeq, Pending: r.Pending,
 	}
 }
 

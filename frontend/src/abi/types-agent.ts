@@ -183,6 +183,8 @@ export interface AgentRunSummary {
   usage: { inputTokens: number; outputTokens: number };
   /** The seq of the run's newest event. */
   lastSeq: number;
+  /** pending is the call awaiting approval, or null. */
+  pending: { callId: string; tool: string; args: unknown } | null;
 }
 
 /** A recorded state of a run's workspace. */

@@ -31,6 +31,7 @@ function summary(runId: string, fields: Partial<AgentRunSummary> = {}): AgentRun
     calls: 0,
     usage: { inputTokens: 0, outputTokens: 0 },
     lastSeq: 0,
+    pending: null,
     ...fields,
   };
 }
