@@ -13,7 +13,10 @@
 // run. A phone shows the panel as a full-screen sheet with 44 px targets.
 // Screenshots at 1280×800 and 390×844.
 import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { messageRow, openApp, screenshot, useHearth, waitFor } from './harness.mjs';
 
@@ -360,6 +363,24 @@ describe('agent runs in the UI', () => {
     assert.ok(toolResults.some((c) => /keep it shorter/.test(c)), `the model was told why: ${toolResults.join(' | ')}`);
     const [run] = (await runsOf(chatId)).runs;
     assert.equal(run.profileId, 'default-writer-copy');
+  });
+
+  it('installs a skill folder from the profiles dialog', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hearth-skill-'));
+    await mkdir(join(dir, 'storm-lore'));
+    await writeFile(join(dir, 'storm-lore', 'SKILL.md'), '---\nname: storm-lore\ndescription: What the harbour knows about storms.\n---\nStorms from the west break before midnight.\n');
+    const chatId = await newChat();
+    const page = await open(chatId);
+    await page.getByRole('button', { name: 'Reply actions' }).click();
+    await page.getByRole('menuitem', { name: 'Edit agent profiles…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Agent profiles' });
+    await dialog.locator('input[type=file][webkitdirectory]').setInputFiles(join(dir, 'storm-lore'));
+    await dialog.getByRole('list', { name: 'Installed skills' }).getByText('storm-lore').waitFor();
+    await dialog.getByRole('button', { name: 'Install skill folder…' }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'agent-skills');
+    const listed = await env.server.invoke('agent.skills.list');
+    assert.deepEqual(listed.skills.map((s) => s.name), ['storm-lore']);
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('a page closed while the model stalls: the run still commits, and a new page shows it completed', async () => {
