@@ -127,7 +127,9 @@ export async function openApp(target, url, { theme = 'dark', viewport = { width:
   await page.goto(`${url}/`);
   await page.waitForFunction(() => typeof window.__HEARTH__ === 'object' && window.__HEARTH__ !== null);
   await page.evaluate(() => window.__HEARTH__.ready);
-  await page.getByRole('button', { name: 'New character' }).waitFor();
+  // The UI is up: the character list shows, or (on a phone that reopened
+  // the last chat before this check ran) the chat with its way back.
+  await page.getByRole('button', { name: 'New character' }).or(page.getByRole('button', { name: 'Back to chats' })).first().waitFor();
   return page;
 }
 
