@@ -155,7 +155,7 @@ func TestAnthropicErrors(t *testing.T) {
 
 func TestAnthropicStallAndCancel(t *testing.T) {
 	t.Parallel()
-	srv, p := claude(t, providers.Config{IdleTimeout: 300 * time.Millisecond})
+	srv, p := claude(t, providers.Config{IdleTimeout: time.Second})
 	srv.Push(providertest.Script{Chunks: []providertest.Chunk{providertest.MessageStart(5), providertest.BlockStart(0, "text", "", ""),
 		providertest.TextDelta(0, "Once")}, Stall: true})
 	_, res, err := collect(context.Background(), p, hello())

@@ -139,7 +139,7 @@ func TestGeminiErrors(t *testing.T) {
 
 func TestGeminiStallCancelAndModels(t *testing.T) {
 	t.Parallel()
-	srv, p := gemini(t, providers.Config{IdleTimeout: 300 * time.Millisecond})
+	srv, p := gemini(t, providers.Config{IdleTimeout: time.Second})
 	srv.Push(providertest.Script{Chunks: []providertest.Chunk{providertest.GChunk("", 0, 0, 0, providertest.GText("Once"))}, Stall: true})
 	_, res, err := collect(context.Background(), p, hello())
 	wantCode(t, err, providers.CodeTimeout)

@@ -234,14 +234,16 @@ func TestHTTPErrorsMapToModelCodes(t *testing.T) {
 
 func TestStalledStreamTimesOutKeepingWhatArrived(t *testing.T) {
 	t.Parallel()
-	srv, p := scripted(t, providers.Config{IdleTimeout: 300 * time.Millisecond})
+	// The idle bound is far above the pause between the two chunks, so a
+	// busy machine cannot time the stream out before the stall.
+	srv, p := scripted(t, providers.Config{IdleTimeout: 1500 * time.Millisecond})
 	srv.Push(providertest.Script{Chunks: []providertest.Chunk{
 		providertest.Text("The tavern"),
-		{Data: providertest.Text(" fell quiet").Data, Delay: 100 * time.Millisecond},
+		{Data: providertest.Text(" fell quiet").Data, Delay: 20 * time.Millisecond},
 	}, Stall: true})
 	_, res, err := collect(context.Background(), p, hello())
 	ae := wantCode(t, err, providers.CodeTimeout)
-	if ae.Details["idleMs"] != int64(300) {
+	if ae.Details["idleMs"] != int64(1500) {
 		t.Errorf("details %#v", ae.Details)
 	}
 	if res.Text != "The tavern fell quiet" {
