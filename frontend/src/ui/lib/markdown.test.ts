@@ -1,5 +1,6 @@
+import { Marked } from 'marked';
 import { describe, expect, it } from 'vitest';
-import { applyLinkPolicy, attributeAllowed, createMarkdown, escapeHtml, renderMarkdown, safeUrl } from './markdown';
+import { applyLinkPolicy, attributeAllowed, createMarkdown, escapeHtml, maySetextHeading, renderMarkdown, safeUrl } from './markdown';
 
 describe('safeUrl', () => {
   it.each([
@@ -173,6 +174,44 @@ describe('createMarkdown', () => {
     md.render('c'); // evicts 'a'
     md.render('a');
     expect(calls).toBe(4);
+  });
+});
+
+describe('setext headings (maySetextHeading)', () => {
+  it.each([
+    ['Title\n===', true],
+    ['Title\n  ---  \nmore', true],
+    ['One\nTwo\n=\n\nnext', true],
+    ['a long line without a newline', false],
+    ['Title\n\n===', false],
+    ['Title\n   \n---', false],
+    ['Title\n    ===', false],
+    ['Title\n==x', false],
+    ['Title\n', false],
+  ])('%j → %s', (src, want) => {
+    expect(maySetextHeading(src)).toBe(want);
+  });
+
+  // Skipping marked's rule where no underline follows must not change any output.
+  const plain = new Marked({ gfm: true, breaks: true, async: false });
+  const words = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
+  it.each([
+    'Title\n===',
+    'Title\n---',
+    'One\nTwo\n===\n\nThree',
+    'Title\n  ===  ',
+    'Title\n    ===',
+    'Para\n\n---',
+    '---',
+    '- item\n---',
+    '> quote\n===',
+    '# ATX\ntext\n---',
+    '```\ncode\n```\n===',
+    'a\n   \n===',
+    `*She smiles.* ${words}`,
+    `${words}\n\n${words}\n---`,
+  ])('renders %j as marked does', (src) => {
+    expect(createMarkdown(null).render(src)).toBe(plain.parse(src));
   });
 });
 
