@@ -79,16 +79,32 @@ func (r *run) changed(paths ...string) []string {
 // content as seen by the model and checkpoints it. It returns the file's
 // new hash.
 func (r *run) writeFile(path string, data []byte, mode, reason string) (workspace.Entry, error) {
-	var err error
-	if mode == "append" {
-		err = r.dir.Append(path, data)
-	} else {
-		err = r.dir.Write(path, data)
-	}
-	if err != nil {
+	return r.ownWrite(path, func() error {
+		if mode == "append" {
+			return r.dir.Append(path, data)
+		}
+		return r.dir.Write(path, data)
+	}, reason, "workspace_file_written", map[string]any{"mode": mode})
+}
+
+// ownWrite runs write, a change the run makes to path, and records it
+// (afterWrite), with path marked as being written throughout so the
+// watcher never takes the run's own write for an outside edit.
+func (r *run) ownWrite(path string, write func() error, reason, typ string, payload map[string]any) (workspace.Entry, error) {
+	r.mu.Lock()
+	r.writing[path]++
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		if r.writing[path]--; r.writing[path] <= 0 {
+			delete(r.writing, path)
+		}
+		r.mu.Unlock()
+	}()
+	if err := write(); err != nil {
 		return workspace.Entry{}, err
 	}
-	return r.afterWrite(path, reason, "workspace_file_written", map[string]any{"mode": mode})
+	return r.afterWrite(path, reason, typ, payload)
 }
 
 // afterWrite records a write the run made: the new hash as seen and

@@ -61,6 +61,11 @@ type run struct {
 	wrote map[string]string
 	// dirty lists paths changed from outside since the last checkpoint.
 	dirty map[string]bool
+	// writing counts the run's writes under way per path: from before the
+	// bytes reach the disk until wrote holds their hash, the watcher may
+	// report the file (its settle delay can end while the write's
+	// checkpoint is still being stored), and the change is the run's own.
+	writing map[string]int
 	// pending is the call awaiting approval, and where its answer goes.
 	pending   string
 	decisions chan decision
@@ -85,7 +90,7 @@ var errFinished = errors.New("finished")
 func (r *run) start() {
 	r.ctx, r.cancel = context.WithCancel(r.svc.base)
 	r.done = make(chan struct{})
-	r.read, r.wrote, r.dirty = map[string]string{}, map[string]string{}, map[string]bool{}
+	r.read, r.wrote, r.dirty, r.writing = map[string]string{}, map[string]string{}, map[string]bool{}, map[string]int{}
 	r.decisions = make(chan decision, 1)
 	r.budget = skills.NewBudget(r.prof.Skills.MaxReadCharsPerCall, r.prof.Skills.MaxReadCharsPerRun)
 	r.svc.wg.Add(1)

@@ -182,10 +182,8 @@ func (r *run) applyPatch(args json.RawMessage) (any, error) {
 	if !a.ReplaceAll {
 		n = 1
 	}
-	if err := r.dir.Write(path, []byte(strings.Replace(text, a.OldString, a.NewString, n))); err != nil {
-		return nil, err
-	}
-	e, err := r.afterWrite(path, "patch "+path, "workspace_patch_applied", map[string]any{"replacements": n})
+	next := []byte(strings.Replace(text, a.OldString, a.NewString, n))
+	e, err := r.ownWrite(path, func() error { return r.dir.Write(path, next) }, "patch "+path, "workspace_patch_applied", map[string]any{"replacements": n})
 	if err != nil {
 		return nil, err
 	}

@@ -180,7 +180,7 @@ func (wt *watcher) report(r *run, rel, abs string) {
 		"runId": r.id, "workspaceId": r.workspaceID, "path": rel, "op": op, "sha256": sha,
 	}})
 	r.mu.Lock()
-	own := r.wrote[rel] == sha && sha != ""
+	own := r.wrote[rel] == sha && sha != "" || r.writing[rel] > 0
 	if !own {
 		r.dirty[rel] = true
 		delete(r.wrote, rel)

@@ -46,14 +46,18 @@ func (s *Store) Create(ctx context.Context, r Run, first EventInput) (Run, Event
 	if err != nil {
 		return Run{}, Event{}, err
 	}
-	now := s.now().UnixMilli()
 	out := Run{
 		ID: r.ID, ChatID: r.ChatID, WorkspaceID: r.WorkspaceID, ProfileID: r.ProfileID,
 		GenerationType: r.GenerationType, Presentation: r.Presentation, Status: r.Status,
-		LastSeq: 1, CreatedMs: now, UpdatedMs: now,
-		Snapshot: orEmpty(r.Snapshot, "{}"), Profile: orEmpty(r.Profile, "{}"), Commits: json.RawMessage("[]"),
+		LastSeq: 1, Snapshot: orEmpty(r.Snapshot, "{}"), Profile: orEmpty(r.Profile, "{}"), Commits: json.RawMessage("[]"),
 	}
+	var now int64
 	err = s.db.InTx(ctx, func(tx *store.Tx) error {
+		// The time is read once the write lock is held, as AppendTx does:
+		// an event's timestamp is when it became the log's, not when its
+		// writer began to wait for another transaction.
+		now = s.now().UnixMilli()
+		out.CreatedMs, out.UpdatedMs = now, now
 		_, err := tx.ExecContext(ctx, `INSERT INTO agent_runs (id, chat_id, workspace_id, profile_id, generation_type, presentation,
 			status, last_seq, created_ms, updated_ms, snapshot, profile, commits)
 			VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, '[]')`,
