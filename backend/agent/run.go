@@ -99,6 +99,7 @@ func (r *run) start() {
 		defer close(r.done)
 		defer r.svc.release(r)
 		r.execute()
+		r.svc.prune(r.chatID)
 	}()
 }
 
@@ -188,7 +189,12 @@ func (r *run) complete() {
 		}
 	}
 	raw, _ := json.Marshal(persist)
-	if err := r.svc.d.Runs.SetChatPersist(context.Background(), r.chatID, r.id, raw); err != nil {
+	at, err := r.svc.d.Chats.LastMessageID(context.Background(), r.chatID)
+	if err != nil {
+		r.fail(fmt.Errorf("keep persist/: %w", err))
+		return
+	}
+	if err := r.svc.d.Runs.SetChatPersist(context.Background(), r.chatID, r.id, raw, at); err != nil {
 		r.fail(fmt.Errorf("keep persist/: %w", err))
 		return
 	}

@@ -95,26 +95,12 @@ func New(ctx context.Context, d Deps) (*Service, error) {
 		s.publish(ev)
 	}
 	s.unsubscribe = d.Bus.Subscribe(s.onBusEvent)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.sweep()
+	}()
 	return s, nil
-}
-
-// onBusEvent forks the agent state of a chat into its new branch: the
-// branch's next run starts from the parent's persist/.
-func (s *Service) onBusEvent(e events.Event) {
-	if e.Type != events.ChatBranchCreated {
-		return
-	}
-	from, _ := e.Payload["sourceChatId"].(string)
-	to, _ := e.Payload["chatId"].(string)
-	if from == "" || to == "" {
-		return
-	}
-	err := s.d.DB.InTx(context.Background(), func(tx *store.Tx) error {
-		return s.d.Runs.CopyChatPersist(context.Background(), tx, from, to)
-	})
-	if err != nil {
-		s.log.Error("agent: fork persist/ into a branch", "from", from, "to", to, "err", err)
-	}
 }
 
 // Close cancels every run (they end interrupted at the next start, as

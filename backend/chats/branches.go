@@ -97,6 +97,11 @@ func (s *Service) fork(ctx context.Context, chatID string, index int, kind, name
 		if err := s.linkSource(ctx, tx, src.uuid, index, kind, name); err != nil {
 			return err
 		}
+		if s.AfterFork != nil {
+			if err := s.AfterFork(ctx, tx, Fork{SourceChatID: src.uuid, ChatID: dst.uuid, Index: index, Kind: kind}); err != nil {
+				return err
+			}
+		}
 		d, err := s.details(ctx, tx, dst.uuid)
 		if err != nil {
 			return err

@@ -33,6 +33,12 @@ type Service struct {
 	// greetings' {{user}} and exported headers use it. Nil falls back to
 	// the settings row user_name, else "User". Set it before first use.
 	UserName func(ctx context.Context, chatID string) string
+	// AfterFork, when set, runs inside the transaction that makes a
+	// checkpoint or branch, after its messages and state are copied: a
+	// service chats must not import (the agent's persist/ state) forks
+	// its own per-chat data there, so the fork and that data land or fail
+	// together. An error aborts the fork. Set it before first use.
+	AfterFork func(ctx context.Context, tx *store.Tx, f Fork) error
 }
 
 // New returns a chat service.

@@ -58,7 +58,7 @@ func makeFans(dir string) error {
 func (b *Blobs) Put(data []byte) (string, error) {
 	sum := sha256.Sum256(data)
 	sha := hex.EncodeToString(sum[:])
-	if b.Has(sha) {
+	if b.reuse(sha) {
 		return sha, nil
 	}
 	return sha, b.store(sha, func(w io.Writer) error {
@@ -88,7 +88,7 @@ func (b *Blobs) putReader(r io.Reader) (string, int64, error) {
 		return "", 0, fmt.Errorf("workspace: blob: %w", err)
 	}
 	sha := hex.EncodeToString(h.Sum(nil))
-	if b.Has(sha) {
+	if b.reuse(sha) {
 		return sha, n, nil
 	}
 	return sha, n, b.place(tmp.Name(), sha)

@@ -1,8 +1,10 @@
 package workspace
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,12 +55,21 @@ func TestBlobsPutIsIdempotent(t *testing.T) {
 	if err := os.Chtimes(p, old, old); err != nil {
 		t.Fatal(err)
 	}
+	before, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	again, err := b.Put([]byte("same"))
 	if err != nil || again != sha {
 		t.Fatalf("Put again = %s, %v", again, err)
 	}
-	if fi, err := os.Stat(p); err != nil || !fi.ModTime().Equal(old) {
-		t.Errorf("existing blob was rewritten (mtime %v)", fi.ModTime())
+	// The same file, not a rewrite, marked as used now (a sweep spares it).
+	after, err := os.Stat(p)
+	if err != nil || !os.SameFile(before, after) {
+		t.Errorf("existing blob was rewritten (%v)", err)
+	}
+	if !after.ModTime().After(old) {
+		t.Errorf("storing the content again left the blob's mtime at %v", after.ModTime())
 	}
 	entries, err := os.ReadDir(filepath.Join(b.dir, sha[:2]))
 	if err != nil || len(entries) != 1 {
@@ -121,4 +132,65 @@ func TestBlobsPutReader(t *testing.T) {
 		t.Errorf("second putReader: %v", err)
 	}
 	assertNoTemp(t, b.dir)
+}
+
+func TestBlobsSweep(t *testing.T) {
+	t.Parallel()
+	_, b := newWorkspace(t)
+	keep, err := b.Put([]byte("named by a checkpoint"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drop, err := b.Put([]byte("named by nothing"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := b.Put([]byte("stored a moment ago"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	for _, sha := range []string{keep, drop} {
+		if err := os.Chtimes(filepath.Join(b.dir, sha[:2], sha), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale := filepath.Join(b.dir, ".hearth-tmp-stale")
+	foreign := filepath.Join(b.dir, sha256Hex("x")[:2], "notes.txt")
+	for _, p := range []string{stale, foreign} {
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := b.Sweep(context.Background(), func(sha string) bool { return sha == keep }, time.Now().Add(-10*time.Minute))
+	if err != nil || st.Blobs != 1 || st.Temps != 1 || st.Bytes != int64(len("named by nothing")+1) {
+		t.Fatalf("sweep %+v, %v", st, err)
+	}
+	for sha, want := range map[string]bool{keep: true, drop: false, fresh: true} {
+		if b.Has(sha) != want {
+			t.Errorf("blob %s present = %v, want %v", sha[:8], !want, want)
+		}
+	}
+	if _, err := os.Stat(foreign); err != nil {
+		t.Errorf("the sweep removed a file that is no blob: %v", err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a stale temp file survived")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := b.Sweep(ctx, func(string) bool { return false }, time.Now()); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled sweep: %v", err)
+	}
+	if !b.Has(keep) {
+		t.Error("a cancelled sweep removed a blob")
+	}
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
