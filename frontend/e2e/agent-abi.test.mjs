@@ -4,7 +4,12 @@
 // in order although the event socket drops mid-run (the events published
 // while it was down come from readEvents after the reconnect). Also the
 // way of a stored run event to the page's AGENT_RUN_EVENT handler over the
-// WebSocket, printed as a metric (never asserted).
+// WebSocket, printed as a metric (never asserted). On the 2-core CI VM it
+// reads 12–60 ms: instrumented, the server hands each event to the socket
+// within 0–3 ms of its timestamp, and even an idle second page receives the
+// frames in bursts tens of ms later, so the rest is headless Chromium's
+// delivery under load. The goal figure (≤ 10 ms) is the desktop window's,
+// BenchmarkDesktopAgent/eventToHandler.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
