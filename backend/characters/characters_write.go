@@ -69,8 +69,22 @@ type CreateOptions struct {
 }
 
 // Create adds a character. The avatar key is derived from the name and made
-// unique ("Name.png", "Name_2.png", …), as SillyTavern names its card files.
+// unique ("Name.png", "Name1.png", …), as SillyTavern names its card files.
 func (s *Service) Create(ctx context.Context, fields jsonx.Object, opts CreateOptions) (*Card, error) {
+	var imageName *string
+	if opts.Image != "" {
+		stored, err := s.storeImage(opts.Image)
+		if err != nil {
+			return nil, err
+		}
+		imageName = &stored
+	}
+	return s.create(ctx, fields, imageName)
+}
+
+// create stores a new card from fields over the V2 defaults, with the
+// avatar image already in media (nil for none).
+func (s *Service) create(ctx context.Context, fields jsonx.Object, imageName *string) (*Card, error) {
 	if err := validateFields(fields); err != nil {
 		return nil, err
 	}
@@ -85,14 +99,6 @@ func (s *Service) Create(ctx context.Context, fields jsonx.Object, opts CreateOp
 	}
 	if err := jsonx.LimitDepth(jsonx.ObjectDepth(data), 0, "the card"); err != nil {
 		return nil, err
-	}
-	var imageName *string
-	if opts.Image != "" {
-		stored, err := s.storeImage(opts.Image)
-		if err != nil {
-			return nil, err
-		}
-		imageName = &stored
 	}
 	now := s.now().UnixMilli()
 	err := s.db.InTx(ctx, func(tx *store.Tx) error {
@@ -128,10 +134,10 @@ func freeAvatar(ctx context.Context, tx *store.Tx, name string) (string, error) 
 	if len(base) > 100 {
 		base = base[:100]
 	}
-	for i := 1; ; i++ {
+	for i := 0; ; i++ {
 		candidate := base + ".png"
-		if i > 1 {
-			candidate = fmt.Sprintf("%s_%d.png", base, i)
+		if i > 0 {
+			candidate = fmt.Sprintf("%s%d.png", base, i)
 		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM characters WHERE avatar = ?`, candidate).Scan(&n); err != nil {

@@ -40,6 +40,24 @@ func registerCharacters(r *Router, svc *characters.Service) {
 		}
 		return svc.Update(ctx, avatar, patch)
 	})
+	r.Register("characters.importCard", func(ctx context.Context, a Args) (any, error) {
+		var in characters.ImportInput
+		if err := a.Object(0, "file", &in); err != nil {
+			return nil, err
+		}
+		return svc.ImportCard(ctx, in)
+	})
+	r.Register("characters.exportCard", func(ctx context.Context, a Args) (any, error) {
+		avatar, err := a.String(0, "avatar")
+		if err != nil {
+			return nil, err
+		}
+		var opts characters.ExportOptions
+		if err := a.OptObject(1, "options", &opts); err != nil {
+			return nil, err
+		}
+		return svc.ExportCard(ctx, avatar, opts)
+	})
 	r.Register("characters.delete", func(ctx context.Context, a Args) (any, error) {
 		avatar, err := a.String(0, "avatar")
 		if err != nil {

@@ -23,7 +23,7 @@ func CharacterScenarios() []Scenario {
 			WantEvents: []string{"character_created"},
 			Check: func(t *testing.T, e *Env, out json.RawMessage) {
 				c := Decode[map[string]any](t, out)
-				Eq(t, "avatar", c["avatar"], "Seraphina_2.png")
+				Eq(t, "avatar", c["avatar"], "Seraphina1.png")
 				Eq(t, "defaults", []any{c["description"], c["first_mes"], c["alternate_greetings"]}, []any{"", "", []any{}})
 				Eq(t, "unknown kept", c["custom_field"], 1)
 				var list []map[string]any

@@ -293,6 +293,13 @@ export interface CharactersApi {
   create(fields: Partial<Character> & { name: string }, options?: { image?: string }): Promise<Character>;
   update(avatar: string, patch: Partial<Character> & { image?: string }): Promise<Character>;
   delete(avatar: string, options?: { deleteChats?: boolean }): Promise<void>;
+  /**
+   * Reads a card file (PNG with ccv3/chara chunks, JSON V1/V2/V3, CHARX) and stores it as a new
+   * character. Rejects with card.invalid (details.reason) for a file that is no readable card.
+   */
+  importCard(file: { fileName: string; base64: string }): Promise<Character & { importWarnings: string[] }>;
+  /** Writes the card as a PNG carrying chara (V2) and ccv3 (V3) chunks, or as JSON. */
+  exportCard(avatar: string, options?: { format?: 'png' | 'json' }): Promise<{ fileName: string; base64: string }>;
   /** sync: a URL the page can use as <img src> for the avatar image. */
   avatarUrl(avatar: string): string;
 }

@@ -1,0 +1,122 @@
+package host_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"hearth/backend/cards"
+	"hearth/backend/host/hosttest"
+)
+
+type cardOut struct {
+	Avatar         string   `json:"avatar"`
+	Name           string   `json:"name"`
+	HasImage       bool     `json:"hasImage"`
+	ImportWarnings []string `json:"importWarnings"`
+}
+
+// TestImportExportCard: characters.importCard stores each fixture format
+// (avatar named as SillyTavern would, picture kept), exportCard writes a
+// PNG carrying the card that reads back as the same card and a JSON; a
+// broken file is card.invalid, stores nothing and announces nothing.
+func TestImportExportCard(t *testing.T) {
+	t.Parallel()
+	e := hosttest.NewEnv(t, nil)
+	fixture := func(name string) string {
+		raw, err := os.ReadFile(filepath.Join("..", "cards", "testdata", "fixtures", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return base64.StdEncoding.EncodeToString(raw)
+	}
+	for _, tc := range []struct {
+		file     string
+		hasImage bool
+	}{
+		{"v3_both.png", true},
+		{"v2.json", false},
+		{"card.charx", true},
+	} {
+		var out cardOut
+		e.Must(&out, "characters.importCard", map[string]any{"fileName": tc.file, "base64": fixture(tc.file)})
+		if out.Avatar == "" || out.Name == "" || out.HasImage != tc.hasImage || out.ImportWarnings == nil {
+			t.Fatalf("%s imported as %+v", tc.file, out)
+		}
+		var stored map[string]any
+		e.Must(&stored, "characters.get", out.Avatar)
+
+		// PNG export → import gives the same card.
+		var exp struct {
+			FileName string `json:"fileName"`
+			Base64   string `json:"base64"`
+		}
+		e.Must(&exp, "characters.exportCard", out.Avatar, map[string]any{"format": "png"})
+		raw, err := base64.StdEncoding.DecodeString(exp.Base64)
+		if err != nil || filepath.Ext(exp.FileName) != ".png" {
+			t.Fatalf("%s: export %s, %v", tc.file, exp.FileName, err)
+		}
+		back, err := cards.Decode(exp.FileName, raw)
+		if err != nil {
+			t.Fatalf("%s: the exported PNG does not read back: %v", tc.file, err)
+		}
+		var again map[string]any
+		b, _ := back.Data.MarshalJSON()
+		_ = json.Unmarshal(b, &again)
+		for _, k := range []string{"avatar", "createdAt", "updatedAt", "hasImage"} {
+			delete(stored, k)
+		}
+		if !reflect.DeepEqual(again, stored) {
+			t.Errorf("%s: PNG export → import changed the card\nstored %v\nback   %v", tc.file, stored, again)
+		}
+		e.Must(&exp, "characters.exportCard", out.Avatar, map[string]any{"format": "json"})
+		if raw, _ := base64.StdEncoding.DecodeString(exp.Base64); filepath.Ext(exp.FileName) != ".json" || !json.Valid(raw) {
+			t.Errorf("%s: JSON export %s is not JSON", tc.file, exp.FileName)
+		}
+	}
+
+	// The same card again gets SillyTavern's next free name.
+	var first, second cardOut
+	e.Must(&first, "characters.importCard", map[string]any{"fileName": "v2.json", "base64": fixture("v2.json")})
+	e.Must(&second, "characters.importCard", map[string]any{"fileName": "v2.json", "base64": fixture("v2.json")})
+	base := first.Avatar[:len(first.Avatar)-len("1.png")]
+	if first.Avatar != base+"1.png" || second.Avatar != base+"2.png" {
+		t.Errorf("repeated imports named %s, %s", first.Avatar, second.Avatar)
+	}
+
+	list := func() string {
+		out, err := e.Call("characters.list")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	before := list()
+	e.Events()
+	for name, file := range map[string]map[string]any{
+		"truncated PNG": {"fileName": "x.png", "base64": fixture("v3_both.png")[:200]},
+		"not base64":    {"fileName": "x.json", "base64": "%%%"},
+		"not a card":    {"fileName": "x.json", "base64": base64.StdEncoding.EncodeToString([]byte(`[1,2]`))},
+		"no file":       {"fileName": "x.json"},
+	} {
+		_, err := e.Call("characters.importCard", file)
+		if code := hosttest.Code(err); code != cards.CodeInvalid && code != "validation.invalid_argument" {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := e.Call("characters.exportCard", first.Avatar, map[string]any{"format": "gif"}); hosttest.Code(err) != "validation.invalid_argument" {
+		t.Errorf("export as gif: %v", err)
+	}
+	if _, err := e.Call("characters.exportCard", "nobody.png"); hosttest.Code(err) != "character.not_found" {
+		t.Errorf("export of a missing card: %v", err)
+	}
+	if after := list(); after != before {
+		t.Error("a refused import changed the data")
+	}
+	if evs := e.Events(); len(evs) != 0 {
+		t.Errorf("refused calls announced %d events", len(evs))
+	}
+}
