@@ -1,0 +1,234 @@
+package worldinfo
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// keyCacheLimit bounds the compiled keys an Engine keeps; past it the
+// cache starts over (keys are cheap to compile again, and a book set
+// rarely has this many distinct keys).
+const keyCacheLimit = 100_000
+
+// compiledKey is one key, prepared once: a regex key compiled (or marked
+// unusable), a plain key's lowercase form.
+type compiledKey struct {
+	regex bool
+	re    *regexp.Regexp
+	// unsupported says why a valid JavaScript regex cannot run here; the
+	// key then never matches.
+	unsupported string
+	pre         prefilter
+	lower       string
+	// multiWord keys contain white space; whole-word matching treats them
+	// as plain substrings.
+	multiWord bool
+}
+
+// keyCache holds compiled keys by their text, shared by activations. The
+// zero value is ready.
+type keyCache struct {
+	m    sync.Map
+	size atomic.Int64
+}
+
+func (c *keyCache) get(k string) *compiledKey {
+	if v, ok := c.m.Load(k); ok {
+		return v.(*compiledKey)
+	}
+	ck := compileKey(k)
+	if c.size.Add(1) > keyCacheLimit {
+		c.m.Clear()
+		c.size.Store(1)
+	}
+	c.m.Store(k, ck)
+	return ck
+}
+
+func compileKey(k string) *compiledKey {
+	ck := &compiledKey{lower: strings.ToLower(k), multiWord: strings.IndexFunc(k, isJSSpace) >= 0}
+	pattern, flags, ok := parseRegexKey(k)
+	if !ok {
+		return ck
+	}
+	goPattern, unsupported, ok := translateJSRegex(pattern, flags)
+	if !ok {
+		return ck
+	}
+	if unsupported != "" {
+		ck.regex, ck.unsupported = true, unsupported
+		return ck
+	}
+	re, err := regexp.Compile(goPattern)
+	if err != nil {
+		// JavaScript would most likely reject it too: SillyTavern then
+		// matches the key as plain text.
+		return ck
+	}
+	ck.regex, ck.re = true, re
+	ck.pre = newPrefilter(goPattern)
+	return ck
+}
+
+// matcher matches keys for one activation: the settings' defaults and the
+// keys it found unusable, for Result.Warnings.
+type matcher struct {
+	keys       *keyCache
+	settings   *Settings
+	warned     map[string]bool
+	warnings   []string
+	substitute func(string) string
+}
+
+// match is SillyTavern's matchKeys: does key occur in h for entry e. A
+// /regex/flags key is a regex over the raw text whatever the entry's
+// options; other keys are substrings, lowercased unless case-sensitive,
+// and bounded by non-word characters when matching whole words.
+func (m *matcher) match(h *haystack, key string, e *Entry) bool {
+	ck := m.keys.get(key)
+	if ck.regex {
+		if ck.re == nil {
+			m.warn(key, ck.unsupported)
+			return false
+		}
+		if !ck.pre.mayMatch(h) {
+			return false
+		}
+		return ck.re.MatchString(h.raw)
+	}
+	caseSensitive := m.settings.CaseSensitive
+	if e.CaseSensitive != nil {
+		caseSensitive = *e.CaseSensitive
+	}
+	hay, needle := h.raw, key
+	if !caseSensitive {
+		hay, needle = h.lowerText(), ck.lower
+	}
+	if !h.grams(!caseSensitive).mayContain(needle) {
+		return false
+	}
+	wholeWords := m.settings.MatchWholeWords
+	if e.MatchWholeWords != nil {
+		wholeWords = *e.MatchWholeWords
+	}
+	if wholeWords && !ck.multiWord {
+		return containsWord(hay, needle)
+	}
+	return strings.Contains(hay, needle)
+}
+
+func (m *matcher) warn(key, why string) {
+	if m.warned[key] {
+		return
+	}
+	if m.warned == nil {
+		m.warned = map[string]bool{}
+	}
+	m.warned[key] = true
+	m.warnings = append(m.warnings, "key "+key+": "+why+"; it never matches")
+}
+
+// containsWord reports whether needle occurs in hay between non-word
+// characters (or the text's ends): SillyTavern's (?:^|\W)key(?:$|\W),
+// where only ASCII letters, digits and _ are word characters.
+func containsWord(hay, needle string) bool {
+	for i := 0; i <= len(hay); {
+		j := strings.Index(hay[i:], needle)
+		if j < 0 {
+			return false
+		}
+		p := i + j
+		end := p + len(needle)
+		if (p == 0 || !isWordByte(hay[p-1])) && (end == len(hay) || !isWordByte(hay[end])) {
+			return true
+		}
+		i = p + 1
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// subst expands macros in s, or returns it as is.
+func (m *matcher) subst(s string) string {
+	if m.substitute == nil {
+		return s
+	}
+	return m.substitute(s)
+}
+
+// primaryMatch reports whether a primary key matches, as SillyTavern
+// looks for one: each key macro-expanded, skipped when that leaves
+// nothing, trimmed.
+func (m *matcher) primaryMatch(h *haystack, e *Entry) bool {
+	for _, k := range e.Key {
+		s := m.subst(k)
+		if s != "" && m.match(h, trimJS(s), e) {
+			return true
+		}
+	}
+	return false
+}
+
+// secondaryMatch applies the entry's selective logic to its secondary
+// keys. An unknown logic never activates.
+func (m *matcher) secondaryMatch(h *haystack, e *Entry) bool {
+	anyMatch, allMatch := false, true
+	for _, k := range e.KeySecondary {
+		s := m.subst(k)
+		hit := s != "" && m.match(h, trimJS(s), e)
+		if hit {
+			anyMatch = true
+		} else {
+			allMatch = false
+		}
+		if e.SelectiveLogic == LogicAndAny && hit {
+			return true
+		}
+		if e.SelectiveLogic == LogicNotAll && !hit {
+			return true
+		}
+	}
+	switch e.SelectiveLogic {
+	case LogicNotAny:
+		return !anyMatch
+	case LogicAndAll:
+		return allMatch
+	}
+	return false
+}
+
+// score is SillyTavern's getScore for group scoring: how many keys occur
+// (raw keys, no macros), secondary ones counted for AND ANY always and
+// for AND ALL only when all occur.
+func (m *matcher) score(h *haystack, e *Entry) int {
+	if len(e.Key) == 0 {
+		return 0
+	}
+	primary, secondary := 0, 0
+	for _, k := range e.Key {
+		if m.match(h, k, e) {
+			primary++
+		}
+	}
+	for _, k := range e.KeySecondary {
+		if m.match(h, k, e) {
+			secondary++
+		}
+	}
+	if len(e.KeySecondary) > 0 {
+		switch e.SelectiveLogic {
+		case LogicAndAny:
+			return primary + secondary
+		case LogicAndAll:
+			if secondary == len(e.KeySecondary) {
+				return primary + secondary
+			}
+		}
+	}
+	return primary
+}
