@@ -25,6 +25,7 @@ import (
 	"hearth/backend/presets"
 	"hearth/backend/state"
 	"hearth/backend/store"
+	"hearth/backend/worldinfo"
 )
 
 // App is an opened data dir with everything running on it.
@@ -45,7 +46,9 @@ type App struct {
 	AgentProfiles *profile.Store
 	// Skills is the library of skills runs read (<data>/skills).
 	Skills *skills.Library
-	Router *host.Router
+	// WorldInfo stores lorebooks and activates them for prompts.
+	WorldInfo *worldinfo.Service
+	Router    *host.Router
 }
 
 // Open opens (creating as needed) the data dir and starts the services.
@@ -76,9 +79,10 @@ func Open(ctx context.Context, dataDir string) (*App, error) {
 		db.Close()
 		return nil, err
 	}
+	a.WorldInfo = worldinfo.NewService(db, bus, now)
 	a.Generate, err = generate.New(ctx, db, bus, generate.Sources{
 		Chats: a.Chats, Characters: a.Characters, Connections: a.Connections,
-		Preset: a.presetFor, Persona: a.Personas.ForPrompt, Media: files,
+		Preset: a.presetFor, Persona: a.Personas.ForPrompt, Media: files, WorldInfo: a.WorldInfo,
 	}, now)
 	if err != nil {
 		db.Close()
@@ -98,7 +102,8 @@ func Open(ctx context.Context, dataDir string) (*App, error) {
 	}
 	a.Chats.AfterFork = a.Agent.ForkPersist
 	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,
-		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Skills: a.Skills, Bus: bus})
+		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Skills: a.Skills, Bus: bus,
+		WorldInfo: a.WorldInfo})
 	return a, nil
 }
 

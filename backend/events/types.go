@@ -30,6 +30,11 @@ const (
 	WorkspaceFileChanged = "workspace_file_changed"
 	AgentProfilesChanged = "agent_profiles_changed"
 
+	// World Info (SillyTavern's names and values).
+	WorldInfoUpdated  = "worldinfo_updated"
+	WorldInfoSettings = "worldinfo_settings_updated"
+	WorldInfoScanDone = "worldinfo_scan_done"
+
 	// Generation (SillyTavern's names and values).
 	GenerationStarted         = "generation_started"
 	StreamTokenReceived       = "stream_token_received"
@@ -68,6 +73,10 @@ var TypeNames = map[string]string{
 	"AGENT_RUN_EVENT":        AgentRunEvent,
 	"WORKSPACE_FILE_CHANGED": WorkspaceFileChanged,
 	"AGENT_PROFILES_CHANGED": AgentProfilesChanged,
+
+	"WORLDINFO_UPDATED":          WorldInfoUpdated,
+	"WORLDINFO_SETTINGS_UPDATED": WorldInfoSettings,
+	"WORLDINFO_SCAN_DONE":        WorldInfoScanDone,
 
 	"GENERATION_STARTED":           GenerationStarted,
 	"STREAM_TOKEN_RECEIVED":        StreamTokenReceived,

@@ -9,6 +9,7 @@ import (
 	"hearth/backend/chats"
 	"hearth/backend/jsonx"
 	"hearth/backend/prompt"
+	"hearth/backend/worldinfo"
 )
 
 // target is the message a regenerate, swipe or continue is about.
@@ -24,11 +25,17 @@ type built struct {
 	target   *target
 	charName string
 	revision int64
+	// activation is what the lorebooks added (nil: none attached);
+	// timed the timed-effects state to store after a real generation,
+	// timedBefore the one the chat had.
+	activation  *worldinfo.Activation
+	timed       *worldinfo.TimedState
+	timedBefore json.RawMessage
 }
 
 // build reads the chat, card, persona and preset and assembles the prompt
 // of one generation, all from one snapshot of the chat.
-func (s *Service) build(ctx context.Context, o *Options, preset prompt.Preset, model string, vision bool) (*built, error) {
+func (s *Service) build(ctx context.Context, o *Options, preset prompt.Preset, model string, vision bool, dry bool) (*built, error) {
 	b := &built{}
 	err := s.src.Chats.ReadForPrompt(ctx, o.ChatID, func(v *chats.PromptView) error {
 		b.revision = v.Revision
@@ -46,6 +53,7 @@ func (s *Service) build(ctx context.Context, o *Options, preset prompt.Preset, m
 		if o.QuietPrompt != nil {
 			in.QuietPrompt = *o.QuietPrompt
 		}
+		var charWorld string
 		if v.Avatar != "" {
 			card, err := s.src.Characters.Get(ctx, v.Avatar)
 			if err != nil && apperr.CodeOf(err) != "character.not_found" {
@@ -53,6 +61,7 @@ func (s *Service) build(ctx context.Context, o *Options, preset prompt.Preset, m
 			}
 			if card != nil {
 				in.Card = cardOf(card.Data)
+				charWorld = cardWorld(card.Data)
 			}
 		}
 		b.charName = in.Card.Name
@@ -77,6 +86,10 @@ func (s *Service) build(ctx context.Context, o *Options, preset prompt.Preset, m
 			}
 		}
 		in.History = hist
+		b.timedBefore = v.Metadata[worldinfo.MetadataKey]
+		if b.activation, b.timed, err = s.scanWorldInfo(ctx, o, v, &in, hist, charWorld, dry); err != nil {
+			return err
+		}
 		p, err := prompt.Assemble(in, s.tok)
 		if err != nil {
 			return err
@@ -229,6 +242,15 @@ func cardOf(d jsonx.Object) prompt.Card {
 		c.DepthPrompt = prompt.DepthPrompt{Text: ext.DepthPrompt.Prompt, Depth: depth, Role: ext.DepthPrompt.Role}
 	}
 	return c
+}
+
+// cardWorld is the card's primary lorebook, extensions.world.
+func cardWorld(d jsonx.Object) string {
+	var ext struct {
+		World string `json:"world"`
+	}
+	_ = json.Unmarshal(d["extensions"], &ext)
+	return ext.World
 }
 
 // authorNote reads the chat's Author's Note (SillyTavern's chat metadata

@@ -5,6 +5,7 @@ import (
 
 	"hearth/backend/events"
 	"hearth/backend/prompt"
+	"hearth/backend/worldinfo"
 )
 
 // Snapshot is generate.dryRun's answer (HOST-ABI PromptSnapshot): the
@@ -15,8 +16,8 @@ type Snapshot struct {
 	TokenCounts           prompt.TokenCounts  `json:"tokenCounts"`
 }
 
-// WorldInfoActivation lists the lorebook entries a prompt used. Empty
-// until lorebooks land; the shape is the agent API's.
+// WorldInfoActivation lists the lorebook entries a prompt used; the
+// shape is the agent API's.
 type WorldInfoActivation struct {
 	TimestampMs int64            `json:"timestampMs"`
 	Trigger     string           `json:"trigger"`
@@ -54,17 +55,32 @@ func (s *Service) DryRun(ctx context.Context, o Options) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.build(ctx, &o, preset, model, vis)
+	b, err := s.build(ctx, &o, preset, model, vis, true)
 	if err != nil {
 		return nil, err
 	}
 	snap := &Snapshot{
 		ChatCompletionPayload: b.prompt.Payload(model),
-		WorldInfoActivation:   WorldInfoActivation{TimestampMs: s.now().UnixMilli(), Trigger: o.Type, Entries: []WorldInfoEntry{}},
+		WorldInfoActivation:   activationOf(b.activation, s.now().UnixMilli(), o.Type),
 		TokenCounts:           b.prompt.Tokens,
 	}
 	s.publish(events.ChatCompletionPromptReady, map[string]any{"chatId": o.ChatID, "chat": snap.ChatCompletionPayload.Messages, "dryRun": true})
 	return snap, nil
+}
+
+// activationOf reports a build's lorebook activation in the snapshot's
+// shape; none attached is an empty list.
+func activationOf(a *worldinfo.Activation, now int64, trigger string) WorldInfoActivation {
+	out := WorldInfoActivation{TimestampMs: now, Trigger: trigger, Entries: []WorldInfoEntry{}}
+	if a == nil {
+		return out
+	}
+	out.TimestampMs, out.Trigger = a.TimestampMs, a.Trigger
+	for _, e := range a.Entries {
+		out.Entries = append(out.Entries, WorldInfoEntry{World: e.World, UID: e.UID, DisplayName: e.DisplayName,
+			Constant: e.Constant, Content: e.Content, Position: e.Position})
+	}
+	return out
 }
 
 func (s *Service) hasActive(ctx context.Context) bool {

@@ -18,6 +18,7 @@ import (
 	"hearth/backend/prompt"
 	"hearth/backend/providers/providertest"
 	"hearth/backend/store"
+	"hearth/backend/worldinfo"
 )
 
 // harness is a data dir with a character, a chat and a connection to a
@@ -36,6 +37,7 @@ type harness struct {
 	chatID string
 	preset prompt.Preset
 	rec    *recorder
+	wi     *worldinfo.Service
 }
 
 // recorder keeps every event the bus published.
@@ -137,8 +139,9 @@ func (h *harness) open() {
 	h.chats = chats.New(db, h.bus, chars, time.Now)
 	h.conns = connections.New(db, h.bus, connections.NewSecrets(filepath.Join(h.dir, "secrets.json")), time.Now)
 	h.conns.IdleTimeout = 2 * time.Second
+	h.wi = worldinfo.NewService(db, h.bus, time.Now)
 	h.gen, err = New(ctx, db, h.bus, Sources{
-		Chats: h.chats, Characters: chars, Connections: h.conns, Media: files,
+		Chats: h.chats, Characters: chars, Connections: h.conns, Media: files, WorldInfo: h.wi,
 		Preset: func(ctx context.Context, id string) (prompt.Preset, error) { return h.preset, nil },
 		Persona: func(ctx context.Context, chatID string) (prompt.Persona, error) {
 			return prompt.Persona{Name: "Wren", Description: "{{user}} is a traveler."}, nil

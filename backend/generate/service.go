@@ -22,6 +22,7 @@ import (
 	"hearth/backend/prompt"
 	"hearth/backend/providers"
 	"hearth/backend/store"
+	"hearth/backend/worldinfo"
 )
 
 // Error codes of this package.
@@ -48,6 +49,8 @@ type Sources struct {
 	Media interface {
 		Path(name string) (string, error)
 	}
+	// WorldInfo activates lorebooks; nil leaves the World Info slots empty.
+	WorldInfo *worldinfo.Service
 }
 
 // Service runs generations.
@@ -197,7 +200,7 @@ func (s *Service) prepare(ctx context.Context, o *Options) (*run, error) {
 	if err := s.claim(r); err != nil {
 		return nil, err
 	}
-	b, err := s.build(ctx, o, preset, conn.Model, vision(conn.Provider, conn.Model))
+	b, err := s.build(ctx, o, preset, conn.Model, vision(conn.Provider, conn.Model), false)
 	if err != nil {
 		s.release(r)
 		return nil, err
@@ -207,6 +210,7 @@ func (s *Service) prepare(ctx context.Context, o *Options) (*run, error) {
 		s.release(r)
 		return nil, err
 	}
+	s.saveTimed(ctx, o.ChatID, b.timedBefore, b.timed)
 	return r, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"hearth/backend/personas"
 	"hearth/backend/presets"
 	"hearth/backend/state"
+	"hearth/backend/worldinfo"
 )
 
 // Services are the domain services the router exposes.
@@ -32,6 +33,8 @@ type Services struct {
 	AgentProfiles *profile.Store
 	Skills        *skills.Library
 	Bus           *events.Bus
+	// WorldInfo stores lorebooks; without it, api.worldinfo is absent.
+	WorldInfo *worldinfo.Service
 }
 
 // New returns a router with every ABI method registered.
@@ -46,6 +49,9 @@ func New(s Services) *Router {
 	registerPresets(r, s.Presets)
 	registerGenerate(r, s.Generate)
 	registerMedia(r, s.Media)
+	if s.WorldInfo != nil {
+		registerWorldInfo(r, s.WorldInfo, s.Chats)
+	}
 	if s.Agent != nil {
 		registerAgent(r, s.Agent, s.AgentProfiles, s.Skills, s.Bus)
 	}

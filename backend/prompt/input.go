@@ -160,8 +160,8 @@ type AuthorNote struct {
 	Role     int
 }
 
-// WorldInfo is what lorebooks add. Empty until lorebooks land: the slot
-// exists so the prompt order and the snapshot already have its place.
+// WorldInfo is what lorebooks add (backend/worldinfo's activation, placed
+// by backend/generate).
 type WorldInfo struct {
 	Before string
 	After  string

@@ -99,6 +99,7 @@ func BenchmarkActivate1000(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
 	})
 	b.Run("cold", func(b *testing.B) {
 		b.ReportAllocs()
@@ -107,5 +108,6 @@ func BenchmarkActivate1000(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
 	})
 }

@@ -59,6 +59,11 @@ var goals = map[string]Goal{
 	// (median), reading a page of 100 of them (median), a checkpoint of a
 	// 1,000-file workspace after one file changed, and Hearth's own work
 	// per tool round, the model excluded (backend/agent/bench_test.go).
+	// Issue 11: cards and lorebooks. The card figure is the file's decode
+	// (chunks, base64, JSON, normalization); storing it is a row insert.
+	"BenchmarkImportCard":        {Value: 100, Unit: "cards/s", AtLeast: true},
+	"BenchmarkActivate1000/warm": {Value: 10, Unit: "ms/op"},
+
 	"BenchmarkAppendEvent":         {Value: 500, Unit: "p50-µs"},
 	"BenchmarkReadEventsPage":      {Value: 3000, Unit: "p50-µs"},
 	"BenchmarkCheckpoint1000Files": {Value: 10, Unit: "ms/op"},

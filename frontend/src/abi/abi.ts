@@ -7,6 +7,7 @@ import { createCharactersApi } from './api-characters';
 import { createConnectionsApi } from './api-connections';
 import { createPersonasApi } from './api-personas';
 import { createPresetsApi } from './api-presets';
+import { createWorldInfoApi } from './api-worldinfo';
 import { createGenerateApi } from './api-generate';
 import { createChatApi } from './api-chat';
 import { createStateApi } from './api-state';
@@ -154,6 +155,7 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
       connections: createConnectionsApi(call),
       personas: createPersonasApi(call, { personas: personaCache, cache, settleMs: opts.settleMs ?? SETTLE_MS }),
       presets: createPresetsApi(call),
+      worldinfo: createWorldInfoApi(call),
       generate: generateApi,
       agent: createAgentApi(call, {
         currentChatId: () => cache.current()?.chatId ?? null,

@@ -1,0 +1,144 @@
+package host_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"hearth/backend/host/hosttest"
+)
+
+// TestWorldInfoLibraryAndActivation: a SillyTavern book imports and
+// exports byte for byte; bound to the chat it activates on its keys in
+// generate.dryRun (placed before the character definitions), and unbound
+// it does not; bad input is refused, changes nothing and announces
+// nothing.
+func TestWorldInfoLibraryAndActivation(t *testing.T) {
+	t.Parallel()
+	e := hosttest.NewEnv(t, nil)
+	e.SetupChat(map[string]any{"is_user": true, "name": "User", "mes": "Tell me about the kingdom of Eldoria."})
+	file, err := os.ReadFile(filepath.Join("..", "worldinfo", "testdata", "books", "st_eldoria.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		Name    string `json:"name"`
+		Entries int    `json:"entries"`
+	}
+	e.Must(&sum, "worldinfo.importBook", map[string]any{"fileName": "Eldoria.json", "text": string(file)})
+	if sum.Name != "Eldoria" || sum.Entries == 0 {
+		t.Fatalf("imported %+v", sum)
+	}
+	var exp struct {
+		FileName string `json:"fileName"`
+		Text     string `json:"text"`
+	}
+	e.Must(&exp, "worldinfo.exportBook", "Eldoria")
+	if exp.FileName != "Eldoria.json" || exp.Text != string(file) {
+		t.Errorf("export is not the file imported (%s, %d vs %d bytes)", exp.FileName, len(exp.Text), len(file))
+	}
+
+	type snapshot struct {
+		ChatCompletionPayload struct {
+			Messages []struct {
+				Content any `json:"content"`
+			} `json:"messages"`
+		} `json:"chatCompletionPayload"`
+		WorldInfoActivation struct {
+			Entries []struct {
+				World    string `json:"world"`
+				UID      int    `json:"uid"`
+				Position string `json:"position"`
+				Content  string `json:"content"`
+			} `json:"entries"`
+		} `json:"worldInfoActivation"`
+	}
+	dry := func() snapshot {
+		var snap snapshot
+		e.Must(&snap, "generate.dryRun", map[string]any{"chatId": e.ChatID, "type": "normal"})
+		return snap
+	}
+	if snap := dry(); len(snap.WorldInfoActivation.Entries) != 0 {
+		t.Fatalf("an unbound book activated: %+v", snap.WorldInfoActivation)
+	}
+	e.Must(nil, "worldinfo.bindToChat", e.ChatID, "Eldoria")
+	snap := dry()
+	i := slices.IndexFunc(snap.WorldInfoActivation.Entries, func(x struct {
+		World    string `json:"world"`
+		UID      int    `json:"uid"`
+		Position string `json:"position"`
+		Content  string `json:"content"`
+	}) bool {
+		return x.UID == 0
+	})
+	if i < 0 || snap.WorldInfoActivation.Entries[i].World != "Eldoria" {
+		t.Fatalf("the Eldoria entry did not activate: %+v", snap.WorldInfoActivation)
+	}
+	found := false
+	for _, m := range snap.ChatCompletionPayload.Messages {
+		if s, ok := m.Content.(string); ok && strings.Contains(s, "Its capital is Highmere.") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("the activated entry is not in the prompt")
+	}
+	var last any
+	e.Must(&last, "worldinfo.lastActivation", e.ChatID)
+	if last != nil {
+		t.Errorf("a dry run was kept as the last activation: %v", last)
+	}
+
+	// Bad input: refused, nothing changes, nothing is announced.
+	list := func() string {
+		out, err := e.Call("worldinfo.list")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	before := list()
+	e.Events()
+	for name, call := range map[string][]any{
+		"not a book":        {"worldinfo.importBook", map[string]any{"fileName": "x.json", "text": "[1]"}},
+		"name taken":        {"worldinfo.importBook", map[string]any{"fileName": "Eldoria.json", "text": string(file)}},
+		"bad name":          {"worldinfo.save", "a/b", map[string]any{"entries": map[string]any{}}},
+		"entries not keyed": {"worldinfo.save", "B", map[string]any{"entries": []any{1}}},
+		"missing book":      {"worldinfo.get", "Nowhere"},
+		"bind missing":      {"worldinfo.bindToChat", e.ChatID, "Nowhere"},
+		"budget 0":          {"worldinfo.saveSettings", map[string]any{"world_info_budget": 0}},
+		"unknown setting":   {"worldinfo.saveSettings", map[string]any{"nope": 1}},
+	} {
+		if _, err := e.Call(call[0].(string), call[1:]...); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if list() != before {
+		t.Error("refused calls changed the library")
+	}
+	if evs := e.Events(); len(evs) != 0 {
+		t.Errorf("refused calls announced %d events", len(evs))
+	}
+
+	// Rename follows into the global selection; unbinding stops activation.
+	e.Must(nil, "worldinfo.saveSettings", map[string]any{"globalSelect": []string{"Eldoria"}})
+	e.Must(nil, "worldinfo.rename", "Eldoria", "Eldoria Atlas")
+	var cfg struct {
+		GlobalSelect []string `json:"globalSelect"`
+		Depth        int      `json:"world_info_depth"`
+	}
+	e.Must(&cfg, "worldinfo.getSettings")
+	if !slices.Equal(cfg.GlobalSelect, []string{"Eldoria Atlas"}) || cfg.Depth != 2 {
+		t.Errorf("settings after rename: %+v", cfg)
+	}
+	e.Must(nil, "worldinfo.bindToChat", e.ChatID, nil)
+	if snap := dry(); len(snap.WorldInfoActivation.Entries) == 0 {
+		t.Error("the globally selected book did not activate")
+	}
+	e.Must(nil, "worldinfo.saveSettings", map[string]any{"globalSelect": []string{}})
+	if snap := dry(); len(snap.WorldInfoActivation.Entries) != 0 {
+		t.Error("with no book attached, entries still activated")
+	}
+}

@@ -1,0 +1,276 @@
+package worldinfo
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"hearth/backend/apperr"
+	"hearth/backend/events"
+	"hearth/backend/store"
+)
+
+// Error codes of the lorebook store (HOST-ABI §0).
+const (
+	// CodeNotFound: no lorebook has the name.
+	CodeNotFound = "worldinfo.not_found"
+	// CodeNameTaken: a lorebook of that name exists (rename, import
+	// without replace).
+	CodeNameTaken = "worldinfo.name_taken"
+)
+
+// maxNameBytes bounds a book name: it becomes a file name on export.
+const maxNameBytes = 200
+
+// Service stores lorebooks and the World Info settings, and activates
+// them for generations. One Engine is kept for every activation: it
+// caches compiled keys between calls.
+type Service struct {
+	db     *store.Store
+	bus    *events.Bus
+	now    func() time.Time
+	engine *Engine
+}
+
+// NewService returns the lorebook service.
+func NewService(db *store.Store, bus *events.Bus, now func() time.Time) *Service {
+	return &Service{db: db, bus: bus, now: now, engine: NewEngine()}
+}
+
+// Summary is one row of worldinfo.list.
+type Summary struct {
+	Name      string `json:"name"`
+	Entries   int    `json:"entries"`
+	CreatedAt int64  `json:"createdAt"`
+	UpdatedAt int64  `json:"updatedAt"`
+}
+
+// List returns every book, by name.
+func (s *Service) List(ctx context.Context) ([]Summary, error) {
+	rows, err := s.db.Reader().QueryContext(ctx, `SELECT name, entries, created_ms, updated_ms FROM lorebooks ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("list lorebooks: %w", err)
+	}
+	defer rows.Close()
+	out := []Summary{}
+	for rows.Next() {
+		var b Summary
+		if err := rows.Scan(&b.Name, &b.Entries, &b.CreatedAt, &b.UpdatedAt); err != nil {
+			return nil, fmt.Errorf("list lorebooks: %w", err)
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// Get returns the book name.
+func (s *Service) Get(ctx context.Context, name string) (*Book, error) {
+	raw, err := s.raw(ctx, s.db.Reader(), name)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBook(raw)
+}
+
+// raw reads a book's stored text.
+func (s *Service) raw(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, name string) ([]byte, error) {
+	var body string
+	err := q.QueryRowContext(ctx, `SELECT body FROM lorebooks WHERE name = ?`, name).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read lorebook %q: %w", name, err)
+	}
+	return []byte(body), nil
+}
+
+// Save stores book under name, creating or replacing it.
+func (s *Service) Save(ctx context.Context, name string, book *Book) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	body, err := Encode(book)
+	if err != nil {
+		return err
+	}
+	return s.db.InTx(ctx, func(tx *store.Tx) error {
+		return s.put(ctx, tx, name, body, len(book.Entries), true)
+	})
+}
+
+// put writes a book's row; without replace an existing name is
+// worldinfo.name_taken.
+func (s *Service) put(ctx context.Context, tx *store.Tx, name string, body []byte, entries int, replace bool) error {
+	now := s.now().UnixMilli()
+	q := `INSERT INTO lorebooks (name, body, entries, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?4)`
+	if replace {
+		q += ` ON CONFLICT (name) DO UPDATE SET body = excluded.body, entries = excluded.entries, updated_ms = excluded.updated_ms`
+	}
+	if _, err := tx.ExecContext(ctx, q, name, string(body), entries, now); err != nil {
+		if strings.Contains(err.Error(), "UNIQUE") {
+			return nameTaken(name)
+		}
+		return fmt.Errorf("save lorebook %q: %w", name, err)
+	}
+	tx.AfterCommit(func() {
+		s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: map[string]any{"name": name, "op": "save"}})
+	})
+	return nil
+}
+
+// Delete removes the book name. Characters and chats that name it keep
+// the name (as in SillyTavern: a missing book is skipped, and a book
+// imported again under the name is found again).
+func (s *Service) Delete(ctx context.Context, name string) error {
+	return s.db.InTx(ctx, func(tx *store.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM lorebooks WHERE name = ?`, name)
+		if err != nil {
+			return fmt.Errorf("delete lorebook %q: %w", name, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound(name)
+		}
+		tx.AfterCommit(func() {
+			s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: map[string]any{"name": name, "op": "delete"}})
+		})
+		return nil
+	})
+}
+
+// Rename gives the book from the name to; the global selection follows.
+func (s *Service) Rename(ctx context.Context, from, to string) error {
+	if err := checkName(to); err != nil {
+		return err
+	}
+	return s.db.InTx(ctx, func(tx *store.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE lorebooks SET name = ?, updated_ms = ? WHERE name = ?`, to, s.now().UnixMilli(), from)
+		if err != nil {
+			if strings.Contains(err.Error(), "UNIQUE") {
+				return nameTaken(to)
+			}
+			return fmt.Errorf("rename lorebook %q: %w", from, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound(from)
+		}
+		sel, err := globalSelection(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for i, n := range sel {
+			if n == from {
+				sel[i] = to
+			}
+		}
+		if err := putSetting(ctx, tx, globalKey, sel); err != nil {
+			return err
+		}
+		tx.AfterCommit(func() {
+			s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: map[string]any{"name": to, "oldName": from, "op": "rename"}})
+		})
+		return nil
+	})
+}
+
+// Clone copies the book name to a new book with a free name derived from
+// base ("base", "base 2", …) inside tx and returns the new name: a branch
+// gets its own copy of the chat's book.
+func (s *Service) Clone(ctx context.Context, tx *store.Tx, name, base string) (string, error) {
+	body, err := s.raw(ctx, tx, name)
+	if err != nil {
+		return "", err
+	}
+	var entries int
+	if err := tx.QueryRowContext(ctx, `SELECT entries FROM lorebooks WHERE name = ?`, name).Scan(&entries); err != nil {
+		return "", fmt.Errorf("clone lorebook %q: %w", name, err)
+	}
+	for i := 1; i < 10000; i++ {
+		candidate := base
+		if i > 1 {
+			candidate = fmt.Sprintf("%s %d", base, i)
+		}
+		if len(candidate) > maxNameBytes {
+			candidate = candidate[len(candidate)-maxNameBytes:]
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM lorebooks WHERE name = ?`, candidate).Scan(&n); err != nil {
+			return "", fmt.Errorf("clone lorebook %q: %w", name, err)
+		}
+		if n == 0 {
+			return candidate, s.put(ctx, tx, candidate, body, entries, false)
+		}
+	}
+	return "", apperr.New(CodeNameTaken, "no free name for a copy of lorebook %q", name)
+}
+
+// checkName refuses names that cannot be a file name on any system.
+func checkName(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return apperr.Invalid("a lorebook needs a name")
+	case len(name) > maxNameBytes:
+		return apperr.Invalid("a lorebook name is at most %d bytes", maxNameBytes)
+	case !utf8.ValidString(name) || strings.ContainsAny(name, "/\\\x00:*?\"<>|") || name == "." || name == "..":
+		return apperr.Invalid("a lorebook name cannot contain / \\ : * ? \" < > | (it becomes a file name)").WithDetails(map[string]any{"field": "name"})
+	}
+	for _, r := range name {
+		if r < 0x20 {
+			return apperr.Invalid("a lorebook name cannot contain control characters").WithDetails(map[string]any{"field": "name"})
+		}
+	}
+	return nil
+}
+
+func notFound(name string) error {
+	return apperr.New(CodeNotFound, "no lorebook named %q", name).WithDetails(map[string]any{"name": name})
+}
+
+func nameTaken(name string) error {
+	return apperr.New(CodeNameTaken, "a lorebook named %q exists already", name).WithDetails(map[string]any{"name": name})
+}
+
+// Setting keys.
+const (
+	globalKey   = "worldinfo.global"
+	settingsKey = "worldinfo.settings"
+)
+
+// globalSelection reads the names of the globally selected books.
+func globalSelection(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) ([]string, error) {
+	var raw string
+	err := q.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, globalKey).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return []string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the global lorebooks: %w", err)
+	}
+	var names []string
+	if err := json.Unmarshal([]byte(raw), &names); err != nil {
+		return []string{}, nil
+	}
+	return names, nil
+}
+
+// putSetting stores a JSON settings row.
+func putSetting(ctx context.Context, tx *store.Tx, key string, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, string(raw))
+	if err != nil {
+		return fmt.Errorf("save %s: %w", key, err)
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package worldinfo
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"hearth/backend/apperr"
+	"hearth/backend/events"
+	"hearth/backend/store"
+)
+
+// Request is one generation's activation: the scan input a caller
+// assembled from the chat (Messages, ChatLength, Global, MaxContext,
+// Tokens, Substitute, Trigger, CharacterFile, CharacterTags, DryRun,
+// Timed) and the books the chat and its character name. The service adds
+// the settings, the globally selected books and the books themselves.
+type Request struct {
+	ChatID string
+	// CharacterWorld is the card's extensions.world, ChatWorld the chat's
+	// metadata world_info ("" for none).
+	CharacterWorld string
+	ChatWorld      string
+	Input          Input
+}
+
+// ActivationEntry is one activated entry as generate.dryRun and
+// lastActivation report it.
+type ActivationEntry struct {
+	World       string `json:"world"`
+	UID         int    `json:"uid"`
+	DisplayName string `json:"displayName"`
+	Constant    bool   `json:"constant"`
+	Content     string `json:"content"`
+	Position    string `json:"position"`
+}
+
+// Activation is what a generation's World Info scan activated.
+type Activation struct {
+	TimestampMs int64             `json:"timestampMs"`
+	Trigger     string            `json:"trigger"`
+	Entries     []ActivationEntry `json:"entries"`
+}
+
+// ActivateFor runs the scan of one generation. A book a chat or card
+// names that does not exist is skipped with a warning in the result, as
+// SillyTavern skips it. Unless the input is a dry run, the activation is
+// kept as the chat's last and WORLDINFO_SCAN_DONE is published.
+func (s *Service) ActivateFor(ctx context.Context, req Request) (*Result, *Activation, error) {
+	cfg, err := s.Config(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	in := req.Input
+	in.Settings = cfg.Settings
+	in.Sources = nil
+	var missing []string
+	add := func(name, kind string) error {
+		if name == "" {
+			return nil
+		}
+		book, err := s.Get(ctx, name)
+		if err != nil {
+			if apperr.CodeOf(err) == CodeNotFound {
+				missing = append(missing, name)
+				return nil
+			}
+			return err
+		}
+		in.Sources = append(in.Sources, Source{World: name, Kind: kind, Book: book})
+		return nil
+	}
+	for _, name := range cfg.GlobalSelect {
+		if err := add(name, SourceGlobal); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := add(req.CharacterWorld, SourceCharacter); err != nil {
+		return nil, nil, err
+	}
+	if err := add(req.ChatWorld, SourceChat); err != nil {
+		return nil, nil, err
+	}
+	res, err := s.engine.Activate(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, name := range missing {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("lorebook %q is not in the library: skipped", name))
+	}
+	act := &Activation{TimestampMs: s.now().UnixMilli(), Trigger: in.Trigger, Entries: []ActivationEntry{}}
+	if act.Trigger == "" {
+		act.Trigger = "normal"
+	}
+	for _, a := range res.Activated {
+		act.Entries = append(act.Entries, ActivationEntry{World: a.World, UID: a.UID, DisplayName: a.DisplayName,
+			Constant: a.Constant, Content: a.Content, Position: a.PositionName})
+	}
+	if in.DryRun || req.ChatID == "" {
+		return res, act, nil
+	}
+	body, _ := json.Marshal(act)
+	err = s.db.InTx(ctx, func(tx *store.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO lorebook_activations (chat_id, body, updated_ms) VALUES (?, ?, ?)
+			ON CONFLICT (chat_id) DO UPDATE SET body = excluded.body, updated_ms = excluded.updated_ms`, req.ChatID, string(body), act.TimestampMs)
+		if err != nil {
+			return fmt.Errorf("keep the last activation of chat %s: %w", req.ChatID, err)
+		}
+		tx.AfterCommit(func() {
+			s.bus.Publish(events.Event{Type: events.WorldInfoScanDone, Payload: map[string]any{
+				"chatId": req.ChatID, "activation": act, "budget": res.Budget, "budgetOverflowed": res.BudgetOverflowed,
+			}})
+		})
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, act, nil
+}
+
+// LastActivation returns what the chat's last generation activated, nil
+// before its first.
+func (s *Service) LastActivation(ctx context.Context, chatID string) (*Activation, error) {
+	var body string
+	err := s.db.Reader().QueryRowContext(ctx, `SELECT body FROM lorebook_activations WHERE chat_id = ?`, chatID).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the last activation of chat %s: %w", chatID, err)
+	}
+	var act Activation
+	if err := json.Unmarshal([]byte(body), &act); err != nil {
+		return nil, fmt.Errorf("read the last activation of chat %s: %w", chatID, err)
+	}
+	return &act, nil
+}

@@ -1,0 +1,25 @@
+// api.worldinfo: the worldinfo.* host methods (HOST-ABI §5): the lorebook
+// library in SillyTavern's worlds/*.json format, the World Info settings and
+// global selection, a chat's bound book and its last activation.
+import { bind } from './api-chat';
+import type { Call } from './host';
+import type { WorldInfoApi } from './types';
+
+const WORLDINFO_METHODS = [
+  'list',
+  'get',
+  'save',
+  'delete',
+  'rename',
+  'importBook',
+  'exportBook',
+  'bindToChat',
+  'lastActivation',
+  'getSettings',
+  'saveSettings',
+] as const;
+
+/** createWorldInfoApi returns the frozen api.worldinfo. */
+export function createWorldInfoApi(call: Call): WorldInfoApi {
+  return Object.freeze(bind(call, 'worldinfo', WORLDINFO_METHODS)) as unknown as WorldInfoApi;
+}
