@@ -11,6 +11,7 @@ import (
 
 	"hearth/backend/apperr"
 	"hearth/backend/cards"
+	"hearth/backend/jsonx"
 )
 
 // ImportInput is a card file as characters.importCard receives it.
@@ -29,11 +30,14 @@ type Imported struct {
 
 // MarshalJSON writes the card with its warnings beside the fields.
 func (i *Imported) MarshalJSON() ([]byte, error) {
-	obj := i.Card.Data.Clone()
-	obj.Set("avatar", i.Avatar)
-	obj.Set("createdAt", i.CreatedAt)
-	obj.Set("updatedAt", i.UpdatedAt)
-	obj.Set("hasImage", i.HasImage)
+	card, err := i.Card.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	obj, err := jsonx.DecodeObject(card, "card")
+	if err != nil {
+		return nil, err
+	}
 	warnings := i.Warnings
 	if warnings == nil {
 		warnings = []string{}

@@ -2,7 +2,6 @@ package characters
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -151,15 +150,9 @@ func freeAvatar(ctx context.Context, tx *store.Tx, name string) (string, error) 
 
 // storeImage decodes and stores an avatar image, returning its media name.
 func (s *Service) storeImage(b64 string) (string, error) {
-	if i := strings.Index(b64, ";base64,"); strings.HasPrefix(b64, "data:") && i >= 0 {
-		b64 = b64[i+len(";base64,"):]
-	}
-	if base64.StdEncoding.DecodedLen(len(b64)) > MaxImageBytes {
-		return "", apperr.Invalid("image is larger than %d MB", MaxImageBytes>>20)
-	}
-	data, err := base64.StdEncoding.DecodeString(b64)
+	data, err := decodeBase64(b64, MaxImageBytes, "image")
 	if err != nil {
-		return "", apperr.Invalid("image must be base64: %v", err)
+		return "", err
 	}
 	var ext string
 	switch http.DetectContentType(data) {
