@@ -48,6 +48,7 @@ func TestAgentKilledMidRun(t *testing.T) {
 	deadline := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() })
 	defer deadline.Stop()
 	var runID string
+	stallBy := time.Now().Add(30 * time.Second)
 	lines := bufio.NewScanner(out)
 	for lines.Scan() {
 		if id, ok := strings.CutPrefix(lines.Text(), "WAITING "); ok {
@@ -58,6 +59,14 @@ func TestAgentKilledMidRun(t *testing.T) {
 	if runID == "" {
 		_ = cmd.Wait()
 		t.Fatal("the child never reached the stalled model call")
+	}
+	// model_request_created is stored before the request is sent: kill
+	// only once the stalled request has reached the server, or the stall
+	// script would be left for the run after the restart.
+	for ; posts(r.model.Requests()) < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(stallBy) {
+			t.Fatal("the child's second model request never reached the server")
+		}
 	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -98,6 +107,17 @@ func TestAgentKilledMidRun(t *testing.T) {
 	r.model.Push(pt.Script{Status: 400, Body: `{"error":{"message":"no"}}`})
 	h := r.start(nil)
 	r.waitStatus(h.RunID, "failed")
+}
+
+// posts counts the model calls among reqs.
+func posts(reqs []pt.Request) int {
+	n := 0
+	for _, q := range reqs {
+		if q.Method == "POST" {
+			n++
+		}
+	}
+	return n
 }
 
 // TestAgentCrashChild is the process TestAgentKilledMidRun kills: it

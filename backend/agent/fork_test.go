@@ -79,8 +79,16 @@ func TestBranchForksPersistAtTheBranchPoint(t *testing.T) {
 	if _, err := r.invoke("agent.getRun", one); apperr.CodeOf(err) != "agent.run_not_found" {
 		t.Fatalf("a deleted chat's run: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(r.dir, "agent", "workspaces", agent.WorkspaceID(r.chatID))); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("the deleted chat's workspace: %v", err)
+	// The folder goes right after the rows.
+	ws := filepath.Join(r.dir, "agent", "workspaces", agent.WorkspaceID(r.chatID))
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		_, err := os.Stat(ws)
+		if errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the deleted chat's workspace: %v", err)
+		}
 	}
 }
 
