@@ -2,6 +2,7 @@
 // .jsonl file stored as a new chat. Everything goes through the public
 // api.chat calls (exportJsonl, importJsonl, and on the desktop saveJsonl).
 import type { ChatApi, ChatSummary } from '../../abi/types';
+import { downloadBlob } from './download';
 
 /**
  * MAX_IMPORT_BYTES is the largest request either transport accepts
@@ -51,18 +52,7 @@ export async function exportChat(
 
 /** downloadText hands text to the browser as a file download named fileName. */
 export function downloadText(fileName: string, text: string, doc: Document = document): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/jsonl;charset=utf-8' }));
-  const a = doc.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  a.rel = 'noopener';
-  a.hidden = true;
-  doc.body.append(a);
-  a.click();
-  a.remove();
-  // The download has its own reference to the blob once it started; the
-  // delay only spares a slow browser from finding the URL gone.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  downloadBlob(fileName, new Blob([text], { type: 'application/jsonl;charset=utf-8' }), doc);
 }
 
 const UNSAFE = /[/\\:*?"<>|\u0000-\u001f]/g;

@@ -47,6 +47,25 @@ describe('toasts', () => {
     vi.useRealTimers();
   });
 
+  it('keeps sticky toasts, and holds others while someone reads them', () => {
+    vi.useFakeTimers();
+    const toasts = createToasts(1000);
+    const sticky = toasts.show({ kind: 'error', message: '1 failed', groups: [{ label: 'a.png', lines: ['bad'] }], sticky: true });
+    const held = toasts.show({ kind: 'info', message: 'Imported', notes: { summary: '1 import note', groups: [] } });
+    expect(get(toasts).find((t) => t.id === sticky)).toMatchObject({ code: null, groups: [{ label: 'a.png', lines: ['bad'] }], notes: null });
+    toasts.hold(held, true);
+    vi.advanceTimersByTime(5000);
+    expect(get(toasts).map((t) => t.id)).toEqual([sticky, held]);
+    toasts.hold(held, false);
+    vi.advanceTimersByTime(999);
+    expect(get(toasts)).toHaveLength(2);
+    vi.advanceTimersByTime(1);
+    expect(get(toasts).map((t) => t.id)).toEqual([sticky]);
+    toasts.dismiss(sticky);
+    expect(get(toasts)).toEqual([]);
+    vi.useRealTimers();
+  });
+
   it('keeps at most max toasts', () => {
     const toasts = createToasts(0, 2);
     toasts.info('a');
