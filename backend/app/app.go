@@ -101,6 +101,7 @@ func Open(ctx context.Context, dataDir string) (*App, error) {
 		return nil, err
 	}
 	a.Chats.AfterFork = a.Agent.ForkPersist
+	a.Chats.CloneLorebook = a.WorldInfo.CloneForFork
 	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,
 		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Skills: a.Skills, Bus: bus,
 		WorldInfo: a.WorldInfo})

@@ -2,6 +2,7 @@ package chats
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -24,9 +25,8 @@ type CheckpointOptions struct {
 type BranchOptions struct {
 	SwipeID *int  `json:"swipeId"`
 	Open    *bool `json:"open"`
-	// IsolateLorebook false keeps the chat-bound lorebook shared. Lorebooks
-	// are not built yet: the reference is copied either way, and cloning
-	// arrives with world info.
+	// IsolateLorebook false keeps the chat-bound lorebook shared; by
+	// default the branch binds its own copy.
 	IsolateLorebook *bool `json:"isolateLorebook"`
 }
 
@@ -34,14 +34,14 @@ type BranchOptions struct {
 // "checkpoint" (SillyTavern's bookmark) and stays on the source, whose
 // message index records the checkpoint's name in extra.bookmark_link.
 func (s *Service) CreateCheckpoint(ctx context.Context, chatID string, index int, opts CheckpointOptions) (*Summary, error) {
-	return s.fork(ctx, chatID, index, "checkpoint", opts.Name, nil)
+	return s.fork(ctx, chatID, index, "checkpoint", opts.Name, nil, true)
 }
 
 // CreateBranch copies messages 0..index into a new chat of kind "branch"
 // (message index switched to swipeId when given); the source message lists
 // it in extra.branches.
 func (s *Service) CreateBranch(ctx context.Context, chatID string, index int, opts BranchOptions) (*Summary, error) {
-	return s.fork(ctx, chatID, index, "branch", "", opts.SwipeID)
+	return s.fork(ctx, chatID, index, "branch", "", opts.SwipeID, opts.IsolateLorebook == nil || *opts.IsolateLorebook)
 }
 
 // newUUIDSQL makes a random (version 4) UUID inside an INSERT … SELECT.
@@ -50,7 +50,7 @@ const newUUIDSQL = `lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4
 
 // fork makes the checkpoint or branch in one transaction: the new chat with
 // its messages and isolated state, and the source message's link to it.
-func (s *Service) fork(ctx context.Context, chatID string, index int, kind, name string, swipeID *int) (*Summary, error) {
+func (s *Service) fork(ctx context.Context, chatID string, index int, kind, name string, swipeID *int, isolateBook bool) (*Summary, error) {
 	var sum Summary
 	err := s.db.InTx(ctx, func(tx *store.Tx) error {
 		src, err := loadChat(ctx, tx, chatID)
@@ -69,7 +69,7 @@ func (s *Service) fork(ctx context.Context, chatID string, index int, kind, name
 		if name, err = forkName(ctx, tx, src, kind, name); err != nil {
 			return err
 		}
-		dst, err := s.copyChat(ctx, tx, src, index, kind, name)
+		dst, err := s.copyChat(ctx, tx, src, index, kind, name, isolateBook)
 		if err != nil {
 			return err
 		}
@@ -169,11 +169,22 @@ func forkName(ctx context.Context, tx *store.Tx, src *chatRow, kind, name string
 
 // copyChat inserts the new chat row and copies messages 0..index of src
 // into it (rows, bodies and swipes, with fresh message ids).
-func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, index int, kind, name string) (*chatRow, error) {
+func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, index int, kind, name string, isolateBook bool) (*chatRow, error) {
 	now := s.now().UnixMilli()
 	meta := src.metadata.Clone()
 	meta.Set("main_chat", src.fileName)
 	meta.Set("integrity", uuid.NewString())
+	var book string
+	_ = json.Unmarshal(meta["world_info"], &book)
+	if book != "" && isolateBook && s.CloneLorebook != nil {
+		clone, ok, err := s.CloneLorebook(ctx, tx, book, name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			meta.Set("world_info", clone)
+		}
+	}
 	metaJSON, _ := meta.MarshalJSON()
 	if err := jsonx.LimitDepth(jsonx.ObjectDepth(meta), jsonx.ObjectDepth(src.metadata), "the metadata"); err != nil {
 		return nil, err

@@ -39,6 +39,12 @@ type Service struct {
 	// its own per-chat data there, so the fork and that data land or fail
 	// together. An error aborts the fork. Set it before first use.
 	AfterFork func(ctx context.Context, tx *store.Tx, f Fork) error
+	// CloneLorebook, when set, copies the lorebook name a chat being
+	// forked binds (metadata world_info) for the new chat chatName and
+	// returns the copy's name; ok false keeps the reference (no such
+	// book). Nil keeps every reference: the books live in
+	// backend/worldinfo, which chats must not import.
+	CloneLorebook func(ctx context.Context, tx *store.Tx, name, chatName string) (clone string, ok bool, err error)
 }
 
 // New returns a chat service.

@@ -45,9 +45,8 @@ func TestCheckpointCopiesAndNames(t *testing.T) {
 	if meta["integrity"] == nil || meta["integrity"] == src["metadata"].(map[string]any)["integrity"] {
 		t.Fatalf("integrity not fresh: %v", meta["integrity"])
 	}
-	// Lorebooks are not built yet: the chat-bound reference is copied as is.
-	// When world info lands, the book is cloned and re-bound instead
-	// (isolateLorebook), and this expectation changes.
+	// No book of that name exists: the reference is kept as it is
+	// (TestBranchIsolatesLorebook clones one that does).
 	hosttest.Eq(t, "lorebook reference", meta["world_info"], "Shared book")
 	var msgs, orig []map[string]any
 	e.Must(&msgs, "chat.getStMessages", cp1["chatId"])
@@ -70,6 +69,42 @@ func TestCheckpointCopiesAndNames(t *testing.T) {
 	}
 	hosttest.Eq(t, "size", got["bytes"].(float64) > 0, true)
 	hosttest.Eq(t, "source stays current", summary(t, e, "chat.get", e.ChatID)["messageCount"], 3.0)
+}
+
+// TestBranchIsolatesLorebook: a checkpoint or branch binds its own copy
+// of the chat's lorebook, named after it, so an edit in one timeline's
+// book never shows in the other's; isolateLorebook false shares the book.
+func TestBranchIsolatesLorebook(t *testing.T) {
+	t.Parallel()
+	e := hosttest.NewEnv(t, nil)
+	e.SetupChat(hosttest.Three()...)
+	book := map[string]any{"entries": map[string]any{"0": map[string]any{"uid": 0, "key": []string{"lantern"}, "content": "The lantern is blue."}}}
+	e.Must(nil, "worldinfo.save", "Shared book", book)
+	e.Must(nil, "worldinfo.bindToChat", e.ChatID, "Shared book")
+	worldOf := func(chatID string) string {
+		w, _ := summary(t, e, "chat.get", chatID)["metadata"].(map[string]any)["world_info"].(string)
+		return w
+	}
+	cp := summary(t, e, "chat.createCheckpoint", e.ChatID, 1)
+	br := summary(t, e, "chat.createBranch", e.ChatID, 2)
+	shared := summary(t, e, "chat.createBranch", e.ChatID, 2, map[string]any{"isolateLorebook": false})
+	hosttest.Eq(t, "checkpoint's book", worldOf(cp["chatId"].(string)), "Shared book ("+cp["fileName"].(string)+")")
+	hosttest.Eq(t, "branch's book", worldOf(br["chatId"].(string)), "Shared book ("+br["fileName"].(string)+")")
+	hosttest.Eq(t, "shared branch's book", worldOf(shared["chatId"].(string)), "Shared book")
+	hosttest.Eq(t, "source's book", worldOf(e.ChatID), "Shared book")
+
+	var copied map[string]any
+	e.Must(&copied, "worldinfo.get", worldOf(br["chatId"].(string)))
+	hosttest.Eq(t, "the copy's entries", copied["entries"].(map[string]any)["0"].(map[string]any)["content"], "The lantern is blue.")
+	copied["entries"].(map[string]any)["0"].(map[string]any)["content"] = "The lantern is red."
+	e.Must(nil, "worldinfo.save", worldOf(br["chatId"].(string)), copied)
+	var orig map[string]any
+	e.Must(&orig, "worldinfo.get", "Shared book")
+	hosttest.Eq(t, "the source's book after the branch's edit", orig["entries"].(map[string]any)["0"].(map[string]any)["content"], "The lantern is blue.")
+
+	var books []map[string]any
+	e.Must(&books, "worldinfo.list")
+	hosttest.Eq(t, "books", len(books), 3)
 }
 
 func TestBranchIsolatesState(t *testing.T) {

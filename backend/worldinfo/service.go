@@ -193,13 +193,11 @@ func (s *Service) Clone(ctx context.Context, tx *store.Tx, name, base string) (s
 		return "", fmt.Errorf("clone lorebook %q: %w", name, err)
 	}
 	for i := 1; i < 10000; i++ {
-		candidate := base
+		suffix := ""
 		if i > 1 {
-			candidate = fmt.Sprintf("%s %d", base, i)
+			suffix = fmt.Sprintf(" %d", i)
 		}
-		if len(candidate) > maxNameBytes {
-			candidate = candidate[len(candidate)-maxNameBytes:]
-		}
+		candidate := truncateName(base, maxNameBytes-len(suffix)) + suffix
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM lorebooks WHERE name = ?`, candidate).Scan(&n); err != nil {
 			return "", fmt.Errorf("clone lorebook %q: %w", name, err)
@@ -209,6 +207,34 @@ func (s *Service) Clone(ctx context.Context, tx *store.Tx, name, base string) (s
 		}
 	}
 	return "", apperr.New(CodeNameTaken, "no free name for a copy of lorebook %q", name)
+}
+
+// truncateName cuts name to at most n bytes on a rune boundary.
+func truncateName(name string, n int) string {
+	if len(name) <= n {
+		return name
+	}
+	for n > 0 && !utf8.RuneStart(name[n]) {
+		n--
+	}
+	return name[:n]
+}
+
+// CloneForFork gives a chat being forked its own copy of the book name
+// its metadata binds (chats.Service.CloneLorebook, inside the fork's
+// transaction), named after the new chat. ok is false when no book of
+// that name exists: the reference is then kept as it is, as SillyTavern
+// keeps a missing book's name.
+func (s *Service) CloneForFork(ctx context.Context, tx *store.Tx, name, chatName string) (clone string, ok bool, err error) {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM lorebooks WHERE name = ?`, name).Scan(&n); err != nil {
+		return "", false, fmt.Errorf("clone lorebook %q: %w", name, err)
+	}
+	if n == 0 {
+		return "", false, nil
+	}
+	clone, err = s.Clone(ctx, tx, name, name+" ("+chatName+")")
+	return clone, err == nil, err
 }
 
 // checkName refuses names that cannot be a file name on any system.
