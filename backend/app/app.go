@@ -80,6 +80,7 @@ func Open(ctx context.Context, dataDir string) (*App, error) {
 		return nil, err
 	}
 	a.WorldInfo = worldinfo.NewService(db, bus, now)
+	a.Characters.Books = a.WorldInfo
 	a.Generate, err = generate.New(ctx, db, bus, generate.Sources{
 		Chats: a.Chats, Characters: a.Characters, Connections: a.Connections,
 		Preset: a.presetFor, Persona: a.Personas.ForPrompt, Media: files, WorldInfo: a.WorldInfo,

@@ -23,6 +23,24 @@ type Service struct {
 	bus   *events.Bus
 	media *media.Store
 	now   func() time.Time
+	// Books, when set, is the lorebook library: an imported card's
+	// embedded character_book becomes a book bound to the character, and
+	// an exported card carries its bound book as it is now. Set it before
+	// first use.
+	Books Books
+}
+
+// Books is what cards need of the lorebook library (backend/worldinfo,
+// wired by backend/app).
+type Books interface {
+	ExistsTx(ctx context.Context, tx *store.Tx, name string) (bool, error)
+	// AddCharacterBook stores a character_book as a new book inside tx,
+	// named want if free (else a free name like it), and returns the name.
+	AddCharacterBook(ctx context.Context, tx *store.Tx, raw json.RawMessage, want, character string) (string, error)
+	// CharacterBook is the stored book name as a character_book (orig,
+	// the card's own, while the book is unchanged); ok false when there is
+	// no such book.
+	CharacterBook(ctx context.Context, name string, orig json.RawMessage) (raw json.RawMessage, ok bool, err error)
 }
 
 // New returns a character service.

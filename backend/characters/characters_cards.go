@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"hearth/backend/apperr"
 	"hearth/backend/cards"
 	"hearth/backend/jsonx"
+	"hearth/backend/store"
 )
 
 // ImportInput is a card file as characters.importCard receives it.
@@ -76,11 +78,67 @@ func (s *Service) ImportCardBytes(ctx context.Context, fileName string, raw []by
 		}
 		imageName = &stored
 	}
-	card, err := s.create(ctx, imp.Data, imageName)
+	card, err := s.create(ctx, imp.Data, imageName, s.bindEmbeddedBook)
 	if err != nil {
 		return nil, err
 	}
 	return &Imported{Card: card, Warnings: imp.Warnings}, nil
+}
+
+// bindEmbeddedBook makes an imported card's character_book a lorebook
+// bound to the character (extensions.world), in the card's transaction.
+// A card whose extensions.world already names a stored book keeps that
+// binding: it is a card exported with its book, or one of a library whose
+// books were imported first, and a second copy would only confuse.
+func (s *Service) bindEmbeddedBook(ctx context.Context, tx *store.Tx, data jsonx.Object) error {
+	raw := data["character_book"]
+	if s.Books == nil || len(raw) == 0 || jsonx.IsNull(raw) {
+		return nil
+	}
+	ext, err := jsonx.DecodeObject(data["extensions"], "extensions")
+	if err != nil {
+		return err
+	}
+	var world string
+	_ = json.Unmarshal(ext["world"], &world)
+	if world != "" {
+		ok, err := s.Books.ExistsTx(ctx, tx, world)
+		if err != nil || ok {
+			return err
+		}
+	}
+	name, err := s.Books.AddCharacterBook(ctx, tx, raw, world, (&Card{Data: data}).Name())
+	if err != nil {
+		return err
+	}
+	ext.Set("world", name)
+	data["extensions"], _ = ext.MarshalJSON()
+	return nil
+}
+
+// withBoundBook returns data with character_book replaced by the book its
+// extensions.world binds, as that book is now, so edits made in the
+// lorebook editor travel with the card; data as it is when the card binds
+// no stored book.
+func (s *Service) withBoundBook(ctx context.Context, data jsonx.Object) (jsonx.Object, error) {
+	if s.Books == nil {
+		return data, nil
+	}
+	ext, err := jsonx.DecodeObject(data["extensions"], "extensions")
+	if err != nil {
+		return data, nil
+	}
+	var world string
+	if json.Unmarshal(ext["world"], &world) != nil || world == "" {
+		return data, nil
+	}
+	book, ok, err := s.Books.CharacterBook(ctx, world, data["character_book"])
+	if err != nil || !ok {
+		return data, err
+	}
+	out := data.Clone()
+	out["character_book"] = book
+	return out, nil
 }
 
 // imageExt maps the avatar types a card can carry to media extensions.
@@ -116,16 +174,23 @@ func (s *Service) ExportCardBytes(ctx context.Context, avatar string, opts Expor
 		return "", nil, err
 	}
 	base := strings.TrimSuffix(avatar, ".png")
+	if opts.Format != "" && opts.Format != "png" && opts.Format != "json" {
+		return "", nil, apperr.Invalid("format must be \"png\" or \"json\", not %q", opts.Format)
+	}
+	data, err := s.withBoundBook(ctx, card.Data)
+	if err != nil {
+		return "", nil, err
+	}
 	switch opts.Format {
 	case "json":
-		out, err := cards.EncodeJSON(card.Data, cards.JSONExportVersion)
+		out, err := cards.EncodeJSON(data, cards.JSONExportVersion)
 		return base + ".json", out, err
 	case "", "png":
 		image, err := s.imageBytes(ctx, avatar)
 		if err != nil {
 			return "", nil, err
 		}
-		out, err := cards.EncodePNG(card.Data, image)
+		out, err := cards.EncodePNG(data, image)
 		return base + ".png", out, err
 	default:
 		return "", nil, apperr.Invalid("format must be \"png\" or \"json\", not %q", opts.Format)

@@ -78,12 +78,13 @@ func (s *Service) Create(ctx context.Context, fields jsonx.Object, opts CreateOp
 		}
 		imageName = &stored
 	}
-	return s.create(ctx, fields, imageName)
+	return s.create(ctx, fields, imageName, nil)
 }
 
 // create stores a new card from fields over the V2 defaults, with the
-// avatar image already in media (nil for none).
-func (s *Service) create(ctx context.Context, fields jsonx.Object, imageName *string) (*Card, error) {
+// avatar image already in media (nil for none); prepare, when set, may
+// change the data inside the transaction before it is stored.
+func (s *Service) create(ctx context.Context, fields jsonx.Object, imageName *string, prepare func(ctx context.Context, tx *store.Tx, data jsonx.Object) error) (*Card, error) {
 	if err := validateFields(fields); err != nil {
 		return nil, err
 	}
@@ -104,6 +105,11 @@ func (s *Service) create(ctx context.Context, fields jsonx.Object, imageName *st
 		avatar, err := freeAvatar(ctx, tx, name)
 		if err != nil {
 			return err
+		}
+		if prepare != nil {
+			if err := prepare(ctx, tx, data); err != nil {
+				return err
+			}
 		}
 		raw, _ := data.MarshalJSON()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO characters (avatar, name, card, image, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,

@@ -120,3 +120,88 @@ func TestImportExportCard(t *testing.T) {
 		t.Errorf("refused calls announced %d events", len(evs))
 	}
 }
+
+// TestCardBookBecomesBoundLorebook: an imported card's character_book is
+// stored as a lorebook the card binds (extensions.world, the book's own
+// name when the card names none); the book activates in the character's
+// chats; an exported card carries the book as edited since; importing
+// that export again binds the same book instead of copying it, and a
+// card whose named book exists is bound to it.
+func TestCardBookBecomesBoundLorebook(t *testing.T) {
+	t.Parallel()
+	e := hosttest.NewEnv(t, nil)
+	raw, err := os.ReadFile(filepath.Join("..", "cards", "testdata", "fixtures", "v3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out cardOut
+	e.Must(&out, "characters.importCard", map[string]any{"fileName": "v3.json", "base64": base64.StdEncoding.EncodeToString(raw)})
+	var card struct {
+		Extensions struct {
+			World string `json:"world"`
+		} `json:"extensions"`
+	}
+	e.Must(&card, "characters.get", out.Avatar)
+	if card.Extensions.World != "Windrunner" {
+		t.Fatalf("the card binds %q, want its book's name", card.Extensions.World)
+	}
+	var book map[string]any
+	e.Must(&book, "worldinfo.get", "Windrunner")
+	entries := book["entries"].(map[string]any)
+	if len(entries) != 1 || entries["0"].(map[string]any)["content"] != "@@depth 2\nStorms are frequent." {
+		t.Fatalf("the book holds %v", entries)
+	}
+
+	// The book is the character's: its key activates in the character's chat.
+	var chat struct {
+		ChatID string `json:"chatId"`
+	}
+	e.Must(&chat, "chat.create", map[string]any{"avatar": out.Avatar})
+	e.Must(nil, "chat.addMessages", chat.ChatID, []map[string]any{{"is_user": true, "name": "User", "mes": "Another storm is coming."}})
+	var snap struct {
+		WorldInfoActivation struct {
+			Entries []struct {
+				World string `json:"world"`
+			} `json:"entries"`
+		} `json:"worldInfoActivation"`
+	}
+	e.Must(&snap, "generate.dryRun", map[string]any{"chatId": chat.ChatID, "type": "normal"})
+	if len(snap.WorldInfoActivation.Entries) != 1 || snap.WorldInfoActivation.Entries[0].World != "Windrunner" {
+		t.Fatalf("activation %+v", snap.WorldInfoActivation)
+	}
+
+	// An edit in the lorebook travels with the exported card.
+	entries["1"] = map[string]any{"uid": 1, "key": []string{"anchor"}, "content": "The anchor is gold."}
+	e.Must(nil, "worldinfo.save", "Windrunner", book)
+	var exp struct {
+		Base64 string `json:"base64"`
+	}
+	e.Must(&exp, "characters.exportCard", out.Avatar, map[string]any{"format": "json"})
+	file, _ := base64.StdEncoding.DecodeString(exp.Base64)
+	var exported struct {
+		Data struct {
+			CharacterBook struct {
+				Name    string `json:"name"`
+				Entries []struct {
+					Content string `json:"content"`
+				} `json:"entries"`
+			} `json:"character_book"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(file, &exported); err != nil {
+		t.Fatal(err)
+	}
+	if cb := exported.Data.CharacterBook; cb.Name != "Windrunner" || len(cb.Entries) != 2 || cb.Entries[1].Content != "The anchor is gold." {
+		t.Fatalf("the exported card's book: %+v", cb)
+	}
+
+	// Imported again, the export binds the book it came from.
+	var again cardOut
+	e.Must(&again, "characters.importCard", map[string]any{"fileName": "Kestrel.json", "base64": exp.Base64})
+	e.Must(&card, "characters.get", again.Avatar)
+	var books []map[string]any
+	e.Must(&books, "worldinfo.list")
+	if card.Extensions.World != "Windrunner" || len(books) != 1 {
+		t.Fatalf("the second import binds %q; books %v", card.Extensions.World, books)
+	}
+}

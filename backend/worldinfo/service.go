@@ -192,6 +192,16 @@ func (s *Service) Clone(ctx context.Context, tx *store.Tx, name, base string) (s
 	if err := tx.QueryRowContext(ctx, `SELECT entries FROM lorebooks WHERE name = ?`, name).Scan(&entries); err != nil {
 		return "", fmt.Errorf("clone lorebook %q: %w", name, err)
 	}
+	candidate, err := freeName(ctx, tx, base)
+	if err != nil {
+		return "", err
+	}
+	return candidate, s.put(ctx, tx, candidate, body, entries, false)
+}
+
+// freeName returns base, or "base 2", "base 3", … : the first name no book
+// has, cut to the longest name allowed.
+func freeName(ctx context.Context, tx *store.Tx, base string) (string, error) {
 	for i := 1; i < 10000; i++ {
 		suffix := ""
 		if i > 1 {
@@ -200,13 +210,13 @@ func (s *Service) Clone(ctx context.Context, tx *store.Tx, name, base string) (s
 		candidate := truncateName(base, maxNameBytes-len(suffix)) + suffix
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM lorebooks WHERE name = ?`, candidate).Scan(&n); err != nil {
-			return "", fmt.Errorf("clone lorebook %q: %w", name, err)
+			return "", fmt.Errorf("find a free lorebook name: %w", err)
 		}
 		if n == 0 {
-			return candidate, s.put(ctx, tx, candidate, body, entries, false)
+			return candidate, nil
 		}
 	}
-	return "", apperr.New(CodeNameTaken, "no free name for a copy of lorebook %q", name)
+	return "", apperr.New(CodeNameTaken, "no free lorebook name like %q", base)
 }
 
 // truncateName cuts name to at most n bytes on a rune boundary.
