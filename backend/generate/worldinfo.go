@@ -28,7 +28,7 @@ func (s *Service) scanWorldInfo(ctx context.Context, o *Options, v *chats.Prompt
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(cfg.GlobalSelect) == 0 && chatWorld == "" && charWorld == "" {
+	if len(cfg.GlobalSelect) == 0 && chatWorld == "" && charWorld == "" && in.Persona.Lorebook == "" {
 		return nil, nil, nil
 	}
 	n := min(hist.Len(), worldinfo.MaxScanDepth)
@@ -46,7 +46,7 @@ func (s *Service) scanWorldInfo(ctx context.Context, o *Options, v *chats.Prompt
 	timed, _ := worldinfo.ParseTimedState(v.Metadata[worldinfo.MetadataKey])
 	macros := prompt.NewMacros(in, "", "", "")
 	res, act, err := wi.ActivateFor(ctx, worldinfo.Request{
-		ChatID: o.ChatID, CharacterWorld: charWorld, ChatWorld: chatWorld,
+		ChatID: o.ChatID, CharacterWorld: charWorld, ChatWorld: chatWorld, PersonaWorld: in.Persona.Lorebook,
 		Input: worldinfo.Input{
 			Messages: msgs, ChatLength: hist.Len(),
 			Global: worldinfo.GlobalScanData{

@@ -141,4 +141,31 @@ func TestWorldInfoLibraryAndActivation(t *testing.T) {
 	if snap := dry(); len(snap.WorldInfoActivation.Entries) != 0 {
 		t.Error("with no book attached, entries still activated")
 	}
+
+	// A book bound to the persona in effect activates; another persona's does not.
+	var p struct {
+		ID       string `json:"id"`
+		Lorebook string `json:"lorebook"`
+	}
+	e.Must(&p, "personas.save", map[string]any{"name": "Traveller", "lorebook": "Eldoria Atlas"})
+	if p.Lorebook != "Eldoria Atlas" {
+		t.Fatalf("saved persona %+v", p)
+	}
+	e.Must(nil, "personas.setActive", p.ID)
+	snap = dry()
+	if len(snap.WorldInfoActivation.Entries) == 0 || snap.WorldInfoActivation.Entries[0].World != "Eldoria Atlas" {
+		t.Errorf("the persona's book did not activate: %+v", snap.WorldInfoActivation)
+	}
+	e.Must(nil, "personas.save", map[string]any{"name": "Stranger"})
+	var other struct {
+		ID string `json:"id"`
+	}
+	e.Must(&other, "personas.save", map[string]any{"name": "Other"})
+	e.Must(nil, "personas.setActive", other.ID)
+	if snap := dry(); len(snap.WorldInfoActivation.Entries) != 0 {
+		t.Error("another persona's book activated")
+	}
+	if _, err := e.Call("personas.save", map[string]any{"id": p.ID, "lorebook": "bad\x00name"}); err == nil {
+		t.Error("a lorebook name with a control character was accepted")
+	}
 }

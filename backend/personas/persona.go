@@ -57,6 +57,8 @@ const (
 	maxName        = 200
 	maxDescription = 64 << 10
 	maxDepth       = 10000
+	// maxLorebookName is a lorebook name's bound (backend/worldinfo's).
+	maxLorebookName = 200
 	// MaxAvatarBytes caps an avatar image (decoded).
 	MaxAvatarBytes = 8 << 20
 )
@@ -79,6 +81,9 @@ type Persona struct {
 	// kept for the other positions too, as SillyTavern keeps them.
 	Depth int `json:"depth"`
 	Role  int `json:"role"`
+	// Lorebook names the lorebook bound to the persona ("" for none): its
+	// entries join every generation where the persona speaks.
+	Lorebook string `json:"lorebook"`
 	// IsDefault and IsActive are read-only: setDefault and setActive
 	// change them.
 	IsDefault bool  `json:"isDefault"`
@@ -102,6 +107,9 @@ type Input struct {
 	Position *int            `json:"position"`
 	Depth    *int            `json:"depth"`
 	Role     *int            `json:"role"`
+	// Lorebook binds a lorebook by name; "" unbinds. A book that does not
+	// exist (yet) may be named, as SillyTavern allows: it is skipped.
+	Lorebook *string `json:"lorebook"`
 }
 
 // avatarChange is what an Input does to the avatar.
@@ -154,6 +162,13 @@ func (in Input) apply(p *Persona) (avatarChange, error) {
 			return av, apperr.Invalid("role must be 0 (system), 1 (user) or 2 (assistant); got %d", *in.Role)
 		}
 		p.Role = *in.Role
+	}
+	if in.Lorebook != nil {
+		l := strings.TrimSpace(*in.Lorebook)
+		if len(l) > maxLorebookName || inputs.HasControl(l) {
+			return av, apperr.Invalid("lorebook must be a lorebook name of at most %d bytes without control characters", maxLorebookName)
+		}
+		p.Lorebook = l
 	}
 	if in.Avatar != nil {
 		var err error

@@ -18,12 +18,12 @@ type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-const columns = `id, name, description, avatar, position, depth, role, created_at, updated_at`
+const columns = `id, name, description, avatar, position, depth, role, lorebook, created_at, updated_at`
 
 func scan(r interface{ Scan(...any) error }) (*Persona, error) {
 	var p Persona
 	var image sql.NullString
-	if err := r.Scan(&p.ID, &p.Name, &p.Description, &image, &p.Position, &p.Depth, &p.Role, &p.CreatedAt, &p.UpdatedAt); err != nil {
+	if err := r.Scan(&p.ID, &p.Name, &p.Description, &image, &p.Position, &p.Depth, &p.Role, &p.Lorebook, &p.CreatedAt, &p.UpdatedAt); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}

@@ -19,5 +19,5 @@ func (s *Service) ForPrompt(ctx context.Context, chatID string) (prompt.Persona,
 	if p == nil {
 		return prompt.Persona{Name: s.UserName(ctx, chatID), Position: PositionNone, Depth: DefaultDepth, Role: DefaultRole}, nil
 	}
-	return prompt.Persona{Name: p.Name, Description: p.Description, Position: p.Position, Depth: p.Depth, Role: p.Role}, nil
+	return prompt.Persona{Name: p.Name, Description: p.Description, Position: p.Position, Depth: p.Depth, Role: p.Role, Lorebook: p.Lorebook}, nil
 }

@@ -106,13 +106,13 @@ func (s *Service) Save(ctx context.Context, in Input) (*Persona, error) {
 	err = s.db.InTx(ctx, func(tx *store.Tx) error {
 		image := sql.NullString{String: p.avatar, Valid: p.avatar != ""}
 		if creating {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO personas (id, name, description, avatar, position, depth, role, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, p.ID, p.Name, p.Description, image, p.Position, p.Depth, p.Role, p.CreatedAt, p.UpdatedAt); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO personas (id, name, description, avatar, position, depth, role, lorebook, created_at, updated_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, p.ID, p.Name, p.Description, image, p.Position, p.Depth, p.Role, p.Lorebook, p.CreatedAt, p.UpdatedAt); err != nil {
 				return fmt.Errorf("save persona: %w", err)
 			}
 		} else {
-			res, err := tx.ExecContext(ctx, `UPDATE personas SET name = ?, description = ?, avatar = ?, position = ?, depth = ?, role = ?, updated_at = ?
-				WHERE id = ?`, p.Name, p.Description, image, p.Position, p.Depth, p.Role, p.UpdatedAt, p.ID)
+			res, err := tx.ExecContext(ctx, `UPDATE personas SET name = ?, description = ?, avatar = ?, position = ?, depth = ?, role = ?, lorebook = ?, updated_at = ?
+				WHERE id = ?`, p.Name, p.Description, image, p.Position, p.Depth, p.Role, p.Lorebook, p.UpdatedAt, p.ID)
 			if err != nil {
 				return fmt.Errorf("save persona: %w", err)
 			}

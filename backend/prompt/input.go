@@ -86,6 +86,9 @@ type Persona struct {
 	Depth       int
 	// Role of an at-depth description: 0 system, 1 user, 2 assistant.
 	Role int
+	// Lorebook names the persona's bound lorebook ("" for none); the
+	// World Info scan reads it, the assembly does not.
+	Lorebook string
 }
 
 // Message is one history message as the prompt sees it.

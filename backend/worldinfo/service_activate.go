@@ -23,7 +23,9 @@ type Request struct {
 	// metadata world_info ("" for none).
 	CharacterWorld string
 	ChatWorld      string
-	Input          Input
+	// PersonaWorld is the user's persona's lorebook ("" for none).
+	PersonaWorld string
+	Input        Input
 }
 
 // ActivationEntry is one activated entry as generate.dryRun and
@@ -81,6 +83,9 @@ func (s *Service) ActivateFor(ctx context.Context, req Request) (*Result, *Activ
 		return nil, nil, err
 	}
 	if err := add(req.ChatWorld, SourceChat); err != nil {
+		return nil, nil, err
+	}
+	if err := add(req.PersonaWorld, SourcePersona); err != nil {
 		return nil, nil, err
 	}
 	res, err := s.engine.Activate(in)

@@ -666,6 +666,8 @@ export interface Persona {
   /** For position 4: how many messages from the end, and as which role (0 system, 1 user, 2 assistant). */
   depth: number;
   role: 0 | 1 | 2;
+  /** The lorebook bound to the persona ('' for none): its entries join every generation where it speaks. */
+  lorebook: string;
   /** Read-only: setDefault and setActive change them. */
   isDefault: boolean;
   isActive: boolean;
@@ -687,6 +689,8 @@ export interface PersonaInput {
   position?: PersonaPosition | 1;
   depth?: number;
   role?: 0 | 1 | 2;
+  /** A lorebook name; '' unbinds. */
+  lorebook?: string;
 }
 
 /** personas.lockToChat's answer: the chat's revision and the persona now in effect there. */

@@ -5,7 +5,7 @@ import { createPersonaStore } from './personas';
 import type { ToastStore } from './toasts';
 
 function persona(id: string, name: string, flags: Partial<Persona> = {}): Persona {
-  return { id, name, description: '', avatarUrl: null, position: 0, depth: 2, role: 0, isDefault: false, isActive: false, createdAt: 1, updatedAt: 1, ...flags };
+  return { id, name, description: '', avatarUrl: null, position: 0, depth: 2, role: 0, lorebook: '', isDefault: false, isActive: false, createdAt: 1, updatedAt: 1, ...flags };
 }
 
 function setup() {
