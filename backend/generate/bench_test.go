@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,10 +19,12 @@ import (
 	"hearth/backend/events"
 	"hearth/backend/internal/chatgen"
 	"hearth/backend/internal/coalesce"
+	"hearth/backend/jsonx"
 	pt "hearth/backend/providers/providertest"
+	"hearth/backend/worldinfo"
 )
 
-// The generation benchmarks of issue 9, on a generated 10,000-message chat
+// The generation benchmarks of issues 9 and 11, on a generated 10,000-message chat
 // (about 1.2 KB a message). Goals (make bench compares): the prompt of
 // the next reply assembled (read from SQLite, counted, trimmed) ≤ 20 ms,
 // with the default 8k context and with a 128k one; Hearth's own work in
@@ -68,6 +72,15 @@ func BenchmarkGenerate(b *testing.B) {
 	b.Run("promptAssembly10kContext128k", func(b *testing.B) {
 		h.preset.MaxContext, h.preset.Sampling.MaxTokens = 131_072, 1024
 		defer func() { h.preset.MaxContext, h.preset.Sampling.MaxTokens = 8192, 512 }()
+		dry(b)
+	})
+	b.Run("promptAssembly10kBook1000", func(b *testing.B) {
+		bindBenchBook(b, h)
+		defer func() {
+			if _, err := h.chats.SaveMetadata(ctx, h.chatID, jsonx.Object{"world_info": []byte(`""`)}, chats.WriteOptions{Silent: true}); err != nil {
+				b.Fatal(err)
+			}
+		}()
 		dry(b)
 	})
 	b.Run("overhead10k", func(b *testing.B) {
@@ -146,4 +159,66 @@ func median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// bindBenchBook binds h's chat to a 1,000-entry lorebook shaped like real
+// ones: each entry keyed by a made-up proper name and a phrase with it
+// (which the chat never says), one in ten also a regex on the name, one
+// in twenty-five a word of the chat's prose (those activate), a third
+// with secondary keys; contents of 60 to 120 words.
+func bindBenchBook(b *testing.B, h *harness) {
+	b.Helper()
+	r := rand.New(rand.NewPCG(1, 2))
+	syllables := strings.Fields("ka vor el dri tha mar is ul en gar oth ri an sel dor wyn bra ce lo fen")
+	prose := strings.Fields("lantern river storm cloak herbs pendant candle journal forest bread oak shutters owl chapel")
+	entries := make(map[string]any, 1000)
+	for i := range 1000 {
+		name := ""
+		for range 2 + r.IntN(2) {
+			name += syllables[r.IntN(len(syllables))]
+		}
+		name = strings.ToUpper(name[:1]) + name[1:]
+		keys := []string{name, "the house of " + name}
+		switch {
+		case i%10 == 0:
+			keys = append(keys, `/\b`+name+`(s|es)?\b/i`)
+		case i%25 == 1:
+			keys = append(keys, prose[r.IntN(len(prose))])
+		}
+		content := make([]string, 60+r.IntN(60))
+		for j := range content {
+			content[j] = prose[r.IntN(len(prose))]
+		}
+		e := map[string]any{"uid": i, "key": keys, "comment": name, "content": strings.Join(content, " "),
+			"order": r.IntN(200), "position": r.IntN(5), "depth": 4}
+		if i%3 == 0 {
+			e["keysecondary"] = []string{prose[r.IntN(len(prose))], prose[r.IntN(len(prose))]}
+			e["selective"] = true
+			e["selectiveLogic"] = i % 4
+		}
+		entries[strconv.Itoa(i)] = e
+	}
+	raw, _ := json.Marshal(map[string]any{"entries": entries})
+	book, err := worldinfo.ParseBook(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := h.wi.Save(ctx, "Bench", book); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := h.wi.SaveConfig(ctx, json.RawMessage(`{"world_info_depth":10,"world_info_recursive":true}`)); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := h.chats.SaveMetadata(ctx, h.chatID, jsonx.Object{"world_info": []byte(`"Bench"`)}, chats.WriteOptions{Silent: true}); err != nil {
+		b.Fatal(err)
+	}
+	snap, err := h.gen.DryRun(ctx, Options{ChatID: h.chatID})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(snap.WorldInfoActivation.Entries) == 0 {
+		b.Fatal("no entry of the bench book activated")
+	}
+	b.Logf("%d entries activated", len(snap.WorldInfoActivation.Entries))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 
 	"hearth/backend/chats"
 	"hearth/backend/jsonx"
@@ -31,24 +32,28 @@ func (s *Service) scanWorldInfo(ctx context.Context, o *Options, v *chats.Prompt
 	if len(cfg.GlobalSelect) == 0 && chatWorld == "" && charWorld == "" && in.Persona.Lorebook == "" {
 		return nil, nil, nil
 	}
-	n := min(hist.Len(), worldinfo.MaxScanDepth)
-	msgs := make([]worldinfo.Message, 0, n)
-	for i := hist.Len() - n; i < hist.Len(); i++ {
-		m, err := hist.At(i)
-		if err != nil {
-			return nil, nil, err
+	// newest reads the n newest messages the prompt sees (hidden ones
+	// skipped, as the scan never sees them), oldest first.
+	newest := func(n int) ([]worldinfo.Message, error) {
+		msgs := make([]worldinfo.Message, 0, min(n, hist.Len()))
+		for i := hist.Len() - 1; i >= 0 && len(msgs) < n; i-- {
+			m, err := hist.At(i)
+			if err != nil {
+				return nil, err
+			}
+			if m.Role != "" {
+				msgs = append(msgs, worldinfo.Message{Name: m.Name, Text: m.Text})
+			}
 		}
-		if m.Role == "" {
-			continue // hidden from the prompt
-		}
-		msgs = append(msgs, worldinfo.Message{Name: m.Name, Text: m.Text})
+		slices.Reverse(msgs)
+		return msgs, nil
 	}
 	timed, _ := worldinfo.ParseTimedState(v.Metadata[worldinfo.MetadataKey])
 	macros := prompt.NewMacros(in, "", "", "")
 	res, act, err := wi.ActivateFor(ctx, worldinfo.Request{
 		ChatID: o.ChatID, CharacterWorld: charWorld, ChatWorld: chatWorld, PersonaWorld: in.Persona.Lorebook,
 		Input: worldinfo.Input{
-			Messages: msgs, ChatLength: hist.Len(),
+			ChatLength: hist.Len(),
 			Global: worldinfo.GlobalScanData{
 				PersonaDescription: in.Persona.Description, CharacterDescription: in.Card.Description,
 				CharacterPersonality: in.Card.Personality, CharacterDepthPrompt: in.Card.DepthPrompt.Text,
@@ -57,6 +62,7 @@ func (s *Service) scanWorldInfo(ctx context.Context, o *Options, v *chats.Prompt
 			MaxContext: in.Preset.MaxContext, Tokens: s.tok.Count, Substitute: macros.Expand,
 			Trigger: o.Type, CharacterFile: trimExt(v.Avatar), Timed: timed, DryRun: dry,
 		},
+		Messages: newest,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -3,6 +3,8 @@ package generate
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,5 +65,48 @@ func TestWorldInfoInARealGeneration(t *testing.T) {
 	body, _ = json.Marshal(reqs[len(reqs)-1].Body["messages"])
 	if !strings.Contains(string(body), "never goes out") {
 		t.Fatalf("a sticky entry dropped out of the next request: %s", body)
+	}
+}
+
+// TestWorldInfoScanDepthSkipsHidden: the scan reads as deep as the
+// settings say, counting only messages the prompt sees: with depth 1 and
+// the newest message hidden (is_system), the key in the message before it
+// activates; one message further back it does not, unless the entry's own
+// scan depth reaches it.
+func TestWorldInfoScanDepthSkipsHidden(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ctx := context.Background()
+	_, err := h.wi.Import(ctx, worldinfo.ImportInput{FileName: "Glade.json", Text: `{"entries":{
+		"0":{"uid":0,"key":["lantern"],"content":"The lantern never goes out."},
+		"1":{"uid":1,"key":["river"],"content":"The river runs north."},
+		"2":{"uid":2,"key":["bridge"],"content":"The bridge is old.","scanDepth":3}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.wi.SaveConfig(ctx, json.RawMessage(`{"world_info_depth":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.chats.SaveMetadata(ctx, h.chatID, jsonx.Object{"world_info": jsonx.Raw("Glade")}, chats.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.say("The bridge creaks.")
+	h.say("The river is high.")
+	h.say("Is the lantern lit?")
+	hidden, _ := json.Marshal(map[string]any{"is_user": false, "is_system": true, "name": "Note", "mes": "(an aside)"})
+	if _, err := h.chats.AddMessages(ctx, h.chatID, []json.RawMessage{hidden}, chats.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := h.gen.DryRun(ctx, Options{ChatID: h.chatID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range snap.WorldInfoActivation.Entries {
+		got = append(got, fmt.Sprint(e.UID))
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"0", "2"}) {
+		t.Fatalf("activated uids %v, want 0 (depth 1 past the hidden message) and 2 (its own depth 3)", got)
 	}
 }

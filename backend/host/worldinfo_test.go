@@ -91,6 +91,23 @@ func TestWorldInfoLibraryAndActivation(t *testing.T) {
 		t.Errorf("a dry run was kept as the last activation: %v", last)
 	}
 
+	// An edit shows in the next activation (books are kept parsed between
+	// activations, and a save must not leave an old copy behind).
+	var book map[string]any
+	e.Must(&book, "worldinfo.get", "Eldoria")
+	book["entries"].(map[string]any)["0"].(map[string]any)["content"] = "Its capital is Lowmere now."
+	e.Must(nil, "worldinfo.save", "Eldoria", book)
+	if snap := dry(); !slices.ContainsFunc(snap.WorldInfoActivation.Entries, func(x struct {
+		World    string `json:"world"`
+		UID      int    `json:"uid"`
+		Position string `json:"position"`
+		Content  string `json:"content"`
+	}) bool {
+		return x.UID == 0 && x.Content == "Its capital is Lowmere now."
+	}) {
+		t.Errorf("the edited entry did not activate as edited: %+v", snap.WorldInfoActivation)
+	}
+
 	// Bad input: refused, nothing changes, nothing is announced.
 	list := func() string {
 		out, err := e.Call("worldinfo.list")

@@ -35,6 +35,7 @@ type Service struct {
 	bus    *events.Bus
 	now    func() time.Time
 	engine *Engine
+	cache  bookCache
 }
 
 // NewService returns the lorebook service.
@@ -121,6 +122,7 @@ func (s *Service) put(ctx context.Context, tx *store.Tx, name string, body []byt
 		return fmt.Errorf("save lorebook %q: %w", name, err)
 	}
 	tx.AfterCommit(func() {
+		s.cache.invalidate()
 		s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: map[string]any{"name": name, "op": "save"}})
 	})
 	return nil
@@ -139,6 +141,7 @@ func (s *Service) Delete(ctx context.Context, name string) error {
 			return notFound(name)
 		}
 		tx.AfterCommit(func() {
+			s.cache.invalidate()
 			s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: map[string]any{"name": name, "op": "delete"}})
 		})
 		return nil
@@ -174,6 +177,7 @@ func (s *Service) Rename(ctx context.Context, from, to string) error {
 			return err
 		}
 		tx.AfterCommit(func() {
+			s.cache.invalidate()
 			s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: map[string]any{"name": to, "oldName": from, "op": "rename"}})
 		})
 		return nil

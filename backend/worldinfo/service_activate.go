@@ -26,6 +26,32 @@ type Request struct {
 	// PersonaWorld is the user's persona's lorebook ("" for none).
 	PersonaWorld string
 	Input        Input
+	// Messages, when set, reads the newest n messages of the chat (as
+	// Input.Messages, oldest first) once the books are known: the scan
+	// then reads only as deep as the settings and the books' entries can
+	// look, not MaxScanDepth messages every time.
+	Messages func(n int) ([]Message, error)
+}
+
+// scanReach is how many of the newest messages an activation with s over
+// sources can read: the global depth, widened by min activations, and any
+// entry's own scan depth.
+func scanReach(s Settings, sources []Source) int {
+	n := s.Depth
+	if s.MinActivations > 0 {
+		n = MaxScanDepth
+		if s.MinActivationsDepthMax > 0 {
+			n = max(s.Depth, s.MinActivationsDepthMax)
+		}
+	}
+	for _, src := range sources {
+		for _, e := range src.Book.Entries {
+			if e.ScanDepth != nil {
+				n = max(n, *e.ScanDepth)
+			}
+		}
+	}
+	return min(n, MaxScanDepth)
 }
 
 // ActivationEntry is one activated entry as generate.dryRun and
@@ -63,7 +89,7 @@ func (s *Service) ActivateFor(ctx context.Context, req Request) (*Result, *Activ
 		if name == "" {
 			return nil
 		}
-		book, err := s.Get(ctx, name)
+		book, err := s.activationBook(ctx, name)
 		if err != nil {
 			if apperr.CodeOf(err) == CodeNotFound {
 				missing = append(missing, name)
@@ -87,6 +113,11 @@ func (s *Service) ActivateFor(ctx context.Context, req Request) (*Result, *Activ
 	}
 	if err := add(req.PersonaWorld, SourcePersona); err != nil {
 		return nil, nil, err
+	}
+	if req.Messages != nil && len(in.Sources) > 0 {
+		if in.Messages, err = req.Messages(scanReach(in.Settings, in.Sources)); err != nil {
+			return nil, nil, err
+		}
 	}
 	res, err := s.engine.Activate(in)
 	if err != nil {

@@ -63,6 +63,13 @@ var goals = map[string]Goal{
 	// (chunks, base64, JSON, normalization); storing it is a row insert.
 	"BenchmarkImportCard":        {Value: 100, Unit: "cards/s", AtLeast: true},
 	"BenchmarkActivate1000/warm": {Value: 10, Unit: "ms/op"},
+	// The next reply's prompt of the 10k chat with a 1,000-entry lorebook
+	// bound to it, scanned 10 messages deep with recursion.
+	"BenchmarkGenerate/promptAssembly10kBook1000": {Value: 30, Unit: "ms/op"},
+	// A whole SillyTavern library (backend/library): the fixture with a
+	// 5,000-message chat and 48 smaller ones, every file through its
+	// service, messages imported per second.
+	"BenchmarkImportLibrary": {Value: 50000, Unit: "msgs/s", AtLeast: true},
 
 	"BenchmarkAppendEvent":         {Value: 500, Unit: "p50-µs"},
 	"BenchmarkReadEventsPage":      {Value: 3000, Unit: "p50-µs"},
