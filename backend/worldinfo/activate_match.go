@@ -5,6 +5,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/dlclark/regexp2"
 )
 
 // keyCacheLimit bounds the compiled keys an Engine keeps; past it the
@@ -17,6 +20,9 @@ const keyCacheLimit = 100_000
 type compiledKey struct {
 	regex bool
 	re    *regexp.Regexp
+	// js runs a regex RE2 cannot (lookaround, backreferences) with a
+	// backtracking engine in ECMAScript mode, under jsMatchTimeout.
+	js *regexp2.Regexp
 	// unsupported says why a valid JavaScript regex cannot run here; the
 	// key then never matches.
 	unsupported string
@@ -57,8 +63,12 @@ func compileKey(k string) *compiledKey {
 	if !ok {
 		return ck
 	}
+	var err error
 	if unsupported != "" {
-		ck.regex, ck.unsupported = true, unsupported
+		ck.regex = true
+		if ck.js, err = compileJS(pattern, flags); err != nil {
+			ck.unsupported = unsupported
+		}
 		return ck
 	}
 	re, err := regexp.Compile(goPattern)
@@ -89,6 +99,13 @@ type matcher struct {
 func (m *matcher) match(h *haystack, key string, e *Entry) bool {
 	ck := m.keys.get(key)
 	if ck.regex {
+		if ck.js != nil {
+			ok, err := ck.js.MatchString(h.raw)
+			if err != nil {
+				m.warn(key, "it took longer than "+jsMatchTimeout.String()+" to match")
+			}
+			return ok && err == nil
+		}
 		if ck.re == nil {
 			m.warn(key, ck.unsupported)
 			return false
@@ -231,4 +248,36 @@ func (m *matcher) score(h *haystack, e *Entry) int {
 		}
 	}
 	return primary
+}
+
+// jsMatchTimeout bounds one match of a backtracking (regexp2) key: a key
+// written to backtrack forever must not stall a generation.
+const jsMatchTimeout = 50 * time.Millisecond
+
+// compileJS compiles a JavaScript regex RE2 cannot run, with its flags,
+// in regexp2's ECMAScript mode. A sticky regex tested once matches only
+// at the start.
+func compileJS(pattern, flags string) (*regexp2.Regexp, error) {
+	opts := regexp2.RegexOptions(regexp2.ECMAScript)
+	for _, f := range flags {
+		switch f {
+		case 'i':
+			opts |= regexp2.IgnoreCase
+		case 'm':
+			opts |= regexp2.Multiline
+		case 's':
+			opts |= regexp2.Singleline
+		case 'u':
+			opts |= regexp2.Unicode
+		case 'y':
+			pattern = `^(?:` + pattern + `)`
+			opts &^= regexp2.Multiline
+		}
+	}
+	re, err := regexp2.Compile(pattern, opts)
+	if err != nil {
+		return nil, err
+	}
+	re.MatchTimeout = jsMatchTimeout
+	return re, nil
 }

@@ -56,9 +56,15 @@ func TestActivateKeys(t *testing.T) {
 		{name: "regex key", entries: []*Entry{ent(1, keys(`/drag(on|ons)\b/i`), "D")}, msgs: []string{"DRAGONS!"}, want: "W.1"},
 		{name: "regex ignores the case setting", entries: []*Entry{ent(1, keys(`/Dragon/`), "D")}, msgs: []string{"dragon"}, want: ""},
 		{name: "regex sees the message joiner", entries: []*Entry{ent(1, keys(`/^\x01b$/m`), "D")}, msgs: []string{"a", "b"}, want: "W.1"},
-		{name: "regex with a JavaScript-only feature warns", entries: []*Entry{ent(1, keys(`/(?<=a)b/`), "D")}, msgs: []string{"ab"}, want: "",
+		{name: "regex lookbehind runs as in JavaScript", entries: []*Entry{ent(1, keys(`/(?<=a)b/`), "D")}, msgs: []string{"ab"}, want: "W.1"},
+		{name: "regex lookbehind that fails", entries: []*Entry{ent(1, keys(`/(?<=a)b/`), "D")}, msgs: []string{"cb"}, want: ""},
+		{name: "regex negative lookahead", entries: []*Entry{ent(1, keys(`/dragon(?! egg)/i`), "D")}, msgs: []string{"a Dragon egg, another dragon"}, want: "W.1"},
+		{name: "regex negative lookahead that fails", entries: []*Entry{ent(1, keys(`/dragon(?! egg)/i`), "D")}, msgs: []string{"a Dragon egg"}, want: ""},
+		{name: "regex backreference", entries: []*Entry{ent(1, keys(`/(\w)\1/`), "D")}, msgs: []string{"a moon"}, want: "W.1"},
+		{name: "regex that backtracks forever times out with a warning", entries: []*Entry{ent(1, keys(`/(x+x+)+(?=y)/`), "D")},
+			msgs: []string{strings.Repeat("x", 40)}, want: "",
 			check: func(t *testing.T, r *Result) {
-				if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "lookbehind") {
+				if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "longer than") {
 					t.Errorf("warnings = %v", r.Warnings)
 				}
 			}},
