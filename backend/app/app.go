@@ -20,6 +20,7 @@ import (
 	"hearth/backend/events"
 	"hearth/backend/generate"
 	"hearth/backend/host"
+	"hearth/backend/library"
 	"hearth/backend/media"
 	"hearth/backend/personas"
 	"hearth/backend/presets"
@@ -48,7 +49,9 @@ type App struct {
 	Skills *skills.Library
 	// WorldInfo stores lorebooks and activates them for prompts.
 	WorldInfo *worldinfo.Service
-	Router    *host.Router
+	// Library imports and exports whole SillyTavern user folders.
+	Library *library.Service
+	Router  *host.Router
 }
 
 // Open opens (creating as needed) the data dir and starts the services.
@@ -102,10 +105,12 @@ func Open(ctx context.Context, dataDir string) (*App, error) {
 		return nil, err
 	}
 	a.Chats.AfterFork = a.Agent.ForkPersist
+	a.Library = library.New(library.Deps{DB: db, Bus: bus, Characters: a.Characters, Chats: a.Chats,
+		WorldInfo: a.WorldInfo, Personas: a.Personas, Presets: a.Presets, Now: now})
 	a.Chats.CloneLorebook = a.WorldInfo.CloneForFork
 	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,
 		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Skills: a.Skills, Bus: bus,
-		WorldInfo: a.WorldInfo})
+		WorldInfo: a.WorldInfo, Library: a.Library})
 	return a, nil
 }
 

@@ -62,6 +62,8 @@ func init() {
 	commands = []command{
 		{"desktop", "[desktop]", "open the desktop window (the default)", (*Program).runDesktop},
 		{"serve", "serve [--addr HOST:PORT] [--password-file FILE]", "serve the UI to a browser", (*Program).runServe},
+		{"import", "import st PATH", "import a SillyTavern library (data/<user> or an install)", (*Program).runImport},
+		{"export", "export st PATH", "export the library as a SillyTavern user folder", (*Program).runExport},
 		{"version", "version", "print the version", (*Program).runVersion},
 	}
 }

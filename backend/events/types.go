@@ -45,6 +45,10 @@ const (
 	PersonaChanged            = "persona_changed"
 	PresetChanged             = "oai_preset_changed_after"
 	ConnectionsChanged        = "connections_changed"
+
+	// LibraryProgress reports a SillyTavern library import or export
+	// (backend/library): {op, phase, done, total, current}.
+	LibraryProgress = "library_progress"
 )
 
 // TypeNames maps the SillyTavern-style constant names to their values; the
@@ -87,4 +91,6 @@ var TypeNames = map[string]string{
 	"PERSONA_CHANGED":              PersonaChanged,
 	"OAI_PRESET_CHANGED_AFTER":     PresetChanged,
 	"CONNECTIONS_CHANGED":          ConnectionsChanged,
+
+	"LIBRARY_PROGRESS": LibraryProgress,
 }

@@ -35,7 +35,7 @@ func registerHost(r *Router) {
 			Namespaces: ns,
 			Methods:    methods,
 			Features: []string{"chat.revision", "chat.patch", "chat.journal", "chat.spindle", "chat.branches", "chat.search", "chat.jsonl", "chat.undo", "state.chat", "state.floor", "state.character",
-				"chat.media", "personas", "presets", "presets.st_import", "generate", "generate.dry_run", "generate.extension_prompts", "agent", "characters.cards", "worldinfo"},
+				"chat.media", "personas", "presets", "presets.st_import", "generate", "generate.dry_run", "generate.extension_prompts", "agent", "characters.cards", "worldinfo", "library"},
 			EventTypes: events.TypeNames,
 		}, nil
 	})

@@ -9,6 +9,7 @@ import (
 	"hearth/backend/connections"
 	"hearth/backend/events"
 	"hearth/backend/generate"
+	"hearth/backend/library"
 	"hearth/backend/media"
 	"hearth/backend/personas"
 	"hearth/backend/presets"
@@ -35,6 +36,9 @@ type Services struct {
 	Bus           *events.Bus
 	// WorldInfo stores lorebooks; without it, api.worldinfo is absent.
 	WorldInfo *worldinfo.Service
+	// Library imports and exports SillyTavern user folders; without it,
+	// api.library is absent.
+	Library *library.Service
 }
 
 // New returns a router with every ABI method registered.
@@ -51,6 +55,9 @@ func New(s Services) *Router {
 	registerMedia(r, s.Media)
 	if s.WorldInfo != nil {
 		registerWorldInfo(r, s.WorldInfo, s.Chats)
+	}
+	if s.Library != nil {
+		registerLibrary(r, s.Library)
 	}
 	if s.Agent != nil {
 		registerAgent(r, s.Agent, s.AgentProfiles, s.Skills, s.Bus)

@@ -8,6 +8,7 @@ import { createConnectionsApi } from './api-connections';
 import { createPersonasApi } from './api-personas';
 import { createPresetsApi } from './api-presets';
 import { createWorldInfoApi } from './api-worldinfo';
+import { createLibraryApi } from './api-library';
 import { createGenerateApi } from './api-generate';
 import { createChatApi } from './api-chat';
 import { createStateApi } from './api-state';
@@ -156,6 +157,7 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
       personas: createPersonasApi(call, { personas: personaCache, cache, settleMs: opts.settleMs ?? SETTLE_MS }),
       presets: createPresetsApi(call),
       worldinfo: createWorldInfoApi(call),
+      library: createLibraryApi(call),
       generate: generateApi,
       agent: createAgentApi(call, {
         currentChatId: () => cache.current()?.chatId ?? null,

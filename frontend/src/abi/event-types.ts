@@ -37,6 +37,7 @@ export const BACKEND_EVENT_TYPES = Object.freeze({
   PERSONA_CHANGED: 'persona_changed',
   OAI_PRESET_CHANGED_AFTER: 'oai_preset_changed_after',
   CONNECTIONS_CHANGED: 'connections_changed',
+  LIBRARY_PROGRESS: 'library_progress',
 } as const);
 
 /** Events this window produces itself (never sent by the backend). */

@@ -6,9 +6,11 @@
 
 import type { AgentApi } from './types-agent';
 import type { ExtensionPromptView, GenerateApi, GenerationType, SwipeApi } from './types-generate';
+import type { LibraryApi } from './types-library';
 
 export type * from './types-agent';
 export type * from './types-generate';
+export type * from './types-library';
 
 /** A SillyTavern chat message, lossless: unknown keys survive round-trips. */
 export interface StMessage {
@@ -300,6 +302,8 @@ export interface CharactersApi {
   importCard(file: { fileName: string; base64: string }): Promise<Character & { importWarnings: string[] }>;
   /** Writes the card as a PNG carrying chara (V2) and ccv3 (V3) chunks, or as JSON. */
   exportCard(avatar: string, options?: { format?: 'png' | 'json' }): Promise<{ fileName: string; base64: string }>;
+  /** Desktop window only: the card file written where the person picks in the system's Save dialog. */
+  saveCard(avatar: string, options?: { format?: 'png' | 'json' }): Promise<{ saved: boolean; path: string | null }>;
   /** sync: a URL the page can use as <img src> for the avatar image. */
   avatarUrl(avatar: string): string;
 }
@@ -455,6 +459,8 @@ export interface WorldInfoApi {
   /** Imports a SillyTavern World Info file; a taken name is worldinfo.name_taken unless replace. */
   importBook(file: { fileName: string; text: string; name?: string; replace?: boolean }): Promise<{ name: string; entries: number }>;
   exportBook(name: string): Promise<{ fileName: string; text: string }>;
+  /** Desktop window only: the book file written where the person picks in the system's Save dialog. */
+  saveBook(name: string): Promise<{ saved: boolean; path: string | null }>;
   /** Binds a book to the chat (metadata world_info); null unbinds. */
   bindToChat(chatId: string, name: string | null): Promise<{ chatId: string; revision: number }>;
   /** What the chat's last generation activated; null before its first. */
@@ -552,6 +558,7 @@ export interface HearthAbi {
     readonly personas: PersonasApi;
     readonly presets: PresetsApi;
     readonly worldinfo: WorldInfoApi;
+    readonly library: LibraryApi;
     readonly generate: GenerateApi;
     readonly agent: AgentApi;
     readonly events: EventsApi;

@@ -1,0 +1,55 @@
+// The SillyTavern library types (api.library, docs/API.md "SillyTavern
+// library"): a whole user folder in and out. types.ts re-exports them.
+
+/** How many items of each kind an import stored or an export wrote. */
+export interface LibraryCounts {
+  characters: number;
+  chats: number;
+  lorebooks: number;
+  personas: number;
+  presets: number;
+  groupFiles: number;
+}
+
+/** Kinds of library items. */
+export type LibraryItemKind = 'lorebook' | 'character' | 'chat' | 'group' | 'persona' | 'preset' | 'settings';
+
+/** library.importST's answer; paths are relative to folder. */
+export interface LibraryImportSummary {
+  /** The SillyTavern user folder read (absolute, on the host's machine). */
+  folder: string;
+  imported: LibraryCounts;
+  /** Items left alone on purpose: imported before, not SillyTavern's, no owner… */
+  skipped: { kind: LibraryItemKind; path: string; reason: string }[];
+  /** Items that could not be stored; nothing of them was kept. */
+  failed: { kind: LibraryItemKind; path: string; error: string }[];
+  /** Chat messages imported. */
+  messages: number;
+}
+
+/** library.exportST's answer; paths are relative to folder. */
+export interface LibraryExportSummary {
+  folder: string;
+  exported: LibraryCounts;
+  failed: { kind: LibraryItemKind; path: string; error: string }[];
+  messages: number;
+}
+
+/** The LIBRARY_PROGRESS event's payload while an import or export runs. */
+export interface LibraryProgress {
+  op: 'import' | 'export';
+  /** lorebooks, characters, chats, groups, settings, personas, presets. */
+  phase: string;
+  done: number;
+  total: number;
+  /** The item being worked on, relative to the folder ('' at a phase's end). */
+  current: string;
+}
+
+/** api.library: SillyTavern libraries in and out (paths on the host's machine). */
+export interface LibraryApi {
+  /** Imports a SillyTavern user folder (data/<user>) or install; importing it again duplicates nothing. */
+  importST(path: string): Promise<LibraryImportSummary>;
+  /** Writes Hearth's library as a SillyTavern user folder into path, which must be empty or new. */
+  exportST(path: string): Promise<LibraryExportSummary>;
+}
