@@ -75,7 +75,7 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 	defer a.Close()
 
 	w := &window{bus: a.Bus}
-	wailsbridge.RegisterSaveJsonl(a.Router, a.Chats, w.saveDialog)
+	wailsbridge.RegisterSaveFiles(a.Router, wailsbridge.Exporters{Chats: a.Chats, Characters: a.Characters, WorldInfo: a.WorldInfo}, w.saveDialog)
 	var bridgeOpts []wailsbridge.BridgeOption
 	var assetOpts []wailsbridge.MiddlewareOption
 	if o.SelfTest != "" {
@@ -174,8 +174,9 @@ func (w *window) startup(ctx context.Context) {
 	}
 }
 
-// saveDialog is the system's Save dialog for chat.saveJsonl.
-func (w *window) saveDialog(_ context.Context, name string) (string, error) {
+// saveDialog is the system's Save dialog for the desktop's save methods
+// (wailsbridge.RegisterSaveFiles).
+func (w *window) saveDialog(_ context.Context, req wailsbridge.SaveRequest) (string, error) {
 	w.mu.Lock()
 	ctx := w.ctx
 	w.mu.Unlock()
@@ -183,9 +184,9 @@ func (w *window) saveDialog(_ context.Context, name string) (string, error) {
 		return "", errors.New("the window is not up yet")
 	}
 	return wailsruntime.SaveFileDialog(ctx, wailsruntime.SaveDialogOptions{
-		Title:           "Export chat",
-		DefaultFilename: name,
-		Filters:         []wailsruntime.FileFilter{{DisplayName: "SillyTavern chat (*.jsonl)", Pattern: "*.jsonl"}},
+		Title:           req.Title,
+		DefaultFilename: req.FileName,
+		Filters:         []wailsruntime.FileFilter{{DisplayName: req.FilterName, Pattern: req.FilterGlobs}},
 	})
 }
 

@@ -9,9 +9,11 @@ import (
 	"testing"
 
 	"hearth/backend/apperr"
+	"hearth/backend/characters"
 	"hearth/backend/chats"
 	"hearth/backend/host"
 	"hearth/backend/wailsbridge"
+	"hearth/backend/worldinfo"
 )
 
 // fakeChats exports one known chat.
@@ -24,9 +26,32 @@ func (fakeChats) ExportJsonl(_ context.Context, id string) (*chats.JsonlFile, er
 	return &chats.JsonlFile{FileName: "Evening.jsonl", Text: "{\"chat_metadata\":{}}\n{\"mes\":\"hi\"}"}, nil
 }
 
+// fakeCards exports one known card as PNG or JSON.
+type fakeCards struct{}
+
+func (fakeCards) ExportCardBytes(_ context.Context, avatar string, opts characters.ExportOptions) (string, []byte, error) {
+	if avatar != "Ash.png" {
+		return "", nil, apperr.New("character.not_found", "no character %q", avatar)
+	}
+	if opts.Format == "json" {
+		return "Ash.json", []byte(`{"spec":"chara_card_v3"}`), nil
+	}
+	return "Ash.png", []byte("\x89PNG card"), nil
+}
+
+// fakeBooks exports one known lorebook.
+type fakeBooks struct{}
+
+func (fakeBooks) Export(_ context.Context, name string) (worldinfo.Exported, error) {
+	if name != "Eldoria" {
+		return worldinfo.Exported{}, apperr.New(worldinfo.CodeNotFound, "no lorebook %q", name)
+	}
+	return worldinfo.Exported{FileName: "Eldoria.json", Text: `{"entries":{}}`}, nil
+}
+
 func saveRouter(dialog wailsbridge.SaveDialog) *host.Router {
 	r := host.NewRouter()
-	wailsbridge.RegisterSaveJsonl(r, fakeChats{}, dialog)
+	wailsbridge.RegisterSaveFiles(r, wailsbridge.Exporters{Chats: fakeChats{}, Characters: fakeCards{}, WorldInfo: fakeBooks{}}, dialog)
 	return r
 }
 
@@ -37,8 +62,11 @@ func TestSaveJsonlWritesWherePicked(t *testing.T) {
 	if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var suggested string
-	r := saveRouter(func(_ context.Context, name string) (string, error) { suggested = name; return target, nil })
+	var suggested wailsbridge.SaveRequest
+	r := saveRouter(func(_ context.Context, req wailsbridge.SaveRequest) (string, error) {
+		suggested = req
+		return target, nil
+	})
 	out, err := r.Invoke(context.Background(), "chat.saveJsonl", []byte(`["c1"]`))
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +78,8 @@ func TestSaveJsonlWritesWherePicked(t *testing.T) {
 	if err := json.Unmarshal(out, &res); err != nil || !res.Saved || res.Path != target {
 		t.Fatalf("result %s, %v", out, err)
 	}
-	if suggested != "Evening.jsonl" {
-		t.Errorf("the dialog suggested %q", suggested)
+	if suggested.FileName != "Evening.jsonl" || suggested.FilterGlobs != "*.jsonl" {
+		t.Errorf("the dialog suggested %+v", suggested)
 	}
 	got, err := os.ReadFile(target)
 	if err != nil || string(got) != "{\"chat_metadata\":{}}\n{\"mes\":\"hi\"}" {
@@ -64,7 +92,7 @@ func TestSaveJsonlWritesWherePicked(t *testing.T) {
 
 func TestSaveJsonlCancelled(t *testing.T) {
 	t.Parallel()
-	r := saveRouter(func(context.Context, string) (string, error) { return "", nil })
+	r := saveRouter(func(context.Context, wailsbridge.SaveRequest) (string, error) { return "", nil })
 	out, err := r.Invoke(context.Background(), "chat.saveJsonl", []byte(`["c1"]`))
 	if err != nil || string(out) != `{"saved":false,"path":null}` {
 		t.Fatalf("cancelled save = %s, %v", out, err)
@@ -74,7 +102,7 @@ func TestSaveJsonlCancelled(t *testing.T) {
 func TestSaveJsonlErrors(t *testing.T) {
 	t.Parallel()
 	shown := false
-	r := saveRouter(func(context.Context, string) (string, error) { shown = true; return "", nil })
+	r := saveRouter(func(context.Context, wailsbridge.SaveRequest) (string, error) { shown = true; return "", nil })
 	for _, tc := range []struct{ args, code string }{
 		{`["nope"]`, apperr.CodeChatNotFound},
 		{`[]`, apperr.CodeInvalidArgument},
@@ -87,7 +115,7 @@ func TestSaveJsonlErrors(t *testing.T) {
 	if shown {
 		t.Error("a dialog was shown for a call that could not save")
 	}
-	bad := saveRouter(func(context.Context, string) (string, error) {
+	bad := saveRouter(func(context.Context, wailsbridge.SaveRequest) (string, error) {
 		return filepath.Join(t.TempDir(), "missing", "dir", "x.jsonl"), nil
 	})
 	if _, err := bad.Invoke(context.Background(), "chat.saveJsonl", []byte(`["c1"]`)); apperr.CodeOf(err) != "desktop.write_failed" {
@@ -98,7 +126,7 @@ func TestSaveJsonlErrors(t *testing.T) {
 func TestSaveJsonlOneDialogAtATime(t *testing.T) {
 	t.Parallel()
 	entered, release := make(chan struct{}), make(chan struct{})
-	r := saveRouter(func(context.Context, string) (string, error) {
+	r := saveRouter(func(context.Context, wailsbridge.SaveRequest) (string, error) {
 		close(entered)
 		<-release
 		return "", nil
@@ -115,4 +143,47 @@ func TestSaveJsonlOneDialogAtATime(t *testing.T) {
 	}
 	close(release)
 	wg.Wait()
+}
+
+// TestSaveCardAndBook: characters.saveCard and worldinfo.saveBook write
+// the card (PNG, or JSON when asked) and the lorebook where the person
+// picks, suggesting their file names; unknown ones fail before a dialog.
+func TestSaveCardAndBook(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var asked []wailsbridge.SaveRequest
+	r := saveRouter(func(_ context.Context, req wailsbridge.SaveRequest) (string, error) {
+		asked = append(asked, req)
+		return filepath.Join(dir, req.FileName), nil
+	})
+	for _, tc := range []struct{ method, args, file, body, glob string }{
+		{"characters.saveCard", `["Ash.png"]`, "Ash.png", "\x89PNG card", "*.png"},
+		{"characters.saveCard", `["Ash.png",{"format":"json"}]`, "Ash.json", `{"spec":"chara_card_v3"}`, "*.json"},
+		{"worldinfo.saveBook", `["Eldoria"]`, "Eldoria.json", `{"entries":{}}`, "*.json"},
+	} {
+		if _, err := r.Invoke(context.Background(), tc.method, []byte(tc.args)); err != nil {
+			t.Fatalf("%s %s: %v", tc.method, tc.args, err)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, tc.file))
+		if err != nil || string(got) != tc.body {
+			t.Errorf("%s wrote %q, %v", tc.file, got, err)
+		}
+		if last := asked[len(asked)-1]; last.FileName != tc.file || last.FilterGlobs != tc.glob {
+			t.Errorf("%s %s: the dialog was asked %+v", tc.method, tc.args, last)
+		}
+	}
+	n := len(asked)
+	for _, tc := range []struct{ method, args, code string }{
+		{"characters.saveCard", `["Nobody.png"]`, "character.not_found"},
+		{"characters.saveCard", `["Ash.png",{"format":7}]`, apperr.CodeInvalidArgument},
+		{"worldinfo.saveBook", `["Nowhere"]`, worldinfo.CodeNotFound},
+		{"worldinfo.saveBook", `[]`, apperr.CodeInvalidArgument},
+	} {
+		if _, err := r.Invoke(context.Background(), tc.method, []byte(tc.args)); apperr.CodeOf(err) != tc.code {
+			t.Errorf("%s %s = %v, want %s", tc.method, tc.args, err, tc.code)
+		}
+	}
+	if len(asked) != n {
+		t.Error("a dialog was shown for a call that could not save")
+	}
 }

@@ -5,7 +5,7 @@ import { bind } from './api-chat';
 import type { Call } from './host';
 import type { CharactersApi } from './types';
 
-const CHARACTER_METHODS = ['list', 'get', 'create', 'update', 'delete', 'importCard', 'exportCard'] as const;
+const CHARACTER_METHODS = ['list', 'get', 'create', 'update', 'delete', 'importCard', 'exportCard', 'saveCard'] as const;
 
 /** avatarUrl returns the image URL for a character's avatar key. */
 export function avatarUrl(avatar: string): string {

@@ -13,6 +13,7 @@ const WORLDINFO_METHODS = [
   'rename',
   'importBook',
   'exportBook',
+  'saveBook',
   'bindToChat',
   'lastActivation',
   'getSettings',

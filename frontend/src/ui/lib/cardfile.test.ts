@@ -32,6 +32,10 @@ function fakeApi() {
       fileName: avatar.replace(/\.png$/, `.${opts?.format ?? 'png'}`),
       base64: btoa('\x89PNG\r\n\x1a\n\x00\xff'),
     })),
+    saveCard: vi.fn(async (avatar: string, opts?: { format?: 'png' | 'json' }) => ({
+      saved: true,
+      path: `/home/u/${avatar.replace(/\.png$/, `.${opts?.format ?? 'png'}`)}`,
+    })),
   };
   return api as unknown as CardFiles & typeof api;
 }
@@ -136,14 +140,26 @@ describe('exportCardFile', () => {
   it('downloads the decoded bytes under the host’s file name', async () => {
     const api = fakeApi();
     const download = vi.fn();
-    await expect(exportCardFile(api, 'Kestrel.png', 'png', download)).resolves.toEqual({ fileName: 'Kestrel.png' });
+    await expect(exportCardFile(api, 'Kestrel.png', 'png', { desktop: false, download })).resolves.toEqual({ kind: 'downloaded', fileName: 'Kestrel.png' });
+    expect(api.saveCard).not.toHaveBeenCalled();
     expect(api.exportCard).toHaveBeenCalledWith('Kestrel.png', { format: 'png' });
     const [name, blob] = download.mock.calls[0] as [string, Blob];
     expect(name).toBe('Kestrel.png');
     expect(blob.type).toBe('image/png');
     expect(new Uint8Array(await blob.arrayBuffer())).toEqual(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]));
-    await exportCardFile(api, 'Kestrel.png', 'json', download);
+    await exportCardFile(api, 'Kestrel.png', 'json', { desktop: false, download });
     expect((download.mock.calls[1] as [string, Blob])[1].type).toBe('application/json');
+  });
+
+  it('asks the desktop host to save through its Save dialog, and tells a cancel', async () => {
+    const api = fakeApi();
+    const download = vi.fn();
+    await expect(exportCardFile(api, 'Kestrel.png', 'json', { desktop: true, download })).resolves.toEqual({ kind: 'saved', path: '/home/u/Kestrel.json' });
+    expect(api.saveCard).toHaveBeenCalledWith('Kestrel.png', { format: 'json' });
+    expect(api.exportCard).not.toHaveBeenCalled();
+    expect(download).not.toHaveBeenCalled();
+    api.saveCard.mockResolvedValueOnce({ saved: false, path: null } as never);
+    await expect(exportCardFile(api, 'Kestrel.png', 'png', { desktop: true })).resolves.toEqual({ kind: 'cancelled' });
   });
 });
 

@@ -3,6 +3,7 @@
 // character written out as a card file. Everything goes through the public
 // api.characters calls importCard and exportCard.
 import type { Character, CharactersApi } from '../../abi/types';
+import type { ExportOutcome } from './chatfile';
 import { describeError } from './errors';
 import { downloadBlob } from './download';
 
@@ -18,7 +19,7 @@ export const CARD_ACCEPT = '.png,.json,.charx,image/png,application/json';
 export const MAX_CARD_BYTES = 48 * 1024 * 1024;
 
 /** CardFiles is the slice of api.characters these helpers use. */
-export type CardFiles = Pick<CharactersApi, 'importCard' | 'exportCard'>;
+export type CardFiles = Pick<CharactersApi, 'importCard' | 'exportCard' | 'saveCard'>;
 
 /** The part of a File importCardFile reads. */
 export interface PickedCard {
@@ -143,19 +144,26 @@ export function summarize(result: CardImportResult): ImportSummary {
 
 /**
  * exportCardFile writes a character out as a card file (PNG with the card
- * inside, or JSON) and hands it to download (by default a browser
- * download); it answers with the file's name.
+ * inside, or JSON). In the desktop window the host shows the system's Save
+ * dialog and writes the file there (WebKitGTK, as Wails leaves it, drops a
+ * page's downloads silently into the downloads folder, overwriting a file
+ * of the same name); in a browser the file is handed to download (by
+ * default a browser download).
  */
 export async function exportCardFile(
   api: CardFiles,
   avatar: string,
   format: 'png' | 'json',
-  download: (fileName: string, blob: Blob) => void = downloadBlob,
-): Promise<{ fileName: string }> {
+  opts: { desktop: boolean; download?: (fileName: string, blob: Blob) => void },
+): Promise<ExportOutcome> {
+  if (opts.desktop) {
+    const r = await api.saveCard(avatar, { format });
+    return r.saved && r.path ? { kind: 'saved', path: r.path } : { kind: 'cancelled' };
+  }
   const file = await api.exportCard(avatar, { format });
   const type = format === 'png' ? 'image/png' : 'application/json';
-  download(file.fileName, new Blob([fromBase64(file.base64)], { type }));
-  return { fileName: file.fileName };
+  (opts.download ?? downloadBlob)(file.fileName, new Blob([fromBase64(file.base64)], { type }));
+  return { kind: 'downloaded', fileName: file.fileName };
 }
 
 /** isFileDrag says whether a drag carries files (not text or a link dragged from the page). */
