@@ -76,6 +76,7 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 
 	w := &window{bus: a.Bus}
 	wailsbridge.RegisterSaveFiles(a.Router, wailsbridge.Exporters{Chats: a.Chats, Characters: a.Characters, WorldInfo: a.WorldInfo}, w.saveDialog)
+	wailsbridge.RegisterPickFolder(a.Router, w.folderDialog)
 	var bridgeOpts []wailsbridge.BridgeOption
 	var assetOpts []wailsbridge.MiddlewareOption
 	if o.SelfTest != "" {
@@ -188,6 +189,17 @@ func (w *window) saveDialog(_ context.Context, req wailsbridge.SaveRequest) (str
 		DefaultFilename: req.FileName,
 		Filters:         []wailsruntime.FileFilter{{DisplayName: req.FilterName, Pattern: req.FilterGlobs}},
 	})
+}
+
+// folderDialog is the system's folder chooser for library.pickFolder.
+func (w *window) folderDialog(_ context.Context, title string) (string, error) {
+	w.mu.Lock()
+	ctx := w.ctx
+	w.mu.Unlock()
+	if ctx == nil {
+		return "", errors.New("the window is not up yet")
+	}
+	return wailsruntime.OpenDirectoryDialog(ctx, wailsruntime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
 }
 
 // guardNavigation keeps the window on the app: links in messages go to the
