@@ -11,9 +11,13 @@ describe('api.library', () => {
     });
     await api.importST('/home/me/SillyTavern');
     await api.exportST('/tmp/st-export');
+    await api.pickFolder();
+    await api.pickFolder({ title: 'Import' });
     expect(calls).toEqual([
       { method: 'library.importST', args: [{ path: '/home/me/SillyTavern' }] },
       { method: 'library.exportST', args: [{ path: '/tmp/st-export' }] },
+      { method: 'library.pickFolder', args: [] },
+      { method: 'library.pickFolder', args: [{ title: 'Import' }] },
     ]);
     expect(Object.isFrozen(api)).toBe(true);
     expect(T.LIBRARY_PROGRESS).toBe('library_progress');

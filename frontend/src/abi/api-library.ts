@@ -9,5 +9,7 @@ export function createLibraryApi(call: Call): LibraryApi {
   return Object.freeze({
     importST: (path: string) => call('library.importST', { path }) as Promise<LibraryImportSummary>,
     exportST: (path: string) => call('library.exportST', { path }) as Promise<LibraryExportSummary>,
+    pickFolder: (options?: { title?: string }) =>
+      call('library.pickFolder', ...(options ? [options] : [])) as Promise<{ picked: boolean; path: string | null }>,
   });
 }

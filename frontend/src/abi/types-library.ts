@@ -52,4 +52,6 @@ export interface LibraryApi {
   importST(path: string): Promise<LibraryImportSummary>;
   /** Writes Hearth's library as a SillyTavern user folder into path, which must be empty or new. */
   exportST(path: string): Promise<LibraryExportSummary>;
+  /** Desktop window only: the system's folder chooser; picked false when cancelled. */
+  pickFolder(options?: { title?: string }): Promise<{ picked: boolean; path: string | null }>;
 }
