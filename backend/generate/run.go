@@ -16,6 +16,7 @@ import (
 	"hearth/backend/jsonx"
 	"hearth/backend/prompt"
 	"hearth/backend/providers"
+	"hearth/backend/worldinfo"
 )
 
 // commitTimeout bounds the write of a finished reply.
@@ -193,11 +194,37 @@ func (s *Service) replyExtra(r *run, res providers.Result, reasoning time.Durati
 	if res.Usage.OutputTokens > 0 {
 		extra["token_count"] = mustRaw(res.Usage.OutputTokens)
 	}
-	extra["hearth"] = mustRaw(map[string]any{
+	hearth := map[string]any{
 		"generationId": r.id, "connectionId": r.conn.ID, "presetId": r.presetID,
 		"usage": res.Usage, "finishReason": res.FinishReason, "promptTokens": r.built.prompt.Tokens.Total,
-	})
+	}
+	if wi := worldInfoRefs(r.built.activation); len(wi) > 0 {
+		hearth["worldInfo"] = wi
+	}
+	extra["hearth"] = mustRaw(hearth)
 	return extra
+}
+
+// worldInfoRef names one lorebook entry a reply's prompt carried.
+type worldInfoRef struct {
+	World       string `json:"world"`
+	UID         int    `json:"uid"`
+	DisplayName string `json:"displayName"`
+	Position    string `json:"position"`
+}
+
+// worldInfoRefs are the entries an activation added, by reference (the
+// content stays in the book): kept on the reply's swipe, so each reply
+// can show what the lorebooks gave it, not just the chat's last.
+func worldInfoRefs(act *worldinfo.Activation) []worldInfoRef {
+	if act == nil {
+		return nil
+	}
+	out := make([]worldInfoRef, 0, len(act.Entries))
+	for _, e := range act.Entries {
+		out = append(out, worldInfoRef{World: e.World, UID: e.UID, DisplayName: e.DisplayName, Position: e.Position})
+	}
+	return out
 }
 
 // end settles a generation that produced its reply (or was stopped).

@@ -57,6 +57,21 @@ func TestWorldInfoInARealGeneration(t *testing.T) {
 		t.Fatalf("timedWorldInfo %s, %v", meta[worldinfo.MetadataKey], err)
 	}
 
+	// The reply keeps, on its swipe, which entries its prompt carried.
+	msgs := h.messages()
+	var refs struct {
+		Hearth struct {
+			WorldInfo []struct {
+				World string `json:"world"`
+				UID   int    `json:"uid"`
+			} `json:"worldInfo"`
+		} `json:"hearth"`
+	}
+	raw, _ := json.Marshal(msgs[len(msgs)-1].Extra)
+	if err := json.Unmarshal(raw, &refs); err != nil || len(refs.Hearth.WorldInfo) != 1 || refs.Hearth.WorldInfo[0].World != "Glade" {
+		t.Fatalf("the reply's extra.hearth.worldInfo: %s, %v", raw, err)
+	}
+
 	// Sticky: the next message does not name the lantern, the entry stays.
 	h.say("And the river?")
 	h.server.Push(reply(pt.Text("Cold.")))
