@@ -1,7 +1,9 @@
 package wailsbridge
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -10,6 +12,7 @@ import (
 	"hearth/backend/chats"
 	"hearth/backend/host"
 	"hearth/backend/media"
+	"hearth/backend/presets"
 	"hearth/backend/worldinfo"
 )
 
@@ -37,6 +40,9 @@ type Exporters struct {
 	WorldInfo interface {
 		Export(ctx context.Context, name string) (worldinfo.Exported, error)
 	}
+	Presets interface {
+		Export(ctx context.Context, id string) (*presets.Export, error)
+	}
 }
 
 // SaveResult is the answer of the save methods.
@@ -52,8 +58,9 @@ type exported struct {
 }
 
 // RegisterSaveFiles adds the desktop window's save methods to its router:
-// chat.saveJsonl(chatId), characters.saveCard(avatar, {format}) and
-// worldinfo.saveBook(name) write the chat, card or lorebook file where the
+// chat.saveJsonl(chatId), characters.saveCard(avatar, {format}),
+// worldinfo.saveBook(name) and presets.saveFile(id) write the chat, card,
+// lorebook or preset file where the
 // person picks in the system's Save dialog. A page's own download does not
 // do: WebKitGTK, which Wails v2 leaves without download handlers, saves it
 // silently into the downloads folder under the suggested name, replacing a
@@ -125,5 +132,21 @@ func RegisterSaveFiles(r *host.Router, ex Exporters, dialog SaveDialog) {
 			return nil, err
 		}
 		return &exported{SaveRequest{"Export lorebook", file.FileName, "SillyTavern World Info (*.json)", "*.json"}, []byte(file.Text)}, nil
+	})
+	register("presets.saveFile", func(ctx context.Context, a host.Args) (*exported, error) {
+		id, err := a.String(0, "id")
+		if err != nil {
+			return nil, err
+		}
+		file, err := ex.Presets.Export(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		// Indented with four spaces, as SillyTavern writes its presets.
+		var out bytes.Buffer
+		if err := json.Indent(&out, file.JSON, "", "    "); err != nil {
+			return nil, fmt.Errorf("format preset: %w", err)
+		}
+		return &exported{SaveRequest{"Export preset", file.FileName, "SillyTavern preset (*.json)", "*.json"}, out.Bytes()}, nil
 	})
 }

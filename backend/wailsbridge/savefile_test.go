@@ -12,6 +12,7 @@ import (
 	"hearth/backend/characters"
 	"hearth/backend/chats"
 	"hearth/backend/host"
+	"hearth/backend/presets"
 	"hearth/backend/wailsbridge"
 	"hearth/backend/worldinfo"
 )
@@ -49,9 +50,19 @@ func (fakeBooks) Export(_ context.Context, name string) (worldinfo.Exported, err
 	return worldinfo.Exported{FileName: "Eldoria.json", Text: `{"entries":{}}`}, nil
 }
 
+// fakePresets exports one known preset.
+type fakePresets struct{}
+
+func (fakePresets) Export(_ context.Context, id string) (*presets.Export, error) {
+	if id != "p1" {
+		return nil, apperr.New("preset.not_found", "no preset %q", id)
+	}
+	return &presets.Export{FileName: "Roleplay.json", JSON: []byte(`{"temperature":1,"prompts":[]}`)}, nil
+}
+
 func saveRouter(dialog wailsbridge.SaveDialog) *host.Router {
 	r := host.NewRouter()
-	wailsbridge.RegisterSaveFiles(r, wailsbridge.Exporters{Chats: fakeChats{}, Characters: fakeCards{}, WorldInfo: fakeBooks{}}, dialog)
+	wailsbridge.RegisterSaveFiles(r, wailsbridge.Exporters{Chats: fakeChats{}, Characters: fakeCards{}, WorldInfo: fakeBooks{}, Presets: fakePresets{}}, dialog)
 	return r
 }
 
@@ -145,8 +156,9 @@ func TestSaveJsonlOneDialogAtATime(t *testing.T) {
 	wg.Wait()
 }
 
-// TestSaveCardAndBook: characters.saveCard and worldinfo.saveBook write
-// the card (PNG, or JSON when asked) and the lorebook where the person
+// TestSaveCardAndBook: characters.saveCard, worldinfo.saveBook and
+// presets.saveFile write the card (PNG, or JSON when asked), the lorebook
+// and the preset (indented as SillyTavern writes it) where the person
 // picks, suggesting their file names; unknown ones fail before a dialog.
 func TestSaveCardAndBook(t *testing.T) {
 	t.Parallel()
@@ -160,6 +172,7 @@ func TestSaveCardAndBook(t *testing.T) {
 		{"characters.saveCard", `["Ash.png"]`, "Ash.png", "\x89PNG card", "*.png"},
 		{"characters.saveCard", `["Ash.png",{"format":"json"}]`, "Ash.json", `{"spec":"chara_card_v3"}`, "*.json"},
 		{"worldinfo.saveBook", `["Eldoria"]`, "Eldoria.json", `{"entries":{}}`, "*.json"},
+		{"presets.saveFile", `["p1"]`, "Roleplay.json", "{\n    \"temperature\": 1,\n    \"prompts\": []\n}", "*.json"},
 	} {
 		if _, err := r.Invoke(context.Background(), tc.method, []byte(tc.args)); err != nil {
 			t.Fatalf("%s %s: %v", tc.method, tc.args, err)
@@ -178,6 +191,7 @@ func TestSaveCardAndBook(t *testing.T) {
 		{"characters.saveCard", `["Ash.png",{"format":7}]`, apperr.CodeInvalidArgument},
 		{"worldinfo.saveBook", `["Nowhere"]`, worldinfo.CodeNotFound},
 		{"worldinfo.saveBook", `[]`, apperr.CodeInvalidArgument},
+		{"presets.saveFile", `["nope"]`, "preset.not_found"},
 	} {
 		if _, err := r.Invoke(context.Background(), tc.method, []byte(tc.args)); apperr.CodeOf(err) != tc.code {
 			t.Errorf("%s %s = %v, want %s", tc.method, tc.args, err, tc.code)

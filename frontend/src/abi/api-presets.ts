@@ -5,7 +5,7 @@ import { bind } from './api-chat';
 import type { Call } from './host';
 import type { PresetsApi } from './types';
 
-const PRESET_METHODS = ['list', 'get', 'save', 'delete', 'import', 'export', 'select', 'active'] as const;
+const PRESET_METHODS = ['list', 'get', 'save', 'delete', 'import', 'export', 'saveFile', 'select', 'active'] as const;
 
 /** createPresetsApi returns the frozen api.presets. */
 export function createPresetsApi(call: Call): PresetsApi {

@@ -478,6 +478,8 @@ export interface PresetsApi {
   /** import stores a SillyTavern preset file (its text, or the parsed object) as a new preset. */
   import(file: { fileName?: string; json: string | Record<string, unknown> }): Promise<PresetImportResult>;
   export(id: string): Promise<PresetExport>;
+  /** Desktop window only: the preset file written where the person picks in the system's Save dialog. */
+  saveFile(id: string): Promise<{ saved: boolean; path: string | null }>;
   /** select makes a preset the active one (null: the built-in default) and resolves it. */
   select(id: string | null): Promise<Preset>;
   /** active resolves the active preset ('default' when none was chosen). */

@@ -36,6 +36,7 @@ function setup() {
     active: vi.fn(),
     import: vi.fn(async ({ fileName }: { fileName?: string }) => ({ preset: preset('imp', fileName ?? ''), warnings: ['w'] })),
     export: vi.fn(async (id: string) => ({ fileName: `${id}.json`, json: { temperature: 1 } })),
+    saveFile: vi.fn(async (id: string): Promise<{ saved: boolean; path: string | null }> => ({ saved: true, path: `/home/u/${id}.json` })),
   };
   const events = {
     types: { OAI_PRESET_CHANGED_AFTER: 'oai_preset_changed_after' },
@@ -97,6 +98,9 @@ describe('preset store', () => {
     expect(res?.warnings).toEqual(['w']);
     expect(get(store.list).map((p) => p.id)).toContain('imp');
     expect(await store.exportPreset('b')).toEqual({ fileName: 'b.json', json: { temperature: 1 } });
+    expect(await store.savePreset('b')).toBe('/home/u/b.json');
+    api.saveFile.mockResolvedValueOnce({ saved: false, path: null });
+    expect(await store.savePreset('b')).toBeNull();
 
     handlers.oai_preset_changed_after?.({ presetId: 'imp' });
     expect(get(store.activeId)).toBe('imp');

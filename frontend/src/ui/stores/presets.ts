@@ -25,6 +25,8 @@ export interface PresetStore {
   /** importFile stores a SillyTavern preset file's text as a new preset. */
   importFile(fileName: string, text: string): Promise<PresetImportResult | null>;
   exportPreset(id: string): Promise<PresetExport | null>;
+  /** savePreset writes the preset file through the desktop's Save dialog: the path, or null when cancelled or failed (toasted). */
+  savePreset(id: string): Promise<string | null>;
   /** start follows preset events; returns the unsubscribe. */
   start(): () => void;
 }
@@ -122,6 +124,15 @@ export function createPresetStore(hearth: HearthAbi, toasts: ToastStore): Preset
         return res;
       } catch (err) {
         toasts.error(err, `Could not import ${fileName}`);
+        return null;
+      }
+    },
+    async savePreset(id) {
+      try {
+        const r = await api.saveFile(id);
+        return r.saved ? r.path : null;
+      } catch (err) {
+        toasts.error(err, 'Could not export the preset');
         return null;
       }
     },
