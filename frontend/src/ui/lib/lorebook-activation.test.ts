@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { activeUids, attachmentsOf, byWorld, fieldMessage, fieldOfError, positionWords, type ActivationLike } from './lorebook-activation';
+
+const act: ActivationLike = {
+  timestampMs: 1,
+  trigger: 'normal',
+  entries: [
+    { world: 'Eldoria', uid: 3, displayName: 'Gate', constant: false, content: 'x', position: 'before' },
+    { world: 'Common', uid: '0', displayName: 'Sun', constant: true, content: 'y', position: 'atDepth' },
+    { world: 'Eldoria', uid: '7', displayName: 'River', constant: false, content: 'z' },
+  ],
+};
+
+describe('activation', () => {
+  it('lists the uids of one book, numbers and strings alike', () => {
+    expect([...activeUids(act, 'Eldoria')]).toEqual([3, 7]);
+    expect(activeUids(act, 'Other').size).toBe(0);
+    expect(activeUids(null, 'Eldoria').size).toBe(0);
+  });
+
+  it('groups entries by book in the order books appear', () => {
+    expect(byWorld(act).map((g) => [g.world, g.entries.length])).toEqual([['Eldoria', 2], ['Common', 1]]);
+    expect(positionWords('atDepth')).toBe('in the chat at depth');
+    expect(positionWords(undefined)).toBe('placed nowhere');
+  });
+
+  it('says how a book reaches a chat, or that it does not', () => {
+    const lore = { globalSelect: ['Common', 'Eldoria'], characterWorld: 'Eldoria', chatWorld: 'Notes', personaWorld: 'Mine' };
+    expect(attachmentsOf('Eldoria', lore)).toEqual(['global', 'character']);
+    expect(attachmentsOf('Notes', lore)).toEqual(['chat']);
+    expect(attachmentsOf('Mine', lore)).toEqual(['persona']);
+    expect(attachmentsOf('Elsewhere', lore)).toEqual([]);
+  });
+});
+
+describe('fieldOfError', () => {
+  it('reads an entry field, a key index and a quoted key', () => {
+    expect(fieldOfError({ code: 'worldinfo.invalid', details: { field: 'entries["12"].content' } })).toEqual({ entryKey: '12', field: 'content' });
+    expect(fieldOfError({ details: { field: 'entries["3"].key[2]' } })).toEqual({ entryKey: '3', field: 'key' });
+    expect(fieldOfError({ details: { field: 'entries["a\\"b"]' } })).toEqual({ entryKey: 'a"b', field: 'entry' });
+  });
+
+  it('reads a setting or the name, and nothing when no field is named', () => {
+    expect(fieldOfError({ details: { field: 'world_info_depth' } })).toEqual({ entryKey: null, field: 'world_info_depth' });
+    expect(fieldOfError({ details: { field: 'name' } })).toEqual({ entryKey: null, field: 'name' });
+    expect(fieldOfError({ code: 'x', message: 'y' })).toBeNull();
+    expect(fieldOfError('boom')).toBeNull();
+  });
+});
+
+describe('fieldMessage', () => {
+  it('drops the entry path a host message starts with', () => {
+    expect(fieldMessage('entries["0"].key[2] is 17408 bytes; at most 16384 are allowed')).toBe('key[2] is 17408 bytes; at most 16384 are allowed');
+    expect(fieldMessage('world_info_budget must be between 1 and 100')).toBe('world_info_budget must be between 1 and 100');
+  });
+});

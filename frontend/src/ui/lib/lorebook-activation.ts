@@ -1,0 +1,112 @@
+// What a World Info scan activated, as the lorebook screen shows it, where
+// a book is attached to a chat, and which field a host error names.
+
+/** ActivationLike is a dry run's or the last generation's activation (a dry run's uids may be strings). */
+export interface ActivationLike {
+  timestampMs: number;
+  trigger: string;
+  entries: { world: string; uid: string | number; displayName: string; constant: boolean; content: string; position?: string }[];
+}
+
+/** Attachment is how a book reaches a chat's generations. */
+export type Attachment = 'global' | 'character' | 'chat' | 'persona';
+
+/** ChatLore is what attaches books to a chat: the global selection, the card's, the chat's and the persona's book. */
+export interface ChatLore {
+  globalSelect: readonly string[];
+  characterWorld: string;
+  chatWorld: string;
+  /** personaWorld is the lorebook of the persona in effect in the chat ('' for none). */
+  personaWorld?: string | undefined;
+}
+
+/** attachmentsOf lists how the book name is attached to the chat (empty: not used by it). */
+export function attachmentsOf(name: string, lore: ChatLore): Attachment[] {
+  const out: Attachment[] = [];
+  if (lore.globalSelect.includes(name)) out.push('global');
+  if (lore.characterWorld === name) out.push('character');
+  if (lore.chatWorld === name) out.push('chat');
+  if (lore.personaWorld === name) out.push('persona');
+  return out;
+}
+
+/** ATTACHMENT_LABELS name the attachments in a sentence. */
+export const ATTACHMENT_LABELS: Record<Attachment, string> = {
+  global: 'selected globally',
+  character: 'the character’s book',
+  chat: 'bound to this chat',
+  persona: 'your persona’s book',
+};
+
+/** activeUids is the set of uids of the book world that the activation lists. */
+export function activeUids(act: ActivationLike | null, world: string): Set<number> {
+  const out = new Set<number>();
+  for (const e of act?.entries ?? []) {
+    if (e.world === world) out.add(Number(e.uid));
+  }
+  return out;
+}
+
+/** byWorld groups an activation's entries by book, in the order books first appear. */
+export function byWorld(act: ActivationLike | null): { world: string; entries: ActivationLike['entries'] }[] {
+  const groups = new Map<string, ActivationLike['entries']>();
+  for (const e of act?.entries ?? []) {
+    let g = groups.get(e.world);
+    if (!g) groups.set(e.world, (g = []));
+    g.push(e);
+  }
+  return [...groups].map(([world, entries]) => ({ world, entries }));
+}
+
+/** POSITION_NAMES turn an activation's position names into words. */
+const POSITION_NAMES: Record<string, string> = {
+  before: 'before the character',
+  after: 'after the character',
+  ANTop: 'top of the Author’s Note',
+  ANBottom: 'bottom of the Author’s Note',
+  atDepth: 'in the chat at depth',
+  EMTop: 'before the examples',
+  EMBottom: 'after the examples',
+  outlet: 'in an outlet',
+};
+
+/** positionWords says where an activated entry went. */
+export function positionWords(position: string | undefined): string {
+  return (position && POSITION_NAMES[position]) || 'placed nowhere';
+}
+
+/** FieldRef is what a worldinfo.invalid error's details.field points at. */
+export interface FieldRef {
+  /** entryKey is the entries-object key the error names, null for the book or a setting. */
+  entryKey: string | null;
+  /** field is the entry field ("content", "key"), the setting, or "name"/"book". */
+  field: string;
+}
+
+/**
+ * fieldOfError reads details.field of a host error: `entries["12"].key[3]`
+ * names entry "12"'s key field, `world_info_depth` a setting. Null when
+ * the error names no field.
+ */
+export function fieldOfError(err: unknown): FieldRef | null {
+  if (typeof err !== 'object' || err === null) return null;
+  const details = (err as { details?: unknown }).details;
+  const raw = typeof details === 'object' && details !== null ? (details as { field?: unknown }).field : undefined;
+  if (typeof raw !== 'string' || raw === '') return null;
+  const m = /^entries\["((?:[^"\\]|\\.)*)"\](?:\.([A-Za-z_][\w]*))?/.exec(raw);
+  if (m) {
+    let key = m[1] ?? '';
+    try {
+      key = JSON.parse(`"${key}"`) as string;
+    } catch {
+      // keep the key as written
+    }
+    return { entryKey: key, field: m[2] ?? 'entry' };
+  }
+  return { entryKey: null, field: raw.replace(/[[.].*$/, '') };
+}
+
+/** fieldMessage is a host error's message without the entry path it starts with ("entries[\"3\"].key[0] is …" → "key[0] is …"). */
+export function fieldMessage(message: string): string {
+  return message.replace(/^entries\["(?:[^"\\]|\\.)*"\]\./, '');
+}
