@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openApp, repoRoot, screenshot, useHearth, waitFor } from './harness.mjs';
+import { messageRow, openApp, repoRoot, screenshot, useHearth, waitFor } from './harness.mjs';
 
 const FIXTURE = join(repoRoot, 'backend/worldinfo/testdata/books/st_eldoria.json');
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -206,6 +206,17 @@ describe('lorebooks in the UI', () => {
     await dialog().getByRole('heading', { name: 'Valley' }).waitFor();
     assert.equal(await dialog().getByLabel('Title / memo').inputValue(), 'The Falls');
     await dialog().getByRole('button', { name: 'Library' }).click();
+
+    // The reply itself keeps what its prompt carried, folded under it.
+    await page.keyboard.press('Escape');
+    await dialog().waitFor({ state: 'detached' });
+    const reply = messageRow(page, 2);
+    await reply.getByText('Lorebooks: 1 entry').click();
+    await reply.locator('details.lore').getByText('The Falls').waitFor();
+    assert.match(await reply.locator('details.lore').textContent(), /The Falls\s*· Valley · in the chat at depth/);
+    await screenshot(page, 'lorebooks-reply');
+    await page.getByRole('button', { name: 'Lorebooks' }).click();
+    await dialog().getByRole('heading', { name: 'Lorebooks' }).waitFor();
   });
 
   it('imports a SillyTavern world file and exports it back byte for byte; renames, selects globally and deletes', async () => {

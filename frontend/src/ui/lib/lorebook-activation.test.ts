@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeUids, attachmentsOf, byWorld, fieldMessage, fieldOfError, positionWords, type ActivationLike } from './lorebook-activation';
+import { activeUids, attachmentsOf, byWorld, fieldMessage, fieldOfError, positionWords, replyLore, type ActivationLike } from './lorebook-activation';
 
 const act: ActivationLike = {
   timestampMs: 1,
@@ -52,5 +52,36 @@ describe('fieldMessage', () => {
   it('drops the entry path a host message starts with', () => {
     expect(fieldMessage('entries["0"].key[2] is 17408 bytes; at most 16384 are allowed')).toBe('key[2] is 17408 bytes; at most 16384 are allowed');
     expect(fieldMessage('world_info_budget must be between 1 and 100')).toBe('world_info_budget must be between 1 and 100');
+  });
+});
+
+describe('replyLore', () => {
+  it('reads the entries a reply carried, leaving out what is malformed', () => {
+    const extra = {
+      api: 'openai',
+      hearth: {
+        generationId: 'g',
+        worldInfo: [
+          { world: 'Eldoria', uid: 3, displayName: 'Highmere', position: 'before' },
+          { world: 'Eldoria', uid: 4, displayName: '', position: 'atDepth' },
+          { world: 7, uid: 1 },
+          null,
+          'x',
+          { world: 'Glade', uid: '2' },
+        ],
+      },
+    };
+    expect(replyLore(extra)).toEqual([
+      { world: 'Eldoria', uid: 3, displayName: 'Highmere', position: 'before' },
+      { world: 'Eldoria', uid: 4, displayName: 'Entry 4', position: 'atDepth' },
+    ]);
+    expect(replyLore(undefined)).toEqual([]);
+    expect(replyLore({ hearth: { worldInfo: 'no' } })).toEqual([]);
+    expect(replyLore({ hearth: null })).toEqual([]);
+  });
+
+  it('lists at most 200 entries', () => {
+    const many = Array.from({ length: 500 }, (_, i) => ({ world: 'B', uid: i, displayName: `E${i}`, position: 'before' }));
+    expect(replyLore({ hearth: { worldInfo: many } })).toHaveLength(200);
   });
 });

@@ -110,3 +110,33 @@ export function fieldOfError(err: unknown): FieldRef | null {
 export function fieldMessage(message: string): string {
   return message.replace(/^entries\["(?:[^"\\]|\\.)*"\]\./, '');
 }
+
+/** LoreRef is one lorebook entry a reply's prompt carried (extra.hearth.worldInfo). */
+export interface LoreRef {
+  world: string;
+  uid: number;
+  displayName: string;
+  position: string;
+}
+
+/** REPLY_LORE_MAX bounds the entries a reply lists: the field comes from the chat file, which anyone may have written. */
+const REPLY_LORE_MAX = 200;
+
+/**
+ * replyLore reads the lorebook entries a reply's prompt carried from its
+ * extra (extra.hearth.worldInfo, written by the host with the reply), in
+ * order; anything malformed is left out.
+ */
+export function replyLore(extra: unknown): LoreRef[] {
+  const hearth = extra && typeof extra === 'object' ? (extra as { hearth?: unknown }).hearth : undefined;
+  const list = hearth && typeof hearth === 'object' ? (hearth as { worldInfo?: unknown }).worldInfo : undefined;
+  if (!Array.isArray(list)) return [];
+  const out: LoreRef[] = [];
+  for (const item of list.slice(0, REPLY_LORE_MAX)) {
+    if (!item || typeof item !== 'object') continue;
+    const { world, uid, displayName, position } = item as Record<string, unknown>;
+    if (typeof world !== 'string' || typeof uid !== 'number') continue;
+    out.push({ world, uid, displayName: typeof displayName === 'string' && displayName ? displayName : `Entry ${uid}`, position: typeof position === 'string' ? position : '' });
+  }
+  return out;
+}
