@@ -52,13 +52,32 @@ type App struct {
 	// Library imports and exports whole SillyTavern user folders.
 	Library *library.Service
 	Router  *host.Router
+
+	lock *dirLock
 }
 
 // Open opens (creating as needed) the data dir and starts the services.
+// One process at a time may have a data dir open: another's Open is
+// CodeDataDirInUse.
 func Open(ctx context.Context, dataDir string) (*App, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir %s: %w", dataDir, err)
 	}
+	lock, err := lockDataDir(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	a, err := open(ctx, dataDir)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	a.lock = lock
+	return a, nil
+}
+
+// open starts the services on the locked data dir.
+func open(ctx context.Context, dataDir string) (*App, error) {
 	db, err := store.Open(ctx, filepath.Join(dataDir, "hearth.db"), store.Options{BackupDir: filepath.Join(dataDir, "backups")})
 	if err != nil {
 		return nil, err
@@ -120,7 +139,11 @@ func (a *App) Close() error {
 	a.Agent.Close()
 	a.Generate.Close()
 	a.Bus.Close()
-	return a.Store.Close()
+	err := a.Store.Close()
+	if a.lock != nil {
+		a.lock.release()
+	}
+	return err
 }
 
 // DefaultDataDir is --data-dir's fallback: $HEARTH_DATA_DIR, else the OS
