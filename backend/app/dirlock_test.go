@@ -65,4 +65,3 @@ func TestDataDirLockChild(t *testing.T) {
 	}
 	_ = a.Close()
 }
-
