@@ -33,9 +33,16 @@ const still = (page) =>
 /** characters lists the characters through the page's ABI. */
 const characters = (page) => page.evaluate(() => window.__HEARTH__.api.characters.list());
 
-/** pick answers the file chooser that click opens with files; it checks the chooser takes several. */
+/**
+ * pick answers the file chooser with files: click opens the Import menu, whose
+ * "Character cards…" opens the chooser; it checks the chooser takes several.
+ */
 async function pick(page, click, files) {
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), click()]);
+  const choose = async () => {
+    await click();
+    await page.getByRole('menuitem', { name: /^Character cards…/ }).click();
+  };
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), choose()]);
   assert.ok(chooser.isMultiple(), 'the file chooser takes several files');
   await chooser.setFiles(files);
 }

@@ -1,0 +1,66 @@
+// One SillyTavern library run (an import or an export) and what it showed:
+// the phases' progress from LIBRARY_PROGRESS while it runs, then the
+// summary, or the error that refused the path. The host runs one at a time;
+// the run goes on there even if the window closes.
+import { get, writable, type Readable } from 'svelte/store';
+import type { EventPayload, HearthAbi } from '../../abi/types';
+import type { LibraryExportSummary, LibraryImportSummary, LibraryProgress } from '../../abi/types-library';
+import { applyProgress, fieldError, finishPhases, initialPhases, type FieldError, type LibraryOp, type PhaseState } from '../lib/library';
+
+/** LibraryRun is what one op's section shows. */
+export type LibraryRun =
+  | { status: 'idle' }
+  | { status: 'running'; path: string; phases: PhaseState[]; current: string }
+  | { status: 'refused'; path: string; error: FieldError }
+  | { status: 'done'; path: string; phases: PhaseState[]; summary: LibraryImportSummary | LibraryExportSummary };
+
+export interface LibraryRunStore extends Readable<LibraryRun> {
+  readonly op: LibraryOp;
+  /** start runs the op on path; it resolves once the host answered (never rejects). */
+  start(path: string): Promise<void>;
+  /** reset forgets the last result (not while running). */
+  reset(): void;
+}
+
+/** createLibraryRun makes the store of one op, importST or exportST. */
+export function createLibraryRun(hearth: Pick<HearthAbi, 'api'>, op: LibraryOp): LibraryRunStore {
+  const state = writable<LibraryRun>({ status: 'idle' });
+
+  function onProgress(payload: EventPayload): void {
+    const p = payload as unknown as Partial<LibraryProgress>;
+    if (p?.op !== op || typeof p.phase !== 'string') return;
+    state.update((s) =>
+      s.status === 'running'
+        ? {
+            ...s,
+            phases: applyProgress(s.phases, { phase: p.phase!, done: Number(p.done) || 0, total: Number(p.total) || 0 }),
+            current: typeof p.current === 'string' ? p.current : '',
+          }
+        : s,
+    );
+  }
+
+  return {
+    op,
+    subscribe: state.subscribe,
+    async start(path) {
+      if (get(state).status === 'running') return;
+      const trimmed = path.trim();
+      state.set({ status: 'running', path: trimmed, phases: initialPhases(op), current: '' });
+      const type = hearth.api.events.types.LIBRARY_PROGRESS ?? 'library_progress';
+      const off = hearth.api.events.on(type, onProgress);
+      try {
+        const summary = op === 'import' ? await hearth.api.library.importST(trimmed) : await hearth.api.library.exportST(trimmed);
+        const s = get(state);
+        state.set({ status: 'done', path: trimmed, phases: finishPhases(s.status === 'running' ? s.phases : initialPhases(op)), summary });
+      } catch (err) {
+        state.set({ status: 'refused', path: trimmed, error: fieldError(err, op, trimmed) });
+      } finally {
+        off();
+      }
+    },
+    reset() {
+      if (get(state).status !== 'running') state.set({ status: 'idle' });
+    },
+  };
+}
