@@ -1,16 +1,20 @@
 // The public shape of window.__HEARTH__ (HOST-ABI.md, abiVersion 1).
 // Hearth's own UI, extensions and console scripts all see exactly this;
-// nothing else in the page is public. The generation types live in
-// types-generate.ts, the agent types in types-agent.ts; both are
-// re-exported here.
+// nothing else in the page is public. The generation, agent, library,
+// persona and World Info types live in types-<namespace>.ts, re-exported
+// here.
 
 import type { AgentApi } from './types-agent';
 import type { ExtensionPromptView, GenerateApi, GenerationType, SwipeApi } from './types-generate';
 import type { LibraryApi } from './types-library';
+import type { PersonasApi } from './types-personas';
+import type { WorldInfoApi } from './types-worldinfo';
 
 export type * from './types-agent';
 export type * from './types-generate';
 export type * from './types-library';
+export type * from './types-personas';
+export type * from './types-worldinfo';
 
 /** A SillyTavern chat message, lossless: unknown keys survive round-trips. */
 export interface StMessage {
@@ -436,40 +440,6 @@ export interface PresetExport {
   json: Record<string, unknown>;
 }
 
-/** A lorebook as SillyTavern's worlds/<name>.json: entries keyed by uid, every field kept. */
-export interface WorldInfoBook {
-  entries: Record<string, Record<string, unknown> & { uid: number; key: string[]; content: string }>;
-  [key: string]: unknown;
-}
-
-/** What a generation's World Info scan activated. */
-export interface WorldInfoActivation {
-  timestampMs: number;
-  trigger: string;
-  entries: { world: string; uid: number; displayName: string; constant: boolean; content: string; position: string }[];
-}
-
-/** api.worldinfo (HOST-ABI §5). */
-export interface WorldInfoApi {
-  list(): Promise<{ name: string; entries: number; createdAt: number; updatedAt: number }[]>;
-  get(name: string): Promise<WorldInfoBook>;
-  save(name: string, book: WorldInfoBook): Promise<void>;
-  delete(name: string): Promise<void>;
-  rename(oldName: string, newName: string): Promise<void>;
-  /** Imports a SillyTavern World Info file; a taken name is worldinfo.name_taken unless replace. */
-  importBook(file: { fileName: string; text: string; name?: string; replace?: boolean }): Promise<{ name: string; entries: number }>;
-  exportBook(name: string): Promise<{ fileName: string; text: string }>;
-  /** Desktop window only: the book file written where the person picks in the system's Save dialog. */
-  saveBook(name: string): Promise<{ saved: boolean; path: string | null }>;
-  /** Binds a book to the chat (metadata world_info); null unbinds. */
-  bindToChat(chatId: string, name: string | null): Promise<{ chatId: string; revision: number }>;
-  /** What the chat's last generation activated; null before its first. */
-  lastActivation(chatId: string): Promise<WorldInfoActivation | null>;
-  /** The activation settings under SillyTavern's world_info_* names, and the globally selected books. */
-  getSettings(): Promise<Record<string, unknown> & { globalSelect: string[] }>;
-  saveSettings(patch: Record<string, unknown>): Promise<Record<string, unknown> & { globalSelect: string[] }>;
-}
-
 export interface PresetsApi {
   list(): Promise<PresetSummary[]>;
   get(id: string): Promise<Preset>;
@@ -654,74 +624,4 @@ export interface HearthContext {
   readonly eventSource: EventSource;
   readonly eventTypes: Readonly<Record<string, string>>;
   readonly event_types: Readonly<Record<string, string>>;
-}
-
-/**
- * Where a persona's description goes in the prompt (SillyTavern's
- * persona_description_positions): 0 in the story string, 2 before and 3
- * after the Author's Note, 4 in the chat at depth, 9 nowhere ({{persona}}
- * still has it). 1 (AFTER_CHAR, deprecated) is accepted and stored as 0.
- */
-export type PersonaPosition = 0 | 2 | 3 | 4 | 9;
-
-/** A persona: who {{user}} is (HOST-ABI §6). */
-export interface Persona {
-  id: string;
-  name: string;
-  description: string;
-  /** The avatar image's URL (it changes with the image), or null. */
-  avatarUrl: string | null;
-  position: PersonaPosition;
-  /** For position 4: how many messages from the end, and as which role (0 system, 1 user, 2 assistant). */
-  depth: number;
-  role: 0 | 1 | 2;
-  /** The lorebook bound to the persona ('' for none): its entries join every generation where it speaks. */
-  lorebook: string;
-  /** Read-only: setDefault and setActive change them. */
-  isDefault: boolean;
-  isActive: boolean;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/**
- * personas.save's argument: without id it creates (name required), with
- * one it updates the fields given. avatar: left out keeps the image, null
- * removes it, { base64, mime? } or a data: URL (PNG, JPEG, WebP, GIF, at
- * most 8 MiB) replaces it.
- */
-export interface PersonaInput {
-  id?: string;
-  name?: string;
-  description?: string;
-  avatar?: { base64: string; mime?: string } | string | null;
-  position?: PersonaPosition | 1;
-  depth?: number;
-  role?: 0 | 1 | 2;
-  /** A lorebook name; '' unbinds. */
-  lorebook?: string;
-}
-
-/** personas.lockToChat's answer: the chat's revision and the persona now in effect there. */
-export interface PersonaLock {
-  revision: number;
-  persona: Persona | null;
-}
-
-export interface PersonasApi {
-  save(persona: PersonaInput): Promise<Persona>;
-  /** list resolves every persona, by name. */
-  list(): Promise<Persona[]>;
-  get(id: string): Promise<Persona>;
-  /** delete also clears it as the active or default persona and unlocks the chats locked to it. */
-  delete(id: string): Promise<void>;
-  /** setActive makes a persona the one in use (null: none, so the default applies) and resolves it. */
-  setActive(id: string | null): Promise<Persona | null>;
-  active(): Promise<Persona | null>;
-  /** setDefault makes a persona the default (used when none is active and the chat is not locked). */
-  setDefault(id: string | null): Promise<Persona | null>;
-  /** lockToChat locks a chat to a persona (its metadata key "persona"), or unlocks it with null. */
-  lockToChat(chatId: string, id: string | null): Promise<PersonaLock>;
-  /** effective resolves the persona in effect in a chat (lock, else active, else default), or in none. */
-  effective(chatId?: string | null): Promise<Persona | null>;
 }
