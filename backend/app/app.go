@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -127,10 +128,24 @@ func open(ctx context.Context, dataDir string) (*App, error) {
 	a.Library = library.New(library.Deps{DB: db, Bus: bus, Characters: a.Characters, Chats: a.Chats,
 		WorldInfo: a.WorldInfo, Personas: a.Personas, Presets: a.Presets, Now: now})
 	a.Chats.CloneLorebook = a.WorldInfo.CloneForFork
+	a.WorldInfo.Renamed = a.lorebookRenamed
 	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,
 		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Skills: a.Skills, Bus: bus,
 		WorldInfo: a.WorldInfo, Library: a.Library})
 	return a, nil
+}
+
+// lorebookRenamed points the cards, chats and personas bound to the
+// lorebook from at to, inside the rename's transaction.
+func (a *App) lorebookRenamed(ctx context.Context, tx *store.Tx, from, to string) error {
+	if err := a.Characters.RenameWorldIn(ctx, tx, from, to); err != nil {
+		return err
+	}
+	with, _ := json.Marshal(to)
+	if _, err := a.Chats.ReplaceMetadataValueIn(ctx, tx, "world_info", from, with); err != nil {
+		return err
+	}
+	return a.Personas.RenameLorebookIn(ctx, tx, from, to)
 }
 
 // Close stops running generations (recorded as interrupted), the bus,

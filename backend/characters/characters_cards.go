@@ -12,6 +12,7 @@ import (
 
 	"hearth/backend/apperr"
 	"hearth/backend/cards"
+	"hearth/backend/events"
 	"hearth/backend/jsonx"
 	"hearth/backend/store"
 )
@@ -235,4 +236,49 @@ func decodeBase64(b64 string, limit int, field string) ([]byte, error) {
 		return nil, apperr.Invalid("%s must be base64: %v", field, err)
 	}
 	return data, nil
+}
+
+// RenameWorldIn points every card bound to the lorebook from (its
+// extensions.world) at to, inside tx: a renamed book stays the
+// character's. CHARACTER_EDITED fires for each after the commit.
+func (s *Service) RenameWorldIn(ctx context.Context, tx *store.Tx, from, to string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT avatar FROM characters WHERE json_type(card, '$.extensions.world') = 'text' AND json_extract(card, '$.extensions.world') = ?`, from)
+	if err != nil {
+		return fmt.Errorf("find cards bound to lorebook %q: %w", from, err)
+	}
+	var avatars []string
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			rows.Close()
+			return fmt.Errorf("find cards bound to lorebook %q: %w", from, err)
+		}
+		avatars = append(avatars, a)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("find cards bound to lorebook %q: %w", from, err)
+	}
+	now := s.now().UnixMilli()
+	for _, avatar := range avatars {
+		c, err := getCard(ctx, tx, avatar)
+		if err != nil {
+			return err
+		}
+		ext, err := jsonx.DecodeObject(c.Data["extensions"], "extensions")
+		if err != nil {
+			return err
+		}
+		ext.Set("world", to)
+		c.Data["extensions"], _ = ext.MarshalJSON()
+		raw, _ := c.Data.MarshalJSON()
+		c.UpdatedAt = now
+		if _, err := tx.ExecContext(ctx, `UPDATE characters SET card = ?, updated_at = ? WHERE avatar = ?`, string(raw), now, avatar); err != nil {
+			return fmt.Errorf("rebind card %s: %w", avatar, err)
+		}
+		tx.AfterCommit(func() {
+			s.bus.Publish(events.Event{Type: events.CharacterEdited, Payload: map[string]any{"avatar": avatar, "character": c}})
+		})
+	}
+	return nil
 }

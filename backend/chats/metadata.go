@@ -36,7 +36,7 @@ func (s *Service) SaveMetadataIn(ctx context.Context, tx *store.Tx, chatID strin
 	return s.mutateIn(ctx, tx, chatID, "saveMetadata", opts, mergeMetadata(with))
 }
 
-// metadataKey is a metadata key ClearMetadataValueIn can look up by path.
+// metadataKey is a metadata key ReplaceMetadataValueIn can look up by path.
 var metadataKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 
 // ClearMetadataValueIn removes key from the metadata of every chat where it
@@ -44,30 +44,38 @@ var metadataKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 // deleted persona takes its chat locks with it, atomically). It returns the
 // ids of the chats it changed.
 func (s *Service) ClearMetadataValueIn(ctx context.Context, tx *store.Tx, key, value string) ([]string, error) {
+	return s.ReplaceMetadataValueIn(ctx, tx, key, value, json.RawMessage("null"))
+}
+
+// ReplaceMetadataValueIn sets key to with (null removes it) in the
+// metadata of every chat where it holds the string value, each as a
+// saveMetadata write inside tx (so a renamed lorebook stays bound to its
+// chats, atomically). It returns the ids of the chats it changed.
+func (s *Service) ReplaceMetadataValueIn(ctx context.Context, tx *store.Tx, key, value string, with json.RawMessage) ([]string, error) {
 	if !metadataKey.MatchString(key) {
-		return nil, fmt.Errorf("clear chat metadata: bad key %q", key)
+		return nil, fmt.Errorf("change chat metadata: bad key %q", key)
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT uuid FROM chats WHERE json_type(metadata, ?) = 'text' AND json_extract(metadata, ?) = ?`,
 		"$."+key, "$."+key, value)
 	if err != nil {
-		return nil, fmt.Errorf("clear chat metadata %s: %w", key, err)
+		return nil, fmt.Errorf("change chat metadata %s: %w", key, err)
 	}
 	var ids []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("clear chat metadata %s: %w", key, err)
+			return nil, fmt.Errorf("change chat metadata %s: %w", key, err)
 		}
 		ids = append(ids, id)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("clear chat metadata %s: %w", key, err)
+		return nil, fmt.Errorf("change chat metadata %s: %w", key, err)
 	}
-	unset := mergeMetadata(jsonx.Object{key: json.RawMessage("null")})
+	change := mergeMetadata(jsonx.Object{key: with})
 	for _, id := range ids {
-		if _, err := s.mutateIn(ctx, tx, id, "saveMetadata", WriteOptions{}, unset); err != nil {
+		if _, err := s.mutateIn(ctx, tx, id, "saveMetadata", WriteOptions{}, change); err != nil {
 			return nil, err
 		}
 	}

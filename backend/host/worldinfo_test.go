@@ -186,3 +186,84 @@ func TestWorldInfoLibraryAndActivation(t *testing.T) {
 		t.Error("a lorebook name with a control character was accepted")
 	}
 }
+
+// TestWorldInfoRenameKeepsBindings: renaming a book moves every binding
+// with it — the card's extensions.world, the chats' world_info, the
+// personas' lorebook, the global selection — in one transaction; a rename
+// onto a taken name changes none of them.
+func TestWorldInfoRenameKeepsBindings(t *testing.T) {
+	t.Parallel()
+	e := hosttest.NewEnv(t, nil)
+	e.SetupChat(map[string]any{"is_user": true, "name": "User", "mes": "Hello."})
+	book := map[string]any{"entries": map[string]any{"0": map[string]any{"uid": 0, "key": []string{"lantern"}, "content": "Blue."}}}
+	e.Must(nil, "worldinfo.save", "Old", book)
+	e.Must(nil, "worldinfo.save", "Other", book)
+	var card struct {
+		Avatar string `json:"avatar"`
+	}
+	e.Must(&card, "characters.create", map[string]any{"name": "Wren", "extensions": map[string]any{"world": "Old", "keep": 1}})
+	e.Must(nil, "worldinfo.bindToChat", e.ChatID, "Old")
+	var p struct {
+		ID string `json:"id"`
+	}
+	e.Must(&p, "personas.save", map[string]any{"name": "Traveller", "lorebook": "Old"})
+	e.Must(nil, "worldinfo.saveSettings", map[string]any{"globalSelect": []string{"Old"}})
+
+	type bindings struct {
+		card, chat, persona string
+		global              []string
+	}
+	read := func() bindings {
+		var b bindings
+		var c struct {
+			Extensions struct {
+				World string `json:"world"`
+				Keep  int    `json:"keep"`
+			} `json:"extensions"`
+		}
+		e.Must(&c, "characters.get", card.Avatar)
+		if c.Extensions.Keep != 1 {
+			t.Errorf("the card's other extensions changed: %+v", c.Extensions)
+		}
+		b.card = c.Extensions.World
+		var meta map[string]any
+		e.Must(&meta, "chat.getMetadata", e.ChatID)
+		b.chat, _ = meta["world_info"].(string)
+		var per struct {
+			Lorebook string `json:"lorebook"`
+		}
+		e.Must(&per, "personas.get", p.ID)
+		b.persona = per.Lorebook
+		var cfg struct {
+			GlobalSelect []string `json:"globalSelect"`
+		}
+		e.Must(&cfg, "worldinfo.getSettings")
+		b.global = cfg.GlobalSelect
+		return b
+	}
+
+	e.Events() // what the set-up announced
+	if _, err := e.Call("worldinfo.rename", "Old", "Other"); err == nil {
+		t.Fatal("a rename onto a taken name was accepted")
+	}
+	if got := read(); got.card != "Old" || got.chat != "Old" || got.persona != "Old" || !slices.Equal(got.global, []string{"Old"}) {
+		t.Fatalf("a refused rename moved bindings: %+v", got)
+	}
+	if evs := e.Events(); len(evs) != 0 {
+		t.Errorf("a refused rename announced %d events", len(evs))
+	}
+
+	e.Must(nil, "worldinfo.rename", "Old", "New")
+	if got := read(); got.card != "New" || got.chat != "New" || got.persona != "New" || !slices.Equal(got.global, []string{"New"}) {
+		t.Fatalf("after the rename the bindings are %+v", got)
+	}
+	seen := map[string]bool{}
+	for _, ev := range e.Events() {
+		seen[string(ev.Type)] = true
+	}
+	for _, want := range []string{"character_edited", "chat_metadata_updated", "persona_changed", "worldinfo_updated"} {
+		if !seen[want] {
+			t.Errorf("the rename did not announce %s (saw %v)", want, seen)
+		}
+	}
+}

@@ -367,3 +367,36 @@ func (s *Service) flags(ctx context.Context, q queryer, p *Persona) error {
 	p.IsDefault = def != nil && *def == p.ID
 	return nil
 }
+
+// RenameLorebookIn points every persona bound to the lorebook from at to,
+// inside tx: a renamed book stays the persona's. PERSONA_CHANGED fires
+// for each after the commit.
+func (s *Service) RenameLorebookIn(ctx context.Context, tx *store.Tx, from, to string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM personas WHERE lorebook = ?`, from)
+	if err != nil {
+		return fmt.Errorf("find personas bound to lorebook %q: %w", from, err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("find personas bound to lorebook %q: %w", from, err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("find personas bound to lorebook %q: %w", from, err)
+	}
+	now := s.now().UnixMilli()
+	for _, id := range ids {
+		if _, err := tx.ExecContext(ctx, `UPDATE personas SET lorebook = ?, updated_at = ? WHERE id = ?`, to, now, id); err != nil {
+			return fmt.Errorf("rebind persona %s: %w", id, err)
+		}
+		if err := s.changed(ctx, tx, &id, ChangeSaved); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -36,6 +36,12 @@ type Service struct {
 	now    func() time.Time
 	engine *Engine
 	cache  bookCache
+	// Renamed, when set, runs inside a rename's transaction after the
+	// book's row and the global selection moved: the services that bind
+	// books by name (cards, chats, personas; wired by backend/app, which
+	// this package must not import) point their bindings at the new name,
+	// so a rename keeps every binding or none. Set it before first use.
+	Renamed func(ctx context.Context, tx *store.Tx, from, to string) error
 }
 
 // NewService returns the lorebook service.
@@ -148,7 +154,8 @@ func (s *Service) Delete(ctx context.Context, name string) error {
 	})
 }
 
-// Rename gives the book from the name to; the global selection follows.
+// Rename gives the book from the name to; the global selection follows,
+// and through Renamed the cards, chats and personas bound to it.
 func (s *Service) Rename(ctx context.Context, from, to string) error {
 	if err := checkName(to); err != nil {
 		return err
@@ -175,6 +182,11 @@ func (s *Service) Rename(ctx context.Context, from, to string) error {
 		}
 		if err := putSetting(ctx, tx, globalKey, sel); err != nil {
 			return err
+		}
+		if s.Renamed != nil {
+			if err := s.Renamed(ctx, tx, from, to); err != nil {
+				return err
+			}
 		}
 		tx.AfterCommit(func() {
 			s.cache.invalidate()
