@@ -192,7 +192,8 @@ describe('the character editor', () => {
     assert.equal(await dialog.getByLabel('Description').inputValue(), before.description);
     assert.equal(await dialog.getByLabel(/^Greeting/).inputValue(), before.first_mes);
     assert.deepEqual((await dialog.getByRole('list', { name: 'Tag list' }).getByRole('listitem').allTextContents()).map((t) => t.trim()), ['fantasy', 'ranger']);
-    assert.ok(await dialog.locator('.pick img').evaluate((img) => img.complete && img.naturalWidth > 0), 'the picture shows');
+    // The picture loads after the dialog opens: wait for it rather than catch it mid-load.
+    await waitFor(() => dialog.locator('.pick img').evaluate((img) => img.complete && img.naturalWidth > 0), 'the picture to show');
     await tab(dialog, 'Greetings');
     assert.equal(await dialog.getByLabel('Alternate greeting 2', { exact: true }).inputValue(), 'Second greeting.');
     await tab(dialog, 'Prompting');
