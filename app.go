@@ -55,7 +55,7 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 	if wailsbridge.GeneratingBindings {
 		// `wails build` runs this binary once to generate JS bindings; it
 		// only needs the bound type, and must not open a data dir.
-		return wails.Run(windowOptions(&wailsbridge.Bridge{}, nil, nil))
+		return wails.Run(windowOptions(&wailsbridge.Bridge{}, linux.WebviewGpuPolicyOnDemand, nil, nil))
 	}
 	if !wailsbridge.WindowCompiledIn {
 		return errors.New("this hearth was built without the Wails window tags; build it with 'make build' " +
@@ -109,7 +109,11 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 			wailsbridge.WithInvokeObserver(w.selfTest.ObserveStream),
 		)
 	}
-	opts := windowOptions(wailsbridge.New(ctx, a.Router, token, bridgeOpts...), o.Assets,
+	gpu, err := wailsbridge.GPUPolicy(os.Getenv, filepath.Glob)
+	if err != nil {
+		slog.Warn("desktop window", "err", err)
+	}
+	opts := windowOptions(wailsbridge.New(ctx, a.Router, token, bridgeOpts...), gpu, o.Assets,
 		wailsbridge.Middleware(token, a.Router, a.Characters, append(assetOpts, wailsbridge.WithPersonaAvatars(a.Personas), wailsbridge.WithMedia(a.Media))...))
 	opts.OnStartup = w.startup
 	opts.OnShutdown = w.shutdown
@@ -123,7 +127,7 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 }
 
 // windowOptions is the window's fixed configuration around its bridge.
-func windowOptions(bridge *wailsbridge.Bridge, assets fs.FS, middleware assetserver.Middleware) *options.App {
+func windowOptions(bridge *wailsbridge.Bridge, gpu linux.WebviewGpuPolicy, assets fs.FS, middleware assetserver.Middleware) *options.App {
 	return &options.App{
 		Title:            "Hearth",
 		Width:            1200,
@@ -141,7 +145,7 @@ func windowOptions(bridge *wailsbridge.Bridge, assets fs.FS, middleware assetser
 		Linux: &linux.Options{
 			Icon:             icon,
 			ProgramName:      "hearth",
-			WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand,
+			WebviewGpuPolicy: gpu,
 		},
 	}
 }
