@@ -147,3 +147,66 @@ describe('isAtBottom', () => {
     expect(isAtBottom(0, 500, 400)).toBe(true);
   });
 });
+
+describe('HeightIndex re-keying', () => {
+  /** check asserts every item's height is its measurement, else its hint scaled, and every key is found where it is. */
+  function check(index: HeightIndex, ks: string[], hints: number[], measured: Map<string, number>): void {
+    expect(index.length).toBe(ks.length);
+    ks.forEach((k, i) => {
+      expect(index.indexOf(k)).toBe(i);
+      const want = measured.get(k) ?? hints[i]! * index.hintScale;
+      expect(index.heightOf(i)).toBeCloseTo(want, 6);
+    });
+  }
+
+  it('keeps heights, hints and positions right through appends, replacements, removals and edits', () => {
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const index = new HeightIndex(50);
+    const measured = new Map<string, number>();
+    let ks = keys(40);
+    let hints = ks.map((_, i) => 40 + (i % 7) * 10);
+    let next = 40;
+    index.setKeys(ks, hints);
+    for (let step = 0; step < 300; step++) {
+      const op = rand(10);
+      if (op === 0) {
+        ks = [...ks, `m${next++}`]; // a message sent
+        hints = [...hints, 30 + rand(200)];
+      } else if (op === 1 && ks.length > 1) {
+        ks = [...ks.slice(0, -1), `m${next++}`]; // the live row becomes the reply
+        hints = [...hints.slice(0, -1), 30 + rand(200)];
+      } else if (op === 2 && ks.length > 2) {
+        const at = rand(ks.length); // a middle delete
+        ks = ks.filter((_, i) => i !== at);
+        hints = hints.filter((_, i) => i !== at);
+      } else if (op <= 5) {
+        hints = [...hints]; // an edit changes a hint in place
+        hints[rand(hints.length)] = 30 + rand(200);
+      } else {
+        const k = ks[rand(ks.length)]!; // a row measured (again)
+        const h = 20 + rand(300);
+        index.setHeight(k, h);
+        measured.set(k, h);
+        check(index, ks, hints, measured);
+        continue;
+      }
+      index.setKeys(ks, hints);
+      check(index, ks, hints, measured);
+    }
+  });
+
+  it('drops the hints when a re-key comes without them, and takes them back', () => {
+    const index = new HeightIndex(50);
+    const ks = keys(3);
+    index.setKeys(ks, [10, 20, 30]);
+    expect(index.totalHeight).toBe(60);
+    index.setKeys(ks);
+    expect(index.totalHeight).toBe(150);
+    index.setKeys(ks, [10, 20, 30]);
+    expect(index.totalHeight).toBe(60);
+  });
+});

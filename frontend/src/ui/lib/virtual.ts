@@ -24,12 +24,23 @@ export interface Anchor {
  * by how measured items compared with their own hints, which puts a long
  * message's row where it will be before it is ever rendered. Offsets are
  * rebuilt lazily, in O(n), only after a change.
+ *
+ * A 10,000-message chat re-keys the list when a message is sent or a reply
+ * lands, and re-measures the streaming row with every delta. So the
+ * heights and hints are also kept in arrays aligned with the keys, which
+ * the O(n) rebuild reads instead of a map, and setKeys redoes only what
+ * follows the prefix the old and new keys share (measured in the webview:
+ * the map-based rebuild and re-keying were the longest parts of the task
+ * that commits a reply).
  */
 export class HeightIndex {
   private keyList: readonly string[] = [];
   private positions = new Map<string, number>();
-  private hintList: ArrayLike<number> | null = null;
   private readonly heights = new Map<string, number>();
+  /** atHeight[i] is item i's measured height, NaN when it has none; atHint[i] its hint, 0 for none. */
+  private atHeight = new Float64Array(0);
+  private atHint = new Float64Array(0);
+  private hinted = false;
   private measuredSum = 0;
   /** The hint each measured item had, and the sums that scale hints. */
   private readonly measuredHints = new Map<string, number>();
@@ -59,10 +70,31 @@ export class HeightIndex {
    * hints, when given, holds each item's expected height in px.
    */
   setKeys(keys: readonly string[], hints?: ArrayLike<number>): void {
+    const n = keys.length;
+    const useHints = hints !== undefined && hints.length === n;
+    const old = this.keyList;
+    // The shared prefix: same keys at the same places with the same hints.
+    let same = 0;
+    if (useHints === this.hinted) {
+      const m = Math.min(old.length, n);
+      while (same < m && old[same] === keys[same] && (!useHints || this.atHint[same] === hintAt(hints, same))) same++;
+    }
+    for (let i = same; i < old.length; i++) {
+      const k = old[i] as string;
+      if (this.positions.get(k) === i) this.positions.delete(k);
+    }
+    const atHeight = n === old.length ? this.atHeight : copyPrefix(this.atHeight, n, same);
+    const atHint = n === old.length ? this.atHint : copyPrefix(this.atHint, n, same);
+    for (let i = same; i < n; i++) {
+      const k = keys[i] as string;
+      this.positions.set(k, i);
+      atHeight[i] = this.heights.get(k) ?? NaN;
+      atHint[i] = useHints ? hintAt(hints, i) : 0;
+    }
     this.keyList = keys;
-    this.hintList = hints && hints.length === keys.length ? hints : null;
-    this.positions = new Map();
-    keys.forEach((k, i) => this.positions.set(k, i));
+    this.atHeight = atHeight;
+    this.atHint = atHint;
+    this.hinted = useHints;
     this.dirty = true;
   }
 
@@ -87,11 +119,15 @@ export class HeightIndex {
       this.hintedHeightSum -= old ?? 0;
       this.measuredHints.delete(key);
     }
-    const hint = this.hintList?.[this.positions.get(key) ?? -1];
-    if (hint !== undefined && hint > 0) {
-      this.measuredHints.set(key, hint);
-      this.hintedHintSum += hint;
-      this.hintedHeightSum += height;
+    const at = this.positions.get(key);
+    if (at !== undefined) {
+      this.atHeight[at] = height;
+      const hint = this.hinted ? (this.atHint[at] as number) : 0;
+      if (hint > 0) {
+        this.measuredHints.set(key, hint);
+        this.hintedHintSum += hint;
+        this.hintedHeightSum += height;
+      }
     }
     this.dirty = true;
     return true;
@@ -104,6 +140,7 @@ export class HeightIndex {
   /** forget drops every measurement (e.g. when the list width changes a lot). */
   clear(): void {
     this.heights.clear();
+    this.atHeight.fill(NaN);
     this.measuredSum = 0;
     this.measuredHints.clear();
     this.hintedHintSum = 0;
@@ -115,12 +152,15 @@ export class HeightIndex {
     const n = this.keyList.length;
     if (this.offsets.length !== n + 1) this.offsets = new Float64Array(n + 1);
     const est = this.estimate;
-    const hints = this.hintList;
     const scale = this.hintScale;
+    const atHeight = this.atHeight;
+    const atHint = this.atHint;
+    const hinted = this.hinted;
     let y = 0;
     for (let i = 0; i < n; i++) {
       this.offsets[i] = y;
-      y += this.heights.get(this.keyList[i] as string) ?? (hints ? (hints[i] as number) * scale : est);
+      const h = atHeight[i] as number;
+      y += h === h ? h : hinted ? (atHint[i] as number) * scale : est;
     }
     this.offsets[n] = y;
     this.dirty = false;
@@ -172,6 +212,19 @@ export class HeightIndex {
     const i = this.indexOf(anchor.key);
     return i < 0 ? null : Math.max(0, this.offsetOf(i) - anchor.offset);
   }
+}
+
+/** hintAt is hints[i] as a number (0 when it is not a positive one). */
+function hintAt(hints: ArrayLike<number>, i: number): number {
+  const h = hints[i] as number;
+  return h > 0 ? h : 0;
+}
+
+/** copyPrefix is a new array of length n starting with the first keep values of from. */
+function copyPrefix(from: Float64Array<ArrayBuffer>, n: number, keep: number): Float64Array<ArrayBuffer> {
+  const to = new Float64Array(n);
+  to.set(from.subarray(0, Math.min(keep, n)));
+  return to;
 }
 
 /**
