@@ -61,8 +61,12 @@
     };
   }
 
-  /** listen collects STREAM_TOKEN_RECEIVED and MESSAGE_RECEIVED for chatId. */
-  function listen(h, chatId) {
+  /**
+   * listen collects STREAM_TOKEN_RECEIVED and MESSAGE_RECEIVED for chatId;
+   * on.token and on.received run inside the first of each, so what the
+   * window does in that same task counts where it belongs.
+   */
+  function listen(h, chatId, on = {}) {
     const seen = { tokens: [], received: null, started: null };
     const types = h.api.events.types;
     const offs = [
@@ -70,10 +74,14 @@
         if (p?.chatId === chatId) seen.started ??= performance.now();
       }),
       h.api.events.on(types.STREAM_TOKEN_RECEIVED, (p) => {
-        if (p?.chatId === chatId) seen.tokens.push({ at: now(), t: performance.now(), text: String(p.text ?? '') });
+        if (p?.chatId !== chatId) return;
+        if (seen.tokens.length === 0) on.token?.();
+        seen.tokens.push({ at: now(), t: performance.now(), text: String(p.text ?? '') });
       }),
       h.api.events.on(types.MESSAGE_RECEIVED, (p) => {
-        if (p?.chatId === chatId) seen.received ??= performance.now();
+        if (p?.chatId !== chatId || seen.received !== null) return;
+        on.received?.();
+        seen.received = performance.now();
       }),
     ];
     seen.stop = () => offs.forEach((off) => off());
@@ -160,16 +168,18 @@
         return b && !b.disabled ? b : null;
       });
       const before = h.getContext().chat.length;
-      const seen = listen(h, chatId);
+      // The phases turn in the event handlers themselves: the task that
+      // commits the reply (re-keying the 10,000 rows, rendering the stored
+      // message) counts as the commit, not as the delta before it, however
+      // late the polling below notices.
       const probe = gapProbe();
+      const seen = listen(h, chatId, { token: () => probe.phase('deltas'), received: () => probe.phase('commit') });
       try {
         await t.frames();
         probe.phase('send');
         send.click();
         await t.until(15000, 'the first streamed token', () => seen.tokens.length > 0);
-        probe.phase('deltas');
         await t.until(30000, 'MESSAGE_RECEIVED for the reply', () => seen.received !== null);
-        probe.phase('commit');
         await t.until(10000, 'the reply in getContext().chat', () => h.getContext().chat.length === before + 2);
         await t.frames();
         await new Promise((r) => setTimeout(r, 300));
