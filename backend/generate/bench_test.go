@@ -90,6 +90,11 @@ func BenchmarkGenerate(b *testing.B) {
 		// times on one harness), and an 8k context holds hundreds of those
 		// where it holds some twenty real messages — each run would measure
 		// a longer prompt than the last.
+		d, err := h.chats.Get(ctx, h.chatID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size := d.MessageCount
 		var overhead []float64
 		for b.Loop() {
 			h.server.Push(reply(pt.Text("A short "), pt.Text("reply.")))
@@ -105,7 +110,14 @@ func BenchmarkGenerate(b *testing.B) {
 			}
 			overhead = append(overhead, float64(time.Since(t0)-r.streamTime)/1e6)
 			b.StopTimer()
-			if _, err := h.chats.DeleteMessages(ctx, h.chatID, []int{10_000}, chats.DeleteOptions{WriteOptions: chats.WriteOptions{Silent: true}}); err != nil {
+			d, err := h.chats.Get(ctx, h.chatID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if d.MessageCount != size+1 {
+				b.Fatalf("the chat has %d messages after the reply, want %d", d.MessageCount, size+1)
+			}
+			if _, err := h.chats.DeleteMessages(ctx, h.chatID, []int{size}, chats.DeleteOptions{WriteOptions: chats.WriteOptions{Silent: true}}); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
