@@ -26,19 +26,37 @@ const (
 
 type stateFixture struct {
 	app    *app.App
+	dir    string
 	chatID string
 	// middle is the next middle floor to delete: one carrying a commit of
 	// every namespace. It moves down by one commit spacing per delete.
 	middle int
 }
 
+// nextMiddle returns the next middle floor to delete. The lower half of
+// the chat holds 125 of them; a run that uses them all up (many iterations
+// on a fast machine, or -count) gets a fresh fixture, built untimed, so
+// every delete meets the same shape of chat and logs.
 func (fx *stateFixture) nextMiddle(b *testing.B) int {
-	floor := fx.middle
-	if floor < benchChatSize/4 {
-		b.Fatal("the state fixture ran out of middle floors; run fewer iterations")
+	if fx.middle < benchChatSize/4 {
+		b.StopTimer()
+		fresh, err := buildStateFixture()
+		if err != nil {
+			b.Fatal(err)
+		}
+		fx.close()
+		*fx = *fresh
+		b.StartTimer()
 	}
+	floor := fx.middle
 	fx.middle -= benchChatSize / stateBenchCommits
 	return floor
+}
+
+// close closes the fixture's app and removes its data dir.
+func (fx *stateFixture) close() {
+	_ = fx.app.Close()
+	_ = os.RemoveAll(fx.dir)
 }
 
 var (
@@ -84,7 +102,7 @@ func buildStateFixture() (*stateFixture, error) {
 	if err := chatgen.Append(ctx, a.Router, sum.ChatID, msgs, 500); err != nil {
 		return nil, err
 	}
-	fx := &stateFixture{app: a, chatID: sum.ChatID, middle: benchChatSize / 2}
+	fx := &stateFixture{app: a, dir: dir, chatID: sum.ChatID, middle: benchChatSize / 2}
 	for j := 0; j < stateBenchCommits; j++ {
 		for n := 0; n < stateBenchNamespaces; n++ {
 			if err := fx.commit(ctx, n, j*benchChatSize/stateBenchCommits, j); err != nil {
@@ -121,7 +139,6 @@ func (fx *stateFixture) commit(ctx context.Context, n, floor, j int) error {
 func BenchmarkState(b *testing.B) {
 	fx := loadStateFixture(b)
 	ctx := context.Background()
-	inv := fx.app.Router
 
 	b.Run("deleteMiddleSettle10k", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
@@ -130,11 +147,12 @@ func BenchmarkState(b *testing.B) {
 			// and is replayed (about 500 commits each). Floors go in
 			// descending order, so the ones below keep their commits.
 			floor := fx.nextMiddle(b)
-			benchInvoke(b, ctx, inv, "chat.deleteMessages", fx.chatID, floor)
+			benchInvoke(b, ctx, fx.app.Router, "chat.deleteMessages", fx.chatID, floor)
 		}
 		reportMsPerOp(b)
 	})
 	b.Run("updateChatState", func(b *testing.B) {
+		inv := fx.app.Router
 		var rev int64
 		for i := 0; i < b.N; i++ {
 			var round struct {
@@ -159,6 +177,7 @@ func BenchmarkState(b *testing.B) {
 		}
 	})
 	b.Run("branchAt9000", func(b *testing.B) {
+		inv := fx.app.Router
 		for i := 0; i < b.N; i++ {
 			var br struct {
 				ChatID string `json:"chatId"`
