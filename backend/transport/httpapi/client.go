@@ -64,21 +64,20 @@ func (c *Client) Invoke(ctx context.Context, method string, rawArgs []byte) ([]b
 // decoding megabytes of JSON twice.
 type rawResult json.RawMessage
 
-// UnmarshalJSON implements json.Unmarshaler for the envelope.
-func (r *rawResult) UnmarshalJSON(data []byte) error {
+// resultOf returns the result inside envelope data, as a slice of data
+// when the envelope has the server's exact form.
+func resultOf(data []byte) (rawResult, error) {
 	const prefix = `{"result":`
 	if bytes.HasPrefix(data, []byte(prefix)) && bytes.HasSuffix(data, []byte("}")) {
-		*r = append((*r)[:0], data[len(prefix):len(data)-1]...)
-		return nil
+		return rawResult(data[len(prefix) : len(data)-1]), nil
 	}
 	var env struct {
 		Result json.RawMessage `json:"result"`
 	}
 	if err := json.Unmarshal(data, &env); err != nil {
-		return err
+		return nil, err
 	}
-	*r = rawResult(env.Result)
-	return nil
+	return rawResult(env.Result), nil
 }
 
 // Login opens a session on a password-protected server; the cookie is kept
@@ -106,7 +105,7 @@ func (c *Client) post(ctx context.Context, route string, body []byte, out any) e
 		return apperr.Local(fmt.Errorf("POST %s: %w", route, err))
 	}
 	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
+	data, err := readBody(res)
 	if err != nil {
 		return apperr.Local(fmt.Errorf("POST %s: read response: %w", route, err))
 	}
@@ -117,10 +116,13 @@ func (c *Client) post(ctx context.Context, route string, body []byte, out any) e
 		return nil
 	}
 	if rr, ok := out.(*rawResult); ok {
-		// Sliced, not scanned: see rawResult.
-		if err := rr.UnmarshalJSON(data); err != nil {
+		// Sliced, not scanned (see rawResult), and not copied: data is
+		// this call's own buffer.
+		res, err := resultOf(data)
+		if err != nil {
 			return apperr.Local(fmt.Errorf("POST %s: decode response: %w", route, err))
 		}
+		*rr = res
 		return nil
 	}
 	if err := json.Unmarshal(data, out); err != nil {
@@ -143,4 +145,24 @@ func decodeError(route string, status int, data []byte) *apperr.Error {
 		text = text[:maxQuote] + "…"
 	}
 	return apperr.New(apperr.CodeInternal, "POST %s: HTTP %d: %s", route, status, text)
+}
+
+// maxPresize bounds the buffer a declared Content-Length may reserve
+// before any byte arrives: a larger answer still reads, growing as it
+// comes, so a server cannot make the client reserve memory by a header.
+const maxPresize = 256 << 20
+
+// readBody reads res's body whole. With a declared length it reads into
+// one buffer of that size: a whole chat is tens of megabytes, and growing
+// a buffer to it by doubling allocates (and clears) about twice that.
+func readBody(res *http.Response) ([]byte, error) {
+	n := res.ContentLength
+	if n <= 0 || n > maxPresize {
+		return io.ReadAll(res.Body)
+	}
+	data := make([]byte, n)
+	if _, err := io.ReadFull(res.Body, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }

@@ -3,8 +3,10 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"hearth/backend/apperr"
@@ -67,5 +69,31 @@ func TestClientTransportErrors(t *testing.T) {
 	dead.Close()
 	if _, err := NewClient(dead.URL).Invoke(t.Context(), "characters.list", nil); apperr.CodeOf(err) != apperr.CodeInternal {
 		t.Errorf("unreachable server: %v", err)
+	}
+}
+
+// The invoke answer declares its exact length, and the client reads by it:
+// a body cut short of it is an error, not a truncated result; a declared
+// length past maxPresize reserves nothing up front and still reads.
+func TestClientReadsByDeclaredLength(t *testing.T) {
+	t.Parallel()
+	_, _, ts := serveApp(t, nil)
+	res, body := do(t, nil, "POST", ts.URL+"/api/invoke", invokeBody(t, "characters.list"), jsonHeader)
+	if res.StatusCode != http.StatusOK || res.ContentLength != int64(len(body)) || string(body) != `{"result":[]}` {
+		t.Fatalf("answer: status %d, Content-Length %d, body %q", res.StatusCode, res.ContentLength, body)
+	}
+
+	short := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "40")
+		_, _ = w.Write([]byte(`{"result":[1,2,3]}`))
+	}))
+	t.Cleanup(short.Close)
+	if out, err := NewClient(short.URL).Invoke(t.Context(), "characters.list", nil); apperr.CodeOf(err) != apperr.CodeInternal {
+		t.Errorf("a body shorter than its Content-Length: %s, %v", out, err)
+	}
+
+	resp := &http.Response{ContentLength: maxPresize + 1, Body: io.NopCloser(strings.NewReader(`{"result":7}`))}
+	if data, err := readBody(resp); err != nil || string(data) != `{"result":7}` {
+		t.Errorf("a declared length past maxPresize: %q, %v", data, err)
 	}
 }

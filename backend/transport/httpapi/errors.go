@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"hearth/backend/apperr"
@@ -66,10 +67,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeJSONBytes(w, status, body)
 }
 
-func writeJSONBytes(w http.ResponseWriter, status int, body []byte) {
+// writeJSONBytes writes a JSON response made of parts, in order, with its
+// length declared: a whole chat's answer is written as it came from the
+// router, framed, without being copied into one buffer first, and a
+// client knows its size before the first byte.
+func writeJSONBytes(w http.ResponseWriter, status int, parts ...[]byte) {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(n))
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return
+		}
+	}
 }

@@ -76,11 +76,7 @@ func ServeInvoke(w http.ResponseWriter, r *http.Request, router Invoker, maxBody
 	if len(bytes.TrimSpace(out)) == 0 {
 		out = []byte("null")
 	}
-	resp := make([]byte, 0, len(out)+len(`{"result":}`))
-	resp = append(resp, `{"result":`...)
-	resp = append(resp, out...)
-	resp = append(resp, '}')
-	writeJSONBytes(w, http.StatusOK, resp)
+	writeJSONBytes(w, http.StatusOK, []byte(`{"result":`), out, []byte("}"))
 }
 
 // tooLarge is the error for a body over limit bytes.
