@@ -168,7 +168,7 @@ func forkName(ctx context.Context, tx *store.Tx, src *chatRow, kind, name string
 }
 
 // copyChat inserts the new chat row and copies messages 0..index of src
-// into it (rows, bodies and swipes, with fresh message ids).
+// into it, with fresh message ids, sharing their bodies and swipes.
 func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, index int, kind, name string, isolateBook bool) (*chatRow, error) {
 	now := s.now().UnixMilli()
 	meta := src.metadata.Clone()
@@ -203,22 +203,11 @@ func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, inde
 	if dst.id, err = res.LastInsertId(); err != nil {
 		return nil, fmt.Errorf("create %s: %w", kind, err)
 	}
-	steps := []struct{ what, sql string }{
-		{"messages", `INSERT INTO messages (chat_id, idx, uuid) SELECT ?1, idx, ` + newUUIDSQL + `
-			FROM messages WHERE chat_id = ?2 AND idx <= ?3 ORDER BY idx`},
-		{"message bodies", `INSERT INTO message_bodies (message_id, name, is_user, is_system, hidden, swipe_id, extra, fields)
-			SELECT nm.id, b.name, b.is_user, b.is_system, b.hidden, b.swipe_id, b.extra, b.fields
-			FROM messages om JOIN message_bodies b ON b.message_id = om.id JOIN messages nm ON nm.chat_id = ?1 AND nm.idx = om.idx
-			WHERE om.chat_id = ?2 AND om.idx <= ?3`},
-		{"swipes", `INSERT INTO message_swipes (message_id, ord, mes, info)
-			SELECT nm.id, sw.ord, sw.mes, sw.info
-			FROM messages om JOIN message_swipes sw ON sw.message_id = om.id JOIN messages nm ON nm.chat_id = ?1 AND nm.idx = om.idx
-			WHERE om.chat_id = ?2 AND om.idx <= ?3`},
-	}
-	for _, st := range steps {
-		if _, err := tx.ExecContext(ctx, st.sql, dst.id, src.id, index); err != nil {
-			return nil, fmt.Errorf("copy %s: %w", st.what, err)
-		}
+	// The copies share src's bodies and swipes (see ownBody): only the
+	// small rows that carry order and identity are written.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO messages (chat_id, idx, uuid, body_id) SELECT ?1, idx, `+newUUIDSQL+`, body_id
+		FROM messages WHERE chat_id = ?2 AND idx <= ?3 ORDER BY idx`, dst.id, src.id, index); err != nil {
+		return nil, fmt.Errorf("copy messages: %w", err)
 	}
 	return dst, nil
 }

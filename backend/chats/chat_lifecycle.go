@@ -117,8 +117,8 @@ func truncate(s string, limit int) string {
 
 // lastMesSQL selects the active text of a chat's last message.
 const lastMesSQL = `COALESCE((SELECT s.mes FROM messages m
-	JOIN message_bodies b ON b.message_id = m.id
-	JOIN message_swipes s ON s.message_id = m.id AND s.ord = b.swipe_id
+	JOIN message_bodies b ON b.id = m.body_id
+	JOIN message_swipes s ON s.body_id = m.body_id AND s.ord = b.swipe_id
 	WHERE m.chat_id = c.id AND m.idx = c.message_count - 1), '')`
 
 // List returns the owner's chats, most recently changed first.

@@ -60,9 +60,9 @@ func newBulkInserter(ctx context.Context, tx *store.Tx, chatID int64) (*bulkInse
 		st, err = tx.PrepareContext(ctx, query)
 		return st
 	}
-	b.message = prepare(`INSERT INTO messages (chat_id, idx, uuid) VALUES (?, ?, ?)`)
-	b.body = prepare(`INSERT INTO message_bodies (message_id, name, is_user, is_system, hidden, swipe_id, extra, fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-	b.swipe = prepare(`INSERT INTO message_swipes (message_id, ord, mes, info) VALUES (?, ?, ?, ?)`)
+	b.message = prepare(`INSERT INTO messages (chat_id, idx, uuid, body_id) VALUES (?, ?, ?, ?)`)
+	b.body = prepare(`INSERT INTO message_bodies (name, is_user, is_system, hidden, swipe_id, extra, fields) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	b.swipe = prepare(`INSERT INTO message_swipes (body_id, ord, mes, info) VALUES (?, ?, ?, ?)`)
 	if err != nil {
 		b.close()
 		return nil, fmt.Errorf("prepare import: %w", err)
@@ -73,21 +73,21 @@ func newBulkInserter(ctx context.Context, tx *store.Tx, chatID int64) (*bulkInse
 // insert stores a prepared message at index.
 func (b *bulkInserter) insert(ctx context.Context, index int, p *preparedMessage) error {
 	msg := p.msg
-	res, err := b.message.ExecContext(ctx, b.chatID, index, msg.ID)
+	res, err := b.body.ExecContext(ctx, msg.Name, msg.IsUser, msg.IsSystem, isHidden(msg.Extra), msg.SwipeID, p.extra, p.fields)
 	if err != nil {
-		return fmt.Errorf("import message: %w", err)
+		return fmt.Errorf("import message body: %w", err)
 	}
-	rowID, err := res.LastInsertId()
+	bodyID, err := res.LastInsertId()
 	if err != nil {
-		return fmt.Errorf("import message: %w", err)
-	}
-	if _, err := b.body.ExecContext(ctx, rowID, msg.Name, msg.IsUser, msg.IsSystem, isHidden(msg.Extra), msg.SwipeID, p.extra, p.fields); err != nil {
 		return fmt.Errorf("import message body: %w", err)
 	}
 	for i, info := range p.infos {
-		if _, err := b.swipe.ExecContext(ctx, rowID, i, msg.Swipes[i], info); err != nil {
+		if _, err := b.swipe.ExecContext(ctx, bodyID, i, msg.Swipes[i], info); err != nil {
 			return fmt.Errorf("import swipe: %w", err)
 		}
+	}
+	if _, err := b.message.ExecContext(ctx, b.chatID, index, msg.ID, bodyID); err != nil {
+		return fmt.Errorf("import message: %w", err)
 	}
 	return nil
 }

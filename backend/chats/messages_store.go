@@ -48,8 +48,8 @@ func scanRange(ctx context.Context, q queryer, chatID int64, start, end int, fn 
 	rows, err := q.QueryContext(ctx, `
 		SELECT m.id, m.idx, m.uuid, b.name, b.is_user, b.is_system, b.swipe_id, b.extra, b.fields, s.ord, s.mes, s.info
 		FROM messages m
-		JOIN message_bodies b ON b.message_id = m.id
-		JOIN message_swipes s ON s.message_id = m.id
+		JOIN message_bodies b ON b.id = m.body_id
+		JOIN message_swipes s ON s.body_id = m.body_id
 		WHERE m.chat_id = ? AND m.idx >= ? AND m.idx < ?
 		ORDER BY m.idx, s.ord`, chatID, start, end)
 	if err != nil {
@@ -172,13 +172,30 @@ func loadByID(ctx context.Context, q queryer, chat *chatRow, messageID string) (
 }
 
 // insertMessage stores msg at index (which must be the chat's end: callers
-// append) and assigns it a fresh id.
+// append) and assigns it a fresh id. The body and swipes go first, so the
+// message row is born pointing at them.
 func insertMessage(ctx context.Context, tx *store.Tx, chatID int64, index int, msg *StMessage) (int64, error) {
 	if err := jsonx.LimitDepth(msg.depth(), 0, "the message"); err != nil {
 		return 0, err
 	}
 	msg.ID = uuid.NewString()
-	res, err := tx.ExecContext(ctx, `INSERT INTO messages (chat_id, idx, uuid) VALUES (?, ?, ?)`, chatID, index, msg.ID)
+	extra, _ := msg.Extra.MarshalJSON()
+	fields, _ := msg.Fields.MarshalJSON()
+	res, err := tx.ExecContext(ctx, `INSERT INTO message_bodies (name, is_user, is_system, hidden, swipe_id, extra, fields) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		msg.Name, msg.IsUser, msg.IsSystem, isHidden(msg.Extra), msg.SwipeID, string(extra), string(fields))
+	if err != nil {
+		return 0, fmt.Errorf("insert message body: %w", err)
+	}
+	bodyID, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("insert message body: %w", err)
+	}
+	for i := range msg.Swipes {
+		if err := insertSwipe(ctx, tx, bodyID, i, msg.Swipes[i], msg.SwipeInfo[i]); err != nil {
+			return 0, err
+		}
+	}
+	res, err = tx.ExecContext(ctx, `INSERT INTO messages (chat_id, idx, uuid, body_id) VALUES (?, ?, ?, ?)`, chatID, index, msg.ID, bodyID)
 	if err != nil {
 		return 0, fmt.Errorf("insert message: %w", err)
 	}
@@ -186,73 +203,106 @@ func insertMessage(ctx context.Context, tx *store.Tx, chatID int64, index int, m
 	if err != nil {
 		return 0, fmt.Errorf("insert message: %w", err)
 	}
-	if err := writeBody(ctx, tx, rowID, msg, true); err != nil {
-		return 0, err
-	}
-	for i := range msg.Swipes {
-		if err := insertSwipe(ctx, tx, rowID, i, msg.Swipes[i], msg.SwipeInfo[i]); err != nil {
-			return 0, err
-		}
-	}
 	return rowID, nil
 }
 
-func writeBody(ctx context.Context, tx *store.Tx, rowID int64, msg *StMessage, insert bool) error {
-	extra, _ := msg.Extra.MarshalJSON()
-	fields, _ := msg.Fields.MarshalJSON()
-	hidden := isHidden(msg.Extra)
-	var err error
-	if insert {
-		_, err = tx.ExecContext(ctx, `INSERT INTO message_bodies (message_id, name, is_user, is_system, hidden, swipe_id, extra, fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			rowID, msg.Name, msg.IsUser, msg.IsSystem, hidden, msg.SwipeID, string(extra), string(fields))
-	} else {
-		_, err = tx.ExecContext(ctx, `UPDATE message_bodies SET name = ?, is_user = ?, is_system = ?, hidden = ?, swipe_id = ?, extra = ?, fields = ? WHERE message_id = ?`,
-			msg.Name, msg.IsUser, msg.IsSystem, hidden, msg.SwipeID, string(extra), string(fields), rowID)
-	}
-	if err != nil {
-		return fmt.Errorf("write message body: %w", err)
-	}
-	return nil
-}
-
-func insertSwipe(ctx context.Context, tx *store.Tx, rowID int64, ord int, mes string, info jsonx.Object) error {
+func insertSwipe(ctx context.Context, tx *store.Tx, bodyID int64, ord int, mes string, info jsonx.Object) error {
 	raw, _ := info.MarshalJSON()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO message_swipes (message_id, ord, mes, info) VALUES (?, ?, ?, ?)`, rowID, ord, mes, string(raw)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO message_swipes (body_id, ord, mes, info) VALUES (?, ?, ?, ?)`, bodyID, ord, mes, string(raw)); err != nil {
 		return fmt.Errorf("insert swipe: %w", err)
 	}
 	return nil
 }
 
+// ownBody returns the body of message rowID for writing. A body shared with
+// another message (a checkpoint or branch and its source) is copied first,
+// swipes included, and the message pointed at the copy, so a write never
+// reaches another chat.
+func ownBody(ctx context.Context, tx *store.Tx, rowID int64) (int64, error) {
+	var bodyID int64
+	var shared bool
+	err := tx.QueryRowContext(ctx, `SELECT m.body_id, EXISTS (SELECT 1 FROM messages o WHERE o.body_id = m.body_id AND o.id <> m.id)
+		FROM messages m WHERE m.id = ?`, rowID).Scan(&bodyID, &shared)
+	if err != nil {
+		return 0, fmt.Errorf("find message body: %w", err)
+	}
+	if !shared {
+		return bodyID, nil
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO message_bodies (name, is_user, is_system, hidden, swipe_id, extra, fields)
+		SELECT name, is_user, is_system, hidden, swipe_id, extra, fields FROM message_bodies WHERE id = ?`, bodyID)
+	if err != nil {
+		return 0, fmt.Errorf("copy message body: %w", err)
+	}
+	own, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("copy message body: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO message_swipes (body_id, ord, mes, info)
+		SELECT ?, ord, mes, info FROM message_swipes WHERE body_id = ? ORDER BY ord`, own, bodyID); err != nil {
+		return 0, fmt.Errorf("copy message swipes: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE messages SET body_id = ? WHERE id = ?`, own, rowID); err != nil {
+		return 0, fmt.Errorf("copy message body: %w", err)
+	}
+	return own, nil
+}
+
 // rewriteMessage stores next over prev, touching only the rows that
-// differ: editing one swipe rewrites one swipe row.
+// differ: editing one swipe rewrites one swipe row (of the message's own
+// body: see ownBody).
 func rewriteMessage(ctx context.Context, tx *store.Tx, rowID int64, prev, next *StMessage) error {
 	if err := jsonx.LimitDepth(next.depth(), prev.depth(), "the message"); err != nil {
 		return err
 	}
+	var bodyID int64
+	own := func() (int64, error) {
+		if bodyID != 0 {
+			return bodyID, nil
+		}
+		var err error
+		bodyID, err = ownBody(ctx, tx, rowID)
+		return bodyID, err
+	}
 	if prev.Name != next.Name || prev.IsUser != next.IsUser || prev.IsSystem != next.IsSystem || prev.SwipeID != next.SwipeID ||
 		!objectsEqual(prev.Extra, next.Extra) || !objectsEqual(prev.Fields, next.Fields) {
-		if err := writeBody(ctx, tx, rowID, next, false); err != nil {
+		id, err := own()
+		if err != nil {
 			return err
+		}
+		extra, _ := next.Extra.MarshalJSON()
+		fields, _ := next.Fields.MarshalJSON()
+		if _, err := tx.ExecContext(ctx, `UPDATE message_bodies SET name = ?, is_user = ?, is_system = ?, hidden = ?, swipe_id = ?, extra = ?, fields = ? WHERE id = ?`,
+			next.Name, next.IsUser, next.IsSystem, isHidden(next.Extra), next.SwipeID, string(extra), string(fields), id); err != nil {
+			return fmt.Errorf("write message body: %w", err)
 		}
 	}
 	for i := range next.Swipes {
+		if i < len(prev.Swipes) && prev.Swipes[i] == next.Swipes[i] && objectsEqual(prev.SwipeInfo[i], next.SwipeInfo[i]) {
+			continue
+		}
+		id, err := own()
+		if err != nil {
+			return err
+		}
 		if i >= len(prev.Swipes) {
-			if err := insertSwipe(ctx, tx, rowID, i, next.Swipes[i], next.SwipeInfo[i]); err != nil {
+			if err := insertSwipe(ctx, tx, id, i, next.Swipes[i], next.SwipeInfo[i]); err != nil {
 				return err
 			}
 			continue
 		}
-		if prev.Swipes[i] == next.Swipes[i] && objectsEqual(prev.SwipeInfo[i], next.SwipeInfo[i]) {
-			continue
-		}
 		raw, _ := next.SwipeInfo[i].MarshalJSON()
-		if _, err := tx.ExecContext(ctx, `UPDATE message_swipes SET mes = ?, info = ? WHERE message_id = ? AND ord = ?`,
-			next.Swipes[i], string(raw), rowID, i); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE message_swipes SET mes = ?, info = ? WHERE body_id = ? AND ord = ?`,
+			next.Swipes[i], string(raw), id, i); err != nil {
 			return fmt.Errorf("update swipe: %w", err)
 		}
 	}
 	if len(next.Swipes) < len(prev.Swipes) {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM message_swipes WHERE message_id = ? AND ord >= ?`, rowID, len(next.Swipes)); err != nil {
+		id, err := own()
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM message_swipes WHERE body_id = ? AND ord >= ?`, id, len(next.Swipes)); err != nil {
 			return fmt.Errorf("trim swipes: %w", err)
 		}
 	}

@@ -47,8 +47,8 @@ func (v *PromptView) PromptPage(start, end int) ([]PromptMessage, error) {
 			coalesce(json_extract(b.extra, '$.type'), ''), json_extract(b.extra, '$.media'),
 			json_extract(b.extra, '$.files'), coalesce(json_extract(b.extra, '$.image'), '')
 		FROM messages m
-		JOIN message_bodies b ON b.message_id = m.id
-		JOIN message_swipes s ON s.message_id = m.id AND s.ord = b.swipe_id
+		JOIN message_bodies b ON b.id = m.body_id
+		JOIN message_swipes s ON s.body_id = m.body_id AND s.ord = b.swipe_id
 		WHERE m.chat_id = ? AND m.idx >= ? AND m.idx < ?
 		ORDER BY m.idx`, v.row.id, start, end)
 	if err != nil {
@@ -79,7 +79,7 @@ func (v *PromptView) PromptPage(start, end int) ([]PromptMessage, error) {
 // interval counts them): a scan of the chat, so only asked for when needed.
 func (v *PromptView) UserMessages() (int, error) {
 	var n int
-	err := v.q.QueryRowContext(v.ctx, `SELECT count(*) FROM messages m JOIN message_bodies b ON b.message_id = m.id
+	err := v.q.QueryRowContext(v.ctx, `SELECT count(*) FROM messages m JOIN message_bodies b ON b.id = m.body_id
 		WHERE m.chat_id = ? AND b.is_user = 1`, v.row.id).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count user messages: %w", err)

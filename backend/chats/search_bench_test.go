@@ -151,18 +151,18 @@ func buildSearchBench() (*searchBench, error) {
 				return err
 			}
 			for i, m := range prose {
-				res, err := tx.ExecContext(ctx, `INSERT INTO messages (chat_id, idx, uuid) VALUES (?, ?, ?)`, rowID, i, uuid.NewString())
+				isUser := m["is_user"].(bool)
+				res, err := tx.ExecContext(ctx, `INSERT INTO message_bodies (name, is_user, is_system, hidden, swipe_id, extra, fields)
+					VALUES (?, ?, 0, 0, 0, '{}', '{}')`, m["name"], isUser)
 				if err != nil {
 					return err
 				}
-				mid, _ := res.LastInsertId()
-				isUser := m["is_user"].(bool)
-				if _, err := tx.ExecContext(ctx, `INSERT INTO message_bodies (message_id, name, is_user, is_system, hidden, swipe_id, extra, fields)
-					VALUES (?, ?, ?, 0, 0, 0, '{}', '{}')`, mid, m["name"], isUser); err != nil {
+				body, _ := res.LastInsertId()
+				text := benchText(rnd, m["mes"].(string), lexicon, zipf)
+				if _, err := tx.ExecContext(ctx, `INSERT INTO message_swipes (body_id, ord, mes, info) VALUES (?, 0, ?, '{}')`, body, text); err != nil {
 					return err
 				}
-				text := benchText(rnd, m["mes"].(string), lexicon, zipf)
-				if _, err := tx.ExecContext(ctx, `INSERT INTO message_swipes (message_id, ord, mes, info) VALUES (?, 0, ?, '{}')`, mid, text); err != nil {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO messages (chat_id, idx, uuid, body_id) VALUES (?, ?, ?, ?)`, rowID, i, uuid.NewString(), body); err != nil {
 					return err
 				}
 			}

@@ -6,18 +6,12 @@ package chats
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
-	"hearth/backend/characters"
-	"hearth/backend/events"
 	"hearth/backend/jsonx"
-	"hearth/backend/media"
 	"hearth/backend/store"
 )
 
@@ -208,74 +202,6 @@ func TestSearchSkipChunkRebuild(t *testing.T) {
 	r.checkIndexInSync()
 }
 
-// TestMigrationBackfills undoes migration 0003 on a database holding
-// messages (as if it had been made before search existed), runs the
-// migration's own SQL again, and checks that it indexed every message
-// itself, with nothing left for a search to catch up on.
-func TestMigrationBackfills(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "hearth.db")
-	db, err := store.Open(ctx, path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := media.New(filepath.Join(dir, "media"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bus := events.NewBus()
-	defer bus.Close()
-	s := New(db, bus, characters.New(db, bus, files, time.Now), time.Now)
-	r := &searchRig{t: t, s: s, db: db, chatID: newChat(t, s)}
-	r.add(r.chatID, msgUser("an upgraded lantern"), msgNarrator("東京"))
-	if err := s.SetMessagesHidden(ctx, r.chatID, r.ids()[2:3], true); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-
-	migration, err := os.ReadFile(filepath.Join("..", "store", "migrations", "0003_search.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(ON)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		`DROP TRIGGER message_added`, `DROP TRIGGER message_body_changed`, `DROP TRIGGER message_swipe_added`,
-		`DROP TRIGGER message_swipe_changed`, `DROP TABLE chunks_terms`, `DROP TABLE chunks_fts`,
-		`DROP TABLE chunks`, `DROP TABLE chunks_pending`, `DROP TABLE chunks_unindexed`, `DROP VIEW chunk_source`, string(migration),
-	} {
-		if _, err := raw.Exec(q); err != nil {
-			t.Fatalf("%.60s: %v", q, err)
-		}
-	}
-	raw.Close()
-
-	db, err = store.Open(ctx, path, store.Options{BackupDir: filepath.Join(dir, "backups")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	r.s, r.db = New(db, bus, characters.New(db, bus, files, time.Now), time.Now), db
-	var chunks, pending int
-	if err := db.Reader().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM chunks_pending) + (SELECT count(*) FROM chunks_unindexed)`).Scan(&chunks, &pending); err != nil {
-		t.Fatal(err)
-	}
-	if chunks != 3 || pending != 0 {
-		t.Fatalf("after the upgrade: %d chunks, %d queued; want 3, 0", chunks, pending)
-	}
-	r.expect("lantern", noOpts, 1)
-	r.expect("東京", noOpts)
-	hits := r.search("東京", SearchOptions{IncludeHidden: true})
-	if len(hits) != 1 || hits[0].Role != "system" {
-		t.Errorf("hidden narrator after the upgrade: %+v", hits)
-	}
-	r.checkIndexInSync()
-}
-
 // TestSearchRowIDReuse deletes the newest message and adds another, which
 // SQLite gives the same row id, hence the same index key, before anything
 // drains the index queue: the old text must not answer for the new message.
@@ -367,8 +293,8 @@ func TestSearchSeesRowsChangedAnyWay(t *testing.T) {
 	r.add(r.chatID, msgUser("plain words"), msgBot("more words"))
 	err := r.db.InTx(ctx, func(tx *store.Tx) error {
 		for _, q := range []string{
-			`UPDATE message_swipes SET mes = 'a sneaky okapi' WHERE message_id = (SELECT id FROM messages WHERE idx = 0)`,
-			`UPDATE message_bodies SET hidden = 1 WHERE message_id = (SELECT id FROM messages WHERE idx = 1)`,
+			`UPDATE message_swipes SET mes = 'a sneaky okapi' WHERE body_id = (SELECT body_id FROM messages WHERE idx = 0)`,
+			`UPDATE message_bodies SET hidden = 1 WHERE id = (SELECT body_id FROM messages WHERE idx = 1)`,
 		} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err

@@ -25,8 +25,8 @@ func TestUndoRefusesDrift(t *testing.T) {
 	drift := func(index int, text string) {
 		t.Helper()
 		err := r.db.InTx(r.ctx, func(tx *store.Tx) error {
-			_, err := tx.ExecContext(r.ctx, `UPDATE message_swipes SET mes = ? WHERE ord = 0 AND message_id =
-				(SELECT m.id FROM messages m JOIN chats c ON c.id = m.chat_id WHERE c.uuid = ? AND m.idx = ?)`, text, r.id, index)
+			_, err := tx.ExecContext(r.ctx, `UPDATE message_swipes SET mes = ? WHERE ord = 0 AND body_id =
+				(SELECT m.body_id FROM messages m JOIN chats c ON c.id = m.chat_id WHERE c.uuid = ? AND m.idx = ?)`, text, r.id, index)
 			return err
 		})
 		if err != nil {

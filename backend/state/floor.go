@@ -194,7 +194,7 @@ func floorTarget(ctx context.Context, q queryer, chat int64, opts FloorOptions) 
 		return 0, 0, 0, apperr.New(apperr.CodeIndexOutOfRange, "floor %d is not a message of this chat (it has %d)", floor, count).
 			WithDetails(map[string]any{"floor": floor, "length": count})
 	}
-	err = q.QueryRowContext(ctx, `SELECT m.id, b.swipe_id FROM messages m JOIN message_bodies b ON b.message_id = m.id
+	err = q.QueryRowContext(ctx, `SELECT m.id, b.swipe_id FROM messages m JOIN message_bodies b ON b.id = m.body_id
 		WHERE m.chat_id = ? AND m.idx = ?`, chat, floor).Scan(&row, &active)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, 0, 0, fmt.Errorf("floor target: no row at index %d", floor)

@@ -58,7 +58,7 @@ func readCommits(ctx context.Context, q queryer, chat int64, ns string) ([]logRo
 // when made on its message's active swipe.
 func replayRows(ctx context.Context, q queryer, chat int64, ns string) ([]logRow, error) {
 	rows, err := q.QueryContext(ctx, `SELECT fc.seq, fc.swipe_id, fc.ops, fc.message_id, fc.swipe_id = b.swipe_id
-		FROM floor_commits fc JOIN message_bodies b ON b.message_id = fc.message_id
+		FROM floor_commits fc JOIN messages m ON m.id = fc.message_id JOIN message_bodies b ON b.id = m.body_id
 		WHERE fc.chat_id = ? AND fc.ns = ? ORDER BY fc.seq`, chat, ns)
 	if err != nil {
 		return nil, fmt.Errorf("read floor log %s: %w", ns, err)

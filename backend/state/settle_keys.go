@@ -124,7 +124,8 @@ func keyOps(ctx context.Context, q queryer, chat int64, pairs [][2]string) (out 
 	rows, err := q.QueryContext(ctx, `SELECT fk.ns, fk.key, fc.ops FROM json_each(?) j
 		CROSS JOIN floor_commit_keys fk ON fk.chat_id = ? AND fk.ns = json_extract(j.value, '$[0]') AND fk.key = json_extract(j.value, '$[1]')
 		JOIN floor_commits fc ON fc.chat_id = fk.chat_id AND fc.ns = fk.ns AND fc.seq = fk.seq
-		JOIN message_bodies b ON b.message_id = fc.message_id AND b.swipe_id = fc.swipe_id
+		JOIN messages m ON m.id = fc.message_id
+		JOIN message_bodies b ON b.id = m.body_id AND b.swipe_id = fc.swipe_id
 		ORDER BY fk.ns, fk.key, fk.seq`, string(arg), chat)
 	if err != nil {
 		return nil, nil, fmt.Errorf("settle floor states: %w", err)

@@ -74,10 +74,14 @@ func currentVersion(ctx context.Context, db *sql.DB) (int, error) {
 // migrate applies pending migrations, each in its own transaction together
 // with its version row. A database that already holds data is copied to
 // backupDir first, so a failed upgrade never costs the user their chats.
-func (s *Store) migrate(ctx context.Context, backupDir string) error {
+// upTo > 0 leaves the migrations after that version pending.
+func (s *Store) migrate(ctx context.Context, backupDir string, upTo int) error {
 	all, err := loadMigrations()
 	if err != nil {
 		return err
+	}
+	if upTo > 0 && upTo < len(all) {
+		all = all[:upTo]
 	}
 	have, err := currentVersion(ctx, s.write)
 	if err != nil {

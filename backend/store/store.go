@@ -36,6 +36,9 @@ type Options struct {
 	// BackupDir receives a VACUUM INTO copy before any pending migration runs.
 	// Empty means next to the database, in "backups".
 	BackupDir string
+	// UpTo stops migrating at this schema version (0: the newest). Only
+	// upgrade tests use it, to build a database as an older Hearth left it.
+	UpTo int
 }
 
 // Open opens (creating if needed) the database at path and migrates it.
@@ -69,7 +72,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if backupDir == "" {
 		backupDir = filepath.Join(filepath.Dir(path), "backups")
 	}
-	if err := s.migrate(ctx, backupDir); err != nil {
+	if err := s.migrate(ctx, backupDir, opts.UpTo); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -1,0 +1,177 @@
+package chats
+
+// Upgrades: databases as older Hearths left them, with messages in them,
+// opened by this one.
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"hearth/backend/characters"
+	"hearth/backend/events"
+	"hearth/backend/media"
+	"hearth/backend/store"
+)
+
+// oldMessage is a message as schema v1–v16 stored it.
+type oldMessage struct {
+	name    string
+	isUser  bool
+	hidden  bool
+	swipeID int
+	extra   string
+	swipes  []string
+}
+
+// seedOldChat makes a database at schema version upTo (1–16) holding one
+// character with a chat of msgs, written as those versions laid rows out:
+// body and swipe rows keyed by their message's id. It returns the chat id.
+func seedOldChat(t *testing.T, path string, upTo int, msgs []oldMessage) string {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, path, store.Options{UpTo: upTo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const chatID = "0b6f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f"
+	err = db.InTx(ctx, func(tx *store.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO characters (avatar, name, card, created_at, updated_at)
+			VALUES ('Ava.png', 'Ava', '{"name":"Ava"}', 0, 0)`); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO chats (uuid, owner_kind, owner, file_name, message_count, created_at, updated_at, change_seq)
+			VALUES (?, 'character', 'Ava.png', 'Ava - old', ?, 0, 0, 1)`, chatID, len(msgs))
+		if err != nil {
+			return err
+		}
+		chat, _ := res.LastInsertId()
+		for i, m := range msgs {
+			res, err := tx.ExecContext(ctx, `INSERT INTO messages (chat_id, idx, uuid) VALUES (?, ?, ?)`, chat, i, fmt.Sprintf("00000000-0000-4000-8000-%012d", i))
+			if err != nil {
+				return err
+			}
+			id, _ := res.LastInsertId()
+			if _, err := tx.ExecContext(ctx, `INSERT INTO message_bodies (message_id, name, is_user, is_system, hidden, swipe_id, extra, fields)
+				VALUES (?, ?, ?, 0, ?, ?, ?, '{}')`, id, m.name, m.isUser, m.hidden, m.swipeID, m.extra); err != nil {
+				return err
+			}
+			for ord, mes := range m.swipes {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO message_swipes (message_id, ord, mes, info) VALUES (?, ?, ?, '{}')`, id, ord, mes); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chatID
+}
+
+// openUpgraded opens the database at path with every migration applied.
+func openUpgraded(t *testing.T, path, chatID string) *searchRig {
+	t.Helper()
+	ctx := context.Background()
+	dir := filepath.Dir(path)
+	db, err := store.Open(ctx, path, store.Options{BackupDir: filepath.Join(dir, "backups")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := media.New(filepath.Join(dir, "media"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := events.NewBus()
+	t.Cleanup(func() { bus.Close(); db.Close() })
+	return &searchRig{t: t, s: New(db, bus, characters.New(db, bus, files, time.Now), time.Now), db: db, chatID: chatID}
+}
+
+// TestMigrationBackfills opens a database made before search existed
+// (schema v2) and checks that the upgrade indexed every message itself,
+// with nothing left for a search to catch up on.
+func TestMigrationBackfills(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "hearth.db")
+	chatID := seedOldChat(t, path, 2, []oldMessage{
+		{name: "Ava", extra: `{}`, swipes: []string{"Hi"}},
+		{name: "User", isUser: true, extra: `{}`, swipes: []string{"an upgraded lantern"}},
+		{name: "System", hidden: true, extra: `{"type":"narrator","hidden":true}`, swipes: []string{"東京"}},
+	})
+	r := openUpgraded(t, path, chatID)
+	var chunks, pending int
+	if err := r.db.Reader().QueryRowContext(context.Background(), `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM chunks_pending) + (SELECT count(*) FROM chunks_unindexed)`).Scan(&chunks, &pending); err != nil {
+		t.Fatal(err)
+	}
+	if chunks != 3 || pending != 0 {
+		t.Fatalf("after the upgrade: %d chunks, %d queued; want 3, 0", chunks, pending)
+	}
+	r.expect("lantern", noOpts, 1)
+	r.expect("東京", noOpts)
+	hits := r.search("東京", SearchOptions{IncludeHidden: true})
+	if len(hits) != 1 || hits[0].Role != "system" {
+		t.Errorf("hidden narrator after the upgrade: %+v", hits)
+	}
+	r.checkIndexInSync()
+}
+
+// TestMigrationSharesBodies opens a database from before shared bodies
+// (schema v16): every message reads back as it was, each owns the body its
+// rows were keyed by, and writes, branches and deletes work on them.
+func TestMigrationSharesBodies(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "hearth.db")
+	chatID := seedOldChat(t, path, 16, []oldMessage{
+		{name: "Ava", extra: `{}`, swipes: []string{"Hi"}},
+		{name: "User", isUser: true, extra: `{"note":"kept"}`, swipes: []string{"a lantern"}},
+		{name: "Ava", swipeID: 1, extra: `{}`, swipes: []string{"first take", "second take", "third take"}},
+	})
+	r := openUpgraded(t, path, chatID)
+	ctx := context.Background()
+	got := r.stMessages(chatID)
+	want := []struct {
+		mes    string
+		swipes int
+	}{{"Hi", 1}, {"a lantern", 1}, {"second take", 3}}
+	for i, w := range want {
+		if got[i]["mes"] != w.mes || len(got[i]["swipes"].([]any)) != w.swipes {
+			t.Fatalf("message %d after the upgrade: %v", i, got[i])
+		}
+	}
+	if got[1]["extra"].(map[string]any)["note"] != "kept" {
+		t.Fatalf("extra after the upgrade: %v", got[1]["extra"])
+	}
+	var strays int
+	if err := r.db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE body_id <> id`).Scan(&strays); err != nil {
+		t.Fatal(err)
+	}
+	if b, s := r.bodyCounts(); strays != 0 || b != 3 || s != 5 {
+		t.Fatalf("after the upgrade: %d messages off their body, %d bodies, %d swipes; want 0, 3, 5", strays, b, s)
+	}
+	r.expect("lantern", noOpts, 1)
+
+	br, err := r.s.CreateBranch(ctx, chatID, 2, BranchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.s.Swipe(ctx, chatID, 2, SwipeTarget{To: new(2)}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.stMessages(br.ChatID)[2]["mes"]; got != "second take" {
+		t.Fatalf("branch message 2 = %v after the source swiped", got)
+	}
+	if err := r.s.Delete(ctx, chatID); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.stMessages(br.ChatID), got; !reflect.DeepEqual(got, want) {
+		t.Fatalf("branch after its upgraded source went:\n%v\nwant\n%v", got, want)
+	}
+	if b, s := r.bodyCounts(); b != 3 || s != 5 {
+		t.Fatalf("%d bodies, %d swipes left with the branch alone; want 3, 5", b, s)
+	}
+}
