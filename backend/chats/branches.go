@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -44,9 +45,16 @@ func (s *Service) CreateBranch(ctx context.Context, chatID string, index int, op
 	return s.fork(ctx, chatID, index, "branch", "", opts.SwipeID, opts.IsolateLorebook == nil || *opts.IsolateLorebook)
 }
 
-// newUUIDSQL makes a random (version 4) UUID inside an INSERT … SELECT.
-const newUUIDSQL = `lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' ||
-	substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`
+// copyIDs gives a copy's messages fresh ids: one UUIDv7 (RFC 9562) per
+// copy, its last 48 bits counted up by index (the standard's monotonic
+// random method). The ids of one copy so sort in index order and land
+// side by side in the unique index, where random ones would each touch a
+// page of their own.
+func copyIDs() (prefix string, base int64) {
+	id := uuid.Must(uuid.NewV7()).String()
+	n, _ := strconv.ParseInt(id[24:], 16, 64)
+	return id[:24], n
+}
 
 // fork makes the checkpoint or branch in one transaction: the new chat with
 // its messages and isolated state, and the source message's link to it.
@@ -69,7 +77,7 @@ func (s *Service) fork(ctx context.Context, chatID string, index int, kind, name
 		if name, err = forkName(ctx, tx, src, kind, name); err != nil {
 			return err
 		}
-		dst, err := s.copyChat(ctx, tx, src, index, kind, name, isolateBook)
+		dst, firstRow, err := s.copyChat(ctx, tx, src, index, kind, name, isolateBook)
 		if err != nil {
 			return err
 		}
@@ -91,7 +99,7 @@ func (s *Service) fork(ctx context.Context, chatID string, index int, kind, name
 		if err := measure(ctx, tx, src, dst, grew); err != nil {
 			return err
 		}
-		if err := state.Fork(ctx, tx, src.id, dst.id, dst.uuid, index, moved); err != nil {
+		if err := state.Fork(ctx, tx, src.id, dst.id, firstRow, dst.uuid, index, moved); err != nil {
 			return err
 		}
 		if err := s.linkSource(ctx, tx, src.uuid, index, kind, name); err != nil {
@@ -168,8 +176,9 @@ func forkName(ctx context.Context, tx *store.Tx, src *chatRow, kind, name string
 }
 
 // copyChat inserts the new chat row and copies messages 0..index of src
-// into it, with fresh message ids, sharing their bodies and swipes.
-func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, index int, kind, name string, isolateBook bool) (*chatRow, error) {
+// into it, with fresh message ids, sharing their bodies and swipes. The
+// copies' row ids are firstRow+idx.
+func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, index int, kind, name string, isolateBook bool) (dst *chatRow, firstRow int64, err error) {
 	now := s.now().UnixMilli()
 	meta := src.metadata.Clone()
 	meta.Set("main_chat", src.fileName)
@@ -179,7 +188,7 @@ func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, inde
 	if book != "" && isolateBook && s.CloneLorebook != nil {
 		clone, ok, err := s.CloneLorebook(ctx, tx, book, name)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if ok {
 			meta.Set("world_info", clone)
@@ -187,9 +196,9 @@ func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, inde
 	}
 	metaJSON, _ := meta.MarshalJSON()
 	if err := jsonx.LimitDepth(jsonx.ObjectDepth(meta), jsonx.ObjectDepth(src.metadata), "the metadata"); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	dst := &chatRow{uuid: uuid.NewString(), ownerKind: src.ownerKind, owner: src.owner, fileName: name, kind: kind,
+	dst = &chatRow{uuid: uuid.NewString(), ownerKind: src.ownerKind, owner: src.owner, fileName: name, kind: kind,
 		metadata: meta, messageCount: index + 1, createdAt: now, updatedAt: now}
 	dst.parentUUID.String, dst.parentUUID.Valid = src.uuid, true
 	dst.branchPoint.Int64, dst.branchPoint.Valid = int64(index), true
@@ -198,18 +207,24 @@ func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, inde
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?, (SELECT COALESCE(MAX(change_seq), 0) + 1 FROM chats))`,
 		dst.uuid, dst.ownerKind, dst.owner, dst.fileName, kind, src.uuid, index, string(metaJSON), dst.messageCount, now, now)
 	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", kind, err)
+		return nil, 0, fmt.Errorf("create %s: %w", kind, err)
 	}
 	if dst.id, err = res.LastInsertId(); err != nil {
-		return nil, fmt.Errorf("create %s: %w", kind, err)
+		return nil, 0, fmt.Errorf("create %s: %w", kind, err)
 	}
 	// The copies share src's bodies and swipes (see ownBody): only the
-	// small rows that carry order and identity are written.
-	if _, err := tx.ExecContext(ctx, `INSERT INTO messages (chat_id, idx, uuid, body_id) SELECT ?1, idx, `+newUUIDSQL+`, body_id
-		FROM messages WHERE chat_id = ?2 AND idx <= ?3 ORDER BY idx`, dst.id, src.id, index); err != nil {
-		return nil, fmt.Errorf("copy messages: %w", err)
+	// small rows that carry order and identity are written, with the row
+	// ids firstRow+idx (state.Fork maps commits onto them by that).
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM messages`).Scan(&firstRow); err != nil {
+		return nil, 0, fmt.Errorf("copy messages: %w", err)
 	}
-	return dst, nil
+	prefix, base := copyIDs()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO messages (id, chat_id, idx, uuid, body_id)
+		SELECT ?6 + idx, ?1, idx, ?4 || printf('%012x', (?5 + idx) % 281474976710656), body_id
+		FROM messages WHERE chat_id = ?2 AND idx <= ?3 ORDER BY idx`, dst.id, src.id, index, prefix, base, firstRow); err != nil {
+		return nil, 0, fmt.Errorf("copy messages: %w", err)
+	}
+	return dst, firstRow, nil
 }
 
 // measure stores the JSONL size of dst, a copy of src's first messages
@@ -219,17 +234,17 @@ func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, inde
 func measure(ctx context.Context, tx *store.Tx, src, dst *chatRow, grew int64) error {
 	copied, rest := dst.messageCount, src.messageCount-dst.messageCount
 	if copied <= rest {
-		arr, err := appendRangeJSON(ctx, tx, dst.id, 0, copied, nil)
+		n, err := rangeLineBytes(ctx, tx, dst.id, 0, copied)
 		if err != nil {
 			return err
 		}
-		dst.bytes = lineBytes(arr)
+		dst.bytes = n
 	} else {
-		arr, err := appendRangeJSON(ctx, tx, src.id, copied, src.messageCount, nil)
+		n, err := rangeLineBytes(ctx, tx, src.id, copied, src.messageCount)
 		if err != nil {
 			return err
 		}
-		dst.bytes = src.bytes - lineBytes(arr) + grew
+		dst.bytes = src.bytes - n + grew
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE chats SET bytes = ? WHERE id = ?`, dst.bytes, dst.id); err != nil {
 		return fmt.Errorf("measure chat: %w", err)
@@ -237,14 +252,18 @@ func measure(ctx context.Context, tx *store.Tx, src, dst *chatRow, grew int64) e
 	return nil
 }
 
-// lineBytes turns the size of a JSON array of messages into the size of
-// the same messages as JSONL lines: "[a,b,c]" has the bytes of
-// "a\nb\nc\n" plus one; "[]" is no lines.
-func lineBytes(arr []byte) int64 {
-	if len(arr) <= 2 {
-		return 0
-	}
-	return int64(len(arr) - 1)
+// rangeLineBytes is the size of messages start <= idx < end as JSONL
+// lines, newlines included. Each line is serialized into one reused
+// buffer: only the lengths are wanted.
+func rangeLineBytes(ctx context.Context, q queryer, chatID int64, start, end int) (int64, error) {
+	var n int64
+	var line []byte
+	err := scanRange(ctx, q, chatID, start, end, func(r *rawMessage) error {
+		line = appendMessageJSON(line[:0], r.id, r.name, r.isUser, r.isSystem, r.swipeID, r.swipes, r.infos, r.extra, r.fields)
+		n += int64(len(line)) + 1
+		return nil
+	})
+	return n, err
 }
 
 // linkSource records the new chat on the source message, as SillyTavern

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"hearth/backend/jsonx"
 )
 
@@ -158,5 +160,39 @@ func TestBranchNavigatedCopiesOneBody(t *testing.T) {
 	}
 	if got := r.stMessages(r.chatID)[1]["mes"]; got != "two" {
 		t.Fatalf("source shows %v after the branch at swipe 1", got)
+	}
+}
+
+// TestBranchMessageIDs checks a copy's message ids: UUIDv7, new, and in
+// index order within the copy, for two copies made in the same instant.
+func TestBranchMessageIDs(t *testing.T) {
+	t.Parallel()
+	r := newSearchRig(t)
+	ctx := context.Background()
+	r.add(r.chatID, msgUser("one"), msgBot("two"), msgUser("three"))
+	seen := map[string]bool{}
+	for _, id := range r.ids() {
+		seen[id] = true
+	}
+	for range 2 {
+		br, err := r.s.CreateBranch(ctx, r.chatID, 2, BranchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs, err := r.s.StMessages(ctx, br.ChatID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev := ""
+		for i, m := range msgs {
+			u, err := uuid.Parse(m.ID)
+			if err != nil || u.Version() != 7 || u.String() != m.ID {
+				t.Fatalf("copy %d has id %q (%v)", i, m.ID, err)
+			}
+			if seen[m.ID] || m.ID <= prev {
+				t.Fatalf("copy %d id %q: reused, or not after %q", i, m.ID, prev)
+			}
+			seen[m.ID], prev = true, m.ID
+		}
 	}
 }

@@ -12,7 +12,10 @@ import (
 // chat-state namespace, and each floor state's commits on floors <= upTo,
 // replayed for dst's active swipes. moved lists dst rows whose active swipe
 // was switched after the copy. Nothing is shared afterwards.
-func Fork(ctx context.Context, tx *store.Tx, src, dst int64, dstID string, upTo int, moved []int64) error {
+//
+// dst's rows have the ids firstRow+idx (copyChat gives them so): a commit's
+// new message row is found by arithmetic, not by a look-up per commit.
+func Fork(ctx context.Context, tx *store.Tx, src, dst, firstRow int64, dstID string, upTo int, moved []int64) error {
 	steps := []struct {
 		what, sql string
 		args      []any
@@ -22,22 +25,24 @@ func Fork(ctx context.Context, tx *store.Tx, src, dst int64, dstID string, upTo 
 		{"floor states", `INSERT INTO floor_states (chat_id, ns, next_seq, log_rev, entangled)
 			SELECT ?2, ns, next_seq, log_rev, entangled FROM floor_states WHERE chat_id = ?1`, []any{src, dst}},
 		{"floor commits", `INSERT INTO floor_commits (chat_id, ns, seq, message_id, swipe_id, ops)
-			SELECT ?2, fc.ns, fc.seq, nm.id, fc.swipe_id, fc.ops FROM floor_commits fc
+			SELECT ?2, fc.ns, fc.seq, ?4 + om.idx, fc.swipe_id, fc.ops FROM floor_commits fc
 			JOIN messages om ON om.id = fc.message_id
-			JOIN messages nm ON nm.chat_id = ?2 AND nm.idx = om.idx
-			WHERE fc.chat_id = ?1 AND om.idx <= ?3`, []any{src, dst, upTo}},
+			WHERE fc.chat_id = ?1 AND om.idx <= ?3`, []any{src, dst, upTo, firstRow}},
+		// The keys of the commits just copied.
 		{"floor commit keys", `INSERT INTO floor_commit_keys (chat_id, ns, key, seq)
 			SELECT ?2, fk.ns, fk.key, fk.seq FROM floor_commit_keys fk
-			JOIN floor_commits fc ON fc.chat_id = fk.chat_id AND fc.ns = fk.ns AND fc.seq = fk.seq
-			JOIN messages om ON om.id = fc.message_id
-			WHERE fk.chat_id = ?1 AND om.idx <= ?3`, []any{src, dst, upTo}},
+			WHERE fk.chat_id = ?1 AND EXISTS (SELECT 1 FROM floor_commits fc WHERE fc.chat_id = ?2 AND fc.ns = fk.ns AND fc.seq = fk.seq)`,
+			[]any{src, dst}},
+		// The commits left behind, found from the source's messages after
+		// upTo (a branch near the end leaves few) rather than by reading
+		// every commit of the chat.
 		{"floor notes", `INSERT OR IGNORE INTO floor_dirty (chat_id, ns)
-			SELECT DISTINCT ?2, fc.ns FROM floor_commits fc JOIN messages om ON om.id = fc.message_id
-			WHERE fc.chat_id = ?1 AND om.idx > ?3`, []any{src, dst, upTo}},
+			SELECT DISTINCT ?2, fc.ns FROM messages om CROSS JOIN floor_commits fc ON fc.message_id = om.id
+			WHERE om.chat_id = ?1 AND om.idx > ?3`, []any{src, dst, upTo}},
 		{"floor key notes", `INSERT OR IGNORE INTO floor_dirty_keys (chat_id, ns, key)
-			SELECT DISTINCT ?2, fk.ns, fk.key FROM floor_commits fc JOIN messages om ON om.id = fc.message_id
-			JOIN floor_commit_keys fk ON fk.chat_id = fc.chat_id AND fk.ns = fc.ns AND fk.seq = fc.seq
-			WHERE fc.chat_id = ?1 AND om.idx > ?3`, []any{src, dst, upTo}},
+			SELECT DISTINCT ?2, fk.ns, fk.key FROM messages om CROSS JOIN floor_commits fc ON fc.message_id = om.id
+			CROSS JOIN floor_commit_keys fk ON fk.chat_id = fc.chat_id AND fk.ns = fc.ns AND fk.seq = fc.seq
+			WHERE om.chat_id = ?1 AND om.idx > ?3`, []any{src, dst, upTo}},
 	}
 	for _, s := range steps {
 		if _, err := tx.ExecContext(ctx, s.sql, s.args...); err != nil {

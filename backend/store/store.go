@@ -29,6 +29,7 @@ type Store struct {
 	mu     sync.Mutex // serializes write transactions and their after-commit hooks
 	closed bool
 	cache  *stmtCache // the writer's prepared statements; used under mu
+	ckpt   *checkpointer
 }
 
 // Options tune Open. The zero value is what the app uses.
@@ -76,6 +77,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	if s.ckpt, err = newCheckpointer(path); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open db: %w", err)
+	}
 	return s, nil
 }
 
@@ -89,6 +94,7 @@ func dsn(path string, writer bool) string {
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "mmap_size(0)")
 	if writer {
+		q.Add("_pragma", "wal_autocheckpoint(0)") // the checkpointer's job
 		q.Add("_txlock", "immediate")
 	} else {
 		q.Add("_pragma", "query_only(ON)")
@@ -111,7 +117,11 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	s.cache.close()
-	return errors.Join(s.read.Close(), s.write.Close())
+	var ckpt error
+	if s.ckpt != nil {
+		ckpt = s.ckpt.close()
+	}
+	return errors.Join(ckpt, s.read.Close(), s.write.Close())
 }
 
 // Tx is a write transaction with after-commit hooks.
@@ -150,6 +160,9 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	}
 	for _, hook := range tx.after {
 		hook()
+	}
+	if s.ckpt != nil {
+		s.ckpt.noteCommit(ctx, s.write)
 	}
 	s.cache.prepare(s.write)
 	return nil

@@ -1,0 +1,80 @@
+package store
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCheckpointInBackground writes more than the checkpoint threshold in
+// one transaction and checks that the commit left the pages in the WAL
+// (the writer does not checkpoint) and that the checkpointer then copied
+// them into the database file on its own.
+func TestCheckpointInBackground(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := context.Background()
+	var auto int
+	if err := s.write.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&auto); err != nil {
+		t.Fatal(err)
+	}
+	if auto != 0 {
+		t.Fatalf("writer wal_autocheckpoint = %d, want 0", auto)
+	}
+
+	// A small write stays below the threshold: counted, no wake-up.
+	if err := s.InTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('small', 'x')`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	small := s.ckpt.pending
+	s.mu.Unlock()
+	if small <= 0 || small >= checkpointPages {
+		t.Fatalf("pending after a one-row write = %d", small)
+	}
+
+	// 8 MB in one transaction: about 2,000 pages.
+	value := strings.Repeat("x", 8<<10)
+	if err := s.InTx(ctx, func(tx *Tx) error {
+		for i := range 1000 {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES (?, ?)`, i, value); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	after := s.ckpt.pending
+	s.mu.Unlock()
+	if after != 0 {
+		t.Fatalf("pending after 8 MB = %d: the checkpointer was not woken", after)
+	}
+	path := filepath.Join(dir, "hearth.db")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() >= 8<<20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("database file still %d bytes: the WAL was never checkpointed", st.Size())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var n int
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM settings`).Scan(&n); err != nil || n != 1001 {
+		t.Fatalf("count = %d, %v; want 1001", n, err)
+	}
+}
