@@ -3,7 +3,6 @@ package host_test
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -124,24 +123,15 @@ func settleSearchIndex(ctx context.Context, a *app.App) error {
 	return benchInvokeInto(ctx, a.Router, &hits, "chat.search", nil, "settle")
 }
 
-// measureFootprint checkpoints the WAL into the database file
-// (PRAGMA wal_checkpoint(TRUNCATE), on a connection of its own: the
-// store's readers are query-only) and records the file sizes and how much
-// of it is change journal.
+// measureFootprint checkpoints the WAL into the database file (through
+// the store, whose checkpointer may be running one already) and records
+// the file sizes and how much of it is change journal.
 func (fx *benchFixture) measureFootprint(ctx context.Context) error {
 	path := filepath.Join(fx.dir, "hearth.db")
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-	if err != nil {
+	if err := fx.app.Store.Checkpoint(ctx); err != nil {
 		return err
 	}
-	defer db.Close()
-	var busy, logFrames, done int
-	if err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if busy != 0 {
-		return fmt.Errorf("checkpoint: database busy (%d/%d frames)", done, logFrames)
-	}
+	db := fx.app.Store.Reader()
 	if err := db.QueryRowContext(ctx, `SELECT COALESCE(SUM(LENGTH(ops) + LENGTH(inverse)), 0) FROM chat_journal`).Scan(&fx.journalBytes); err != nil {
 		return fmt.Errorf("journal size: %w", err)
 	}
