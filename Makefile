@@ -92,7 +92,7 @@ lint: deps-node ## go mod tidy, gofmt, go vet (all build tags), staticcheck, sve
 	exit $$fail
 
 bench: $(if $(filter 0,$(DESKTOP)),,build) ## Go benchmarks + the desktop self-test's chat timings (BENCHTIME, BENCHCOUNT, BENCH_DESKTOP_RUNS; DESKTOP=0 skips the desktop); table + build/bench/results.json
-	{ go test -run '^$$' -bench . -benchtime=$(BENCHTIME) -count $(BENCHCOUNT) -timeout 60m ./backend/...; \
+	{ go test -p 1 -run '^$$' -bench . -benchtime=$(BENCHTIME) -count $(BENCHCOUNT) -timeout 90m ./backend/...; \
 	  if [ "$(DESKTOP)" != 0 ]; then go run ./backend/tools/desktopbench -runs $(BENCH_DESKTOP_RUNS); fi; } \
 		| go run ./backend/tools/benchreport -o build/bench/results.json
 

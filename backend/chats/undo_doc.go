@@ -333,38 +333,33 @@ var patchOptions = func() *jsonpatch.ApplyOptions {
 // paths removed. When the batch fails, the ops are replayed one at a time
 // to name the one that does not apply.
 func applyStripped(doc []byte, ops []patchOp, strip, first int) ([]byte, error) {
-	// The patch is written by hand: the values are journal JSON already
-	// checked by decodeOps, and re-encoding them would scan them again.
-	encode := func(ops []patchOp) []byte {
+	// The patch is built as the library's operations directly: the values
+	// are journal JSON already checked by decodeOps, and encoding the patch
+	// only for the library to validate and parse it again would scan them
+	// twice more.
+	str := func(v string) *json.RawMessage {
 		var b bytes.Buffer
-		b.WriteByte('[')
+		writeJSONString(&b, v)
+		raw := json.RawMessage(b.Bytes())
+		return &raw
+	}
+	build := func(ops []patchOp) jsonpatch.Patch {
+		p := make(jsonpatch.Patch, len(ops))
 		for i, op := range ops {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(`{"op":`)
-			writeJSONString(&b, op.op)
-			b.WriteString(`,"path":`)
-			writeJSONString(&b, joinPointer(op.path[strip:]))
+			o := jsonpatch.Operation{"op": str(op.op), "path": str(joinPointer(op.path[strip:]))}
 			if op.val != nil {
-				b.WriteString(`,"value":`)
-				b.Write(op.val)
+				raw := json.RawMessage(op.val)
+				o["value"] = &raw
 			}
 			if op.from != nil {
-				b.WriteString(`,"from":`)
-				writeJSONString(&b, joinPointer(op.from[strip:]))
+				o["from"] = str(joinPointer(op.from[strip:]))
 			}
-			b.WriteByte('}')
+			p[i] = o
 		}
-		b.WriteByte(']')
-		return b.Bytes()
+		return p
 	}
 	apply := func(doc []byte, ops []patchOp) ([]byte, error) {
-		p, err := jsonpatch.DecodePatch(encode(ops))
-		if err != nil {
-			return nil, err
-		}
-		return p.ApplyWithOptions(doc, patchOptions)
+		return build(ops).ApplyWithOptions(doc, patchOptions)
 	}
 	out, err := apply(doc, ops)
 	if err == nil {
