@@ -9,11 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
 
-	"hearth/backend/characters"
-	"hearth/backend/events"
-	"hearth/backend/media"
 	"hearth/backend/store"
 )
 
@@ -77,19 +73,9 @@ func seedOldChat(t *testing.T, path string, upTo int, msgs []oldMessage) string 
 // openUpgraded opens the database at path with every migration applied.
 func openUpgraded(t *testing.T, path, chatID string) *searchRig {
 	t.Helper()
-	ctx := context.Background()
-	dir := filepath.Dir(path)
-	db, err := store.Open(ctx, path, store.Options{BackupDir: filepath.Join(dir, "backups")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := media.New(filepath.Join(dir, "media"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bus := events.NewBus()
-	t.Cleanup(func() { bus.Close(); db.Close() })
-	return &searchRig{t: t, s: New(db, bus, characters.New(db, bus, files, time.Now), time.Now), db: db, chatID: chatID}
+	r := searchRigAt(t, path)
+	r.chatID = chatID
+	return r
 }
 
 // TestMigrationBackfills opens a database made before search existed

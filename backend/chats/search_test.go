@@ -30,9 +30,19 @@ type searchRig struct {
 
 func newSearchRig(t testing.TB) *searchRig {
 	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := store.Open(ctx, filepath.Join(dir, "hearth.db"), store.Options{})
+	r := searchRigAt(t, filepath.Join(t.TempDir(), "hearth.db"))
+	r.chatID = r.newChat("Search")
+	if _, err := r.s.DeleteMessages(context.Background(), r.chatID, []int{0}, DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// searchRigAt opens (migrating) the database at path, media beside it.
+func searchRigAt(t testing.TB, path string) *searchRig {
+	t.Helper()
+	dir := filepath.Dir(path)
+	db, err := store.Open(context.Background(), path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,12 +52,7 @@ func newSearchRig(t testing.TB) *searchRig {
 	}
 	bus := events.NewBus()
 	t.Cleanup(func() { bus.Close(); db.Close() })
-	r := &searchRig{t: t, s: New(db, bus, characters.New(db, bus, files, time.Now), time.Now), db: db}
-	r.chatID = r.newChat("Search")
-	if _, err := r.s.DeleteMessages(ctx, r.chatID, []int{0}, DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return &searchRig{t: t, s: New(db, bus, characters.New(db, bus, files, time.Now), time.Now), db: db}
 }
 
 // newChat creates a chat (with its greeting, "Hi") of a new character.
