@@ -1,8 +1,8 @@
 package chats
 
 // Index upkeep: the search follows every way a message changes (edits,
-// swipes, deletes, undo, plain SQL, migrations), in and out of the
-// background indexer.
+// swipes, deletes, undo, plain SQL), in and out of the background
+// indexer. Upgrades from older schemas: migration_test.go.
 
 import (
 	"context"

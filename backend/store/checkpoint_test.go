@@ -26,6 +26,12 @@ func TestCheckpointInBackground(t *testing.T) {
 		t.Fatalf("writer wal_autocheckpoint = %d, want 0", auto)
 	}
 
+	pending := func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.ckpt.pending
+	}
+
 	// A small write stays below the threshold: counted, no wake-up.
 	if err := s.InTx(ctx, func(tx *Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('small', 'x')`)
@@ -33,10 +39,7 @@ func TestCheckpointInBackground(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	s.mu.Lock()
-	small := s.ckpt.pending
-	s.mu.Unlock()
-	if small <= 0 || small >= checkpointPages {
+	if small := pending(); small <= 0 || small >= checkpointPages {
 		t.Fatalf("pending after a one-row write = %d", small)
 	}
 
@@ -52,10 +55,7 @@ func TestCheckpointInBackground(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	s.mu.Lock()
-	after := s.ckpt.pending
-	s.mu.Unlock()
-	if after != 0 {
+	if after := pending(); after != 0 {
 		t.Fatalf("pending after 8 MB = %d: the checkpointer was not woken", after)
 	}
 	path := filepath.Join(dir, "hearth.db")
