@@ -200,16 +200,12 @@ func (m *mutation) recordDiff(prefix string, oldJSON, newJSON []byte, sizeDelta 
 	if string(oldJSON) == string(newJSON) {
 		return false, nil
 	}
-	fwd, err := jsonx.Diff(oldJSON, newJSON)
+	fwd, back, err := jsonx.DiffBoth(oldJSON, newJSON)
 	if err != nil {
 		return false, fmt.Errorf("diff %s: %w", prefix, err)
 	}
 	if len(fwd) == 0 {
 		return false, nil
-	}
-	back, err := jsonx.Diff(newJSON, oldJSON)
-	if err != nil {
-		return false, fmt.Errorf("diff %s: %w", prefix, err)
 	}
 	m.ops = append(m.ops, prefixed(prefix, fwd)...)
 	m.inverse = append(m.inverse, prefixed(prefix, back))

@@ -135,11 +135,7 @@ func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) er
 	if string(after) == string(oldDoc) {
 		return nil
 	}
-	fwd, err := jsonx.Diff(oldDoc, after)
-	if err != nil {
-		return fmt.Errorf("patch: diff: %w", err)
-	}
-	back, err := jsonx.Diff(after, oldDoc)
+	fwd, back, err := jsonx.DiffBoth(oldDoc, after)
 	if err != nil {
 		return fmt.Errorf("patch: diff: %w", err)
 	}
