@@ -139,6 +139,13 @@ func decodeNewMessage(raw json.RawMessage, label string, defaultName func(isUser
 	if err != nil {
 		return nil, err
 	}
+	return newMessage(o, label, defaultName, now)
+}
+
+// newMessage is decodeNewMessage for a message already split into its
+// members. o is read, not changed; the message shares its raw values.
+func newMessage(o jsonx.Object, label string, defaultName func(isUser bool) string, now time.Time) (*StMessage, error) {
+	var err error
 	m := &StMessage{Extra: jsonx.Object{}, Fields: jsonx.Object{}}
 	for k, v := range o {
 		if !typedKeys[k] {

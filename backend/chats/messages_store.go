@@ -21,6 +21,17 @@ type storedMessage struct {
 	rowID int64
 	index int
 	msg   *StMessage
+	// encoded is msg's JSON when a reader has made it already (nil: not
+	// yet), so a rewrite's journal diff does not encode it again.
+	encoded []byte
+}
+
+// json returns the message's JSON.
+func (sm storedMessage) json() []byte {
+	if sm.encoded != nil {
+		return sm.encoded
+	}
+	return sm.msg.mustJSON()
 }
 
 // rawMessage is one message as stored: JSON columns still encoded.

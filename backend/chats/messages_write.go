@@ -139,7 +139,7 @@ func (s *Service) commitRewrite(ctx context.Context, m *mutation, sm storedMessa
 // rewrite stores next over sm and journals the diff, reporting whether
 // anything changed.
 func (s *Service) rewrite(ctx context.Context, m *mutation, sm storedMessage, next *StMessage) (bool, error) {
-	changed, err := m.recordReplace(sm.index, sm.msg.mustJSON(), next.mustJSON())
+	changed, err := m.recordReplace(sm.index, sm.json(), next.mustJSON())
 	if err != nil || !changed {
 		return false, err
 	}

@@ -292,7 +292,11 @@ func (s *Service) patchLocal(ctx context.Context, m *mutation, ops []patchOp, to
 		return err
 	}
 	for n, sm := range stored {
-		msg, err := messageFromPatched(sm.msg, docs[n], n, s.now)
+		doc, err := jsonx.DecodeObject(docs[n], "message")
+		if err != nil {
+			return apperr.New(apperr.CodePatchInvalid, "message %d must stay an object", n)
+		}
+		msg, err := messageFromPatched(sm.msg, doc, n, s.now)
 		if err != nil {
 			return err
 		}
@@ -306,11 +310,8 @@ func (s *Service) patchLocal(ctx context.Context, m *mutation, ops []patchOp, to
 // messageFromPatched validates a patched message document against the
 // message invariants. A changed mes sets the active swipe; otherwise mes
 // follows swipes[swipe_id]. The id is read-only.
-func messageFromPatched(old *StMessage, doc []byte, index int, now func() time.Time) (*StMessage, error) {
-	o, err := jsonx.DecodeObject(doc, "message")
-	if err != nil {
-		return nil, apperr.New(apperr.CodePatchInvalid, "message %d must stay an object", index)
-	}
+func messageFromPatched(old *StMessage, doc jsonx.Object, index int, now func() time.Time) (*StMessage, error) {
+	o := doc.Clone()
 	if raw, ok := o["id"]; ok {
 		if id, err := jsonx.String(raw, "id"); err != nil || id != old.ID {
 			return nil, apperr.New(apperr.CodePatchInvalid, "message %d: id is read-only", index)
@@ -322,8 +323,7 @@ func messageFromPatched(old *StMessage, doc []byte, index int, now func() time.T
 			delete(o, "mes")
 		}
 	}
-	clean, _ := o.MarshalJSON()
-	msg, err := decodeNewMessage(clean, fmt.Sprintf("messages[%d]", index), func(bool) string { return old.Name }, now())
+	msg, err := newMessage(o, fmt.Sprintf("messages[%d]", index), func(bool) string { return old.Name }, now())
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) er
 		_ = json.Unmarshal(o["id"], &id)
 		if sm, ok := byID[id]; ok {
 			delete(byID, id)
-			msg, err := messageFromPatched(sm.msg, raw, i, s.now)
+			msg, err := messageFromPatched(sm.msg, o, i, s.now)
 			if err != nil {
 				return err
 			}

@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"hearth/backend/apperr"
-	"hearth/backend/jsonx"
 	"hearth/backend/state"
 )
 
@@ -93,11 +92,7 @@ func jsonEqualBytes(a, b []byte) bool {
 // valid against the document the previous operation left.
 func (s *Service) commitSparse(ctx context.Context, m *mutation, d *sparseDoc) error {
 	if d.metaPatched {
-		next, err := jsonx.DecodeObject(d.meta, "metadata")
-		if err != nil {
-			return apperr.New(apperr.CodePatchInvalid, "metadata must stay an object")
-		}
-		if err := setMetadata(m, next); err != nil {
+		if err := setMetadata(m, d.meta); err != nil {
 			return err
 		}
 	}
@@ -140,7 +135,7 @@ func (s *Service) removeStored(ctx context.Context, m *mutation, d *sparseDoc) e
 		return err
 	}
 	for i := len(indexes) - 1; i >= 0; i-- {
-		m.recordRemove(indexes[i], d.loadedJSON[indexes[i]])
+		m.recordRemove(indexes[i], d.loaded[indexes[i]].json())
 	}
 	m.chat.messageCount -= len(indexes)
 	m.after.structural = true
@@ -170,8 +165,8 @@ func (d *sparseDoc) loadRuns(indexes []int) error {
 			return fmt.Errorf("chat %s: %d rows for indexes %d..%d", d.chat.uuid, len(got), indexes[i], indexes[j-1])
 		}
 		for _, sm := range got {
+			sm.encoded = sm.msg.mustJSON()
 			d.loaded[sm.index] = sm
-			d.loadedJSON[sm.index] = sm.msg.mustJSON()
 		}
 		i = j
 	}
@@ -194,14 +189,11 @@ func (s *Service) insertAdded(ctx context.Context, m *mutation, d *sparseDoc) er
 	ids := make([]string, len(positions))
 	namer := s.defaultNamer(ctx, m.chat)
 	for i, pos := range positions {
-		o, err := jsonx.DecodeObject(d.added[-d.order[pos]-1], "message")
-		if err != nil {
-			return apperr.New(apperr.CodePatchInvalid, "messages[%d] must be an object", pos)
-		}
+		o := d.added[-d.order[pos]-1].Clone()
 		_ = json.Unmarshal(o["id"], &ids[i])
 		delete(o, "id")
-		clean, _ := o.MarshalJSON()
-		if msgs[i], err = decodeNewMessage(clean, fmt.Sprintf("messages[%d]", pos), namer, s.now()); err != nil {
+		var err error
+		if msgs[i], err = newMessage(o, fmt.Sprintf("messages[%d]", pos), namer, s.now()); err != nil {
 			return err
 		}
 	}

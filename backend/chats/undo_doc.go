@@ -1,17 +1,14 @@
 package chats
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
-
 	"hearth/backend/apperr"
+	"hearth/backend/jsonx"
 )
 
 // errWholeDocument marks operations the sparse document cannot follow
@@ -27,7 +24,7 @@ type sparseDoc struct {
 	ctx  context.Context
 	q    queryer
 	chat *chatRow
-	meta []byte
+	meta jsonx.Object
 	// metaPatched is set once an op changed the metadata.
 	metaPatched bool
 	// order lists the messages by position: a value >= 0 is the index of a
@@ -35,23 +32,25 @@ type sparseDoc struct {
 	// removed a message (position i is stored message i).
 	order []int
 	n     int
-	// docs holds the JSON of the stored messages an op reached, by stored
-	// index; patched marks those an op changed, removed those it removed.
-	docs    map[int][]byte
+	// docs holds the stored messages an op reached, by stored index, as
+	// objects whose members stay raw: an op inside one member re-encodes
+	// that member, not the whole message. patched marks those an op
+	// changed, removed those it removed. No object is changed in place
+	// once stored here, so clones share them.
+	docs    map[int]jsonx.Object
 	patched map[int]bool
 	removed map[int]bool
-	added   [][]byte
-	// loaded caches the stored messages read, and their JSON (shared by
-	// clones).
-	loaded     map[int]storedMessage
-	loadedJSON map[int][]byte
+	added   []jsonx.Object
+	// loaded caches the stored messages read (with their JSON) and their
+	// objects (shared by clones).
+	loaded    map[int]storedMessage
+	loadedDoc map[int]jsonx.Object
 }
 
 func newSparseDoc(ctx context.Context, q queryer, chat *chatRow) *sparseDoc {
-	meta, _ := chat.metadata.MarshalJSON()
-	return &sparseDoc{ctx: ctx, q: q, chat: chat, meta: meta, n: chat.messageCount,
-		docs: map[int][]byte{}, patched: map[int]bool{}, removed: map[int]bool{},
-		loaded: map[int]storedMessage{}, loadedJSON: map[int][]byte{}}
+	return &sparseDoc{ctx: ctx, q: q, chat: chat, meta: chat.metadata, n: chat.messageCount,
+		docs: map[int]jsonx.Object{}, patched: map[int]bool{}, removed: map[int]bool{},
+		loaded: map[int]storedMessage{}, loadedDoc: map[int]jsonx.Object{}}
 }
 
 // clone copies d so a second pass of operations leaves d as it is.
@@ -91,22 +90,25 @@ func (d *sparseDoc) materialize() {
 	}
 }
 
-// stored returns stored message i and its JSON, reading it on first use.
-func (d *sparseDoc) stored(i int) (storedMessage, []byte, error) {
-	if sm, ok := d.loaded[i]; ok {
-		return sm, d.loadedJSON[i], nil
+// stored returns stored message i and its document, reading it on first
+// use.
+func (d *sparseDoc) stored(i int) (storedMessage, jsonx.Object, error) {
+	if o, ok := d.loadedDoc[i]; ok {
+		return d.loaded[i], o, nil
 	}
 	sm, err := loadAt(d.ctx, d.q, d.chat, i)
 	if err != nil {
 		return storedMessage{}, nil, err
 	}
 	b := sm.msg.mustJSON()
-	d.loaded[i], d.loadedJSON[i] = sm, b
-	return sm, b, nil
+	o, _ := jsonx.SplitEncoded(b)
+	sm.encoded = b
+	d.loaded[i], d.loadedDoc[i] = sm, o
+	return sm, o, nil
 }
 
-// doc returns the JSON of the message at position pos.
-func (d *sparseDoc) doc(pos int) ([]byte, error) {
+// doc returns the message at position pos.
+func (d *sparseDoc) doc(pos int) (jsonx.Object, error) {
 	s := d.slot(pos)
 	if s < 0 {
 		return d.added[-s-1], nil
@@ -114,21 +116,21 @@ func (d *sparseDoc) doc(pos int) ([]byte, error) {
 	if b, ok := d.docs[s]; ok {
 		return b, nil
 	}
-	_, b, err := d.stored(s)
+	_, o, err := d.stored(s)
 	if err != nil {
 		return nil, err
 	}
-	d.docs[s] = b
-	return b, nil
+	d.docs[s] = o
+	return o, nil
 }
 
-func (d *sparseDoc) setDoc(pos int, b []byte) {
+func (d *sparseDoc) setDoc(pos int, o jsonx.Object) {
 	s := d.slot(pos)
 	if s < 0 {
-		d.added[-s-1] = b
+		d.added[-s-1] = o
 		return
 	}
-	d.docs[s] = b
+	d.docs[s] = o
 	d.patched[s] = true
 }
 
@@ -219,7 +221,7 @@ func (d *sparseDoc) target(op patchOp) (string, error) {
 // applyInside applies ops that all work inside the same object.
 func (d *sparseDoc) applyInside(first int, ops []patchOp) error {
 	if ops[0].path[0] == "metadata" {
-		next, err := applyStripped(d.meta, ops, 1, first)
+		next, err := applyMembers(d.meta, ops, 1, first)
 		if err != nil {
 			return err
 		}
@@ -234,7 +236,7 @@ func (d *sparseDoc) applyInside(first int, ops []patchOp) error {
 	if err != nil {
 		return err
 	}
-	next, err := applyStripped(doc, ops, 2, first)
+	next, err := applyMembers(doc, ops, 2, first)
 	if err != nil {
 		return err
 	}
@@ -247,10 +249,11 @@ func (d *sparseDoc) applyWhole(i int, op patchOp) error {
 	if op.path[0] == "metadata" {
 		switch op.op {
 		case "add", "replace":
-			if !isObject(op.val) {
+			o, err := jsonx.DecodeObject(op.val, "metadata")
+			if err != nil {
 				return apperr.New(apperr.CodePatchInvalid, "metadata must stay an object")
 			}
-			d.meta, d.metaPatched = op.val, true
+			d.meta, d.metaPatched = o, true
 			return nil
 		case "test":
 			return testEqual(i, op, d.meta)
@@ -263,11 +266,12 @@ func (d *sparseDoc) applyWhole(i int, op patchOp) error {
 		if err != nil {
 			return err
 		}
-		if !isObject(op.val) {
+		o, err := jsonx.DecodeObject(op.val, "message")
+		if err != nil {
 			return patchInvalid(i, "a message must be an object")
 		}
 		d.materialize()
-		d.added = append(d.added, op.val)
+		d.added = append(d.added, o)
 		d.order = slices.Insert(d.order, pos, -len(d.added))
 		d.n++
 	case "remove":
@@ -293,94 +297,15 @@ func (d *sparseDoc) applyWhole(i int, op patchOp) error {
 		if op.op == "test" {
 			return testEqual(i, op, doc)
 		}
-		if !isObject(op.val) {
+		o, err := jsonx.DecodeObject(op.val, "message")
+		if err != nil {
 			return patchInvalid(i, "a message must be an object")
 		}
-		d.setDoc(pos, op.val)
+		d.setDoc(pos, o)
 	default:
 		return errWholeDocument
 	}
 	return nil
-}
-
-func isObject(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) > 0 && t[0] == '{'
-}
-
-func testEqual(i int, op patchOp, doc []byte) error {
-	if jsonpatch.Equal(doc, op.val) {
-		return nil
-	}
-	return testFailed(i, op)
-}
-
-func testFailed(i int, op patchOp) error {
-	return apperr.New(apperr.CodePatchTestFailed, "patch op %d: test failed at %s", i, joinPointer(op.path)).
-		WithDetails(map[string]any{"op": i, "path": joinPointer(op.path)})
-}
-
-// patchOptions keep values as they were written (no HTML escaping) and
-// read array indexes strictly.
-var patchOptions = func() *jsonpatch.ApplyOptions {
-	o := jsonpatch.NewApplyOptions()
-	o.EscapeHTML = false
-	o.SupportNegativeIndices = false
-	return o
-}()
-
-// applyStripped applies ops to doc with the first strip segments of their
-// paths removed. When the batch fails, the ops are replayed one at a time
-// to name the one that does not apply.
-func applyStripped(doc []byte, ops []patchOp, strip, first int) ([]byte, error) {
-	// The patch is built as the library's operations directly: the values
-	// are journal JSON already checked by decodeOps, and encoding the patch
-	// only for the library to validate and parse it again would scan them
-	// twice more.
-	str := func(v string) *json.RawMessage {
-		var b bytes.Buffer
-		writeJSONString(&b, v)
-		raw := json.RawMessage(b.Bytes())
-		return &raw
-	}
-	build := func(ops []patchOp) jsonpatch.Patch {
-		p := make(jsonpatch.Patch, len(ops))
-		for i, op := range ops {
-			o := jsonpatch.Operation{"op": str(op.op), "path": str(joinPointer(op.path[strip:]))}
-			if op.val != nil {
-				raw := json.RawMessage(op.val)
-				o["value"] = &raw
-			}
-			if op.from != nil {
-				o["from"] = str(joinPointer(op.from[strip:]))
-			}
-			p[i] = o
-		}
-		return p
-	}
-	apply := func(doc []byte, ops []patchOp) ([]byte, error) {
-		return build(ops).ApplyWithOptions(doc, patchOptions)
-	}
-	out, err := apply(doc, ops)
-	if err == nil {
-		return out, nil
-	}
-	for i, op := range ops {
-		next, err := apply(doc, ops[i:i+1])
-		if err != nil {
-			if op.op == "test" {
-				return nil, testFailed(first+i, op)
-			}
-			return nil, patchInvalid(first+i, err.Error())
-		}
-		doc = next
-	}
-	return nil, patchInvalid(first, err.Error())
-}
-
-func writeJSONString(b *bytes.Buffer, s string) {
-	q, _ := json.Marshal(s)
-	b.Write(q)
 }
 
 // differences compares d, after the operations that should have brought
@@ -390,11 +315,8 @@ func writeJSONString(b *bytes.Buffer, s string) {
 // same message).
 func (d *sparseDoc) differences() ([]string, error) {
 	var out []string
-	if d.metaPatched {
-		cur, _ := d.chat.metadata.MarshalJSON()
-		if !jsonpatch.Equal(cur, d.meta) {
-			out = append(out, "/metadata")
-		}
+	if d.metaPatched && !sameMembers(d.chat.metadata, d.meta, false) {
+		out = append(out, "/metadata")
 	}
 	if d.n != d.chat.messageCount {
 		return append(out, "/messages"), nil
@@ -417,24 +339,9 @@ func (d *sparseDoc) differences() ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !sameMessageDoc(doc, cur) {
+		if !sameMembers(doc, cur, true) {
 			out = append(out, messagePath(pos))
 		}
 	}
 	return out, nil
-}
-
-// sameMessageDoc compares two message documents as JSON, ids aside.
-func sameMessageDoc(a, b []byte) bool {
-	return bytes.Equal(a, b) || jsonpatch.Equal(a, b) || jsonpatch.Equal(withoutID(a), withoutID(b))
-}
-
-func withoutID(doc []byte) []byte {
-	var o map[string]json.RawMessage
-	if json.Unmarshal(doc, &o) != nil {
-		return doc
-	}
-	delete(o, "id")
-	b, _ := json.Marshal(o)
-	return b
 }

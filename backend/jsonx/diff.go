@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/tidwall/gjson"
 	"github.com/wI2L/jsondiff"
 )
 
@@ -54,8 +55,9 @@ var unchanged = json.Number("0")
 // of one field of a message with long swipes then decodes that field, not
 // every swipe twice. The patch is the same as from decoding both whole.
 func decodePair(a, b []byte) (any, any, error) {
-	var ma, mb map[string]json.RawMessage
-	if !isObject(a) || !isObject(b) || json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
+	ma, okA := members(a)
+	mb, okB := members(b)
+	if !okA || !okB {
 		var x, y any
 		if err := decodeNumbers(a, &x); err != nil {
 			return nil, nil, fmt.Errorf("jsonx: diff: %w", err)
@@ -67,12 +69,12 @@ func decodePair(a, b []byte) (any, any, error) {
 	}
 	x, y := make(map[string]any, len(ma)), make(map[string]any, len(mb))
 	for k, v := range ma {
-		if w, ok := mb[k]; ok && bytes.Equal(v, w) {
+		if w, ok := mb[k]; ok && v == w {
 			x[k], y[k] = unchanged, unchanged
 			continue
 		}
 		var val any
-		if err := decodeNumbers(v, &val); err != nil {
+		if err := decodeNumbers([]byte(v), &val); err != nil {
 			return nil, nil, fmt.Errorf("jsonx: diff: %w", err)
 		}
 		x[k] = val
@@ -82,7 +84,7 @@ func decodePair(a, b []byte) (any, any, error) {
 			continue
 		}
 		var val any
-		if err := decodeNumbers(w, &val); err != nil {
+		if err := decodeNumbers([]byte(w), &val); err != nil {
 			return nil, nil, fmt.Errorf("jsonx: diff: %w", err)
 		}
 		y[k] = val
@@ -90,9 +92,20 @@ func decodePair(a, b []byte) (any, any, error) {
 	return x, y, nil
 }
 
-func isObject(doc []byte) bool {
+// members splits a valid JSON object into its members' raw texts (the
+// last of repeated keys wins, as in a decode). ok is false for anything
+// else, which is then decoded whole.
+func members(doc []byte) (map[string]string, bool) {
 	t := bytes.TrimLeft(doc, " \t\r\n")
-	return len(t) > 0 && t[0] == '{'
+	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return nil, false
+	}
+	out := map[string]string{}
+	gjson.ParseBytes(t).ForEach(func(k, v gjson.Result) bool {
+		out[k.String()] = v.Raw
+		return true
+	})
+	return out, true
 }
 
 func decodeNumbers(data []byte, v any) error {

@@ -43,6 +43,8 @@ func TestDiffBothMatchesWholeComparison(t *testing.T) {
 		{`"text"`, `"other"`},
 		{`{"mes":"same"}`, ` {"mes":"same"}`},
 		{`{"a":1,"a":2}`, `{"a":1}`},
+		{`{"k\u00e9y": 1, "b" : [ 2 ]}`, `{"kéy":2,"b":[2]}`},
+		{`{"x":"<&>"}`, `{"x":"\u003c&\u003e"}`},
 	}
 	whole := func(a, b string) string {
 		p, err := jsondiff.CompareJSON([]byte(a), []byte(b), jsondiff.UnmarshalFunc(decodeNumbers))

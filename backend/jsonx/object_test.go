@@ -1,0 +1,39 @@
+package jsonx
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestSplitEncodedMatchesDecode: on valid objects, SplitEncoded gives the
+// members DecodeObject gives (repeated keys: the last), and refuses
+// anything that is not an object.
+func TestSplitEncodedMatchesDecode(t *testing.T) {
+	docs := []string{
+		`{}`,
+		` {"a":1,"b":"two","c":[1,{"d":null}],"e":{"f":true}} `,
+		`{"k\u00e9y":"v\"q","s":"\u003c&\u003e","n":-1.5e3}`,
+		`{"a" : 1 , "a" : [ 2 ]}`,
+		`{"mes":"*text*","swipes":["x","y"],"swipe_info":[{},{}],"extra":{}}`,
+	}
+	for _, doc := range docs {
+		want, err := DecodeObject([]byte(doc), "doc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := SplitEncoded([]byte(doc))
+		if !ok || len(got) != len(want) {
+			t.Fatalf("%s: split %v (%v), decoded %v", doc, got, ok, want)
+		}
+		for k, v := range want {
+			if !bytes.Equal(bytes.TrimSpace(got[k]), bytes.TrimSpace(v)) {
+				t.Errorf("%s: member %q split as %s, decoded as %s", doc, k, got[k], v)
+			}
+		}
+	}
+	for _, doc := range []string{``, `[1]`, `"{}"`, `null`} {
+		if o, ok := SplitEncoded([]byte(doc)); ok {
+			t.Errorf("%q split as an object: %v", doc, o)
+		}
+	}
+}
