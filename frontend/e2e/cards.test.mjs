@@ -1,7 +1,8 @@
-// Character card files through the UI (API.md "Card files"): "Import
-// character…" takes PNG, JSON and CHARX cards from the file chooser (several
-// at once, with "Importing n of m…" while it works) and card files dropped on
-// the character list (a drop target shows while they are dragged over it);
+// Character card files through the UI (API.md "Card files"): "Character
+// cards…" in the "Import or export…" menu takes PNG, JSON and CHARX cards
+// from the file chooser (several at once, with "Importing n of m…" while it
+// works) and card files dropped on the character list (a drop target shows
+// while they are dragged over it);
 // a summary toast says how many made it in and names each file that did not,
 // with its error, the cards' import warnings folded away; a broken file
 // creates nothing. A single imported card is selected like a new character.
@@ -102,7 +103,7 @@ function avatarLoaded(page, name) {
 describe('character cards in the UI', () => {
   const env = useHearth({ before, after });
   let page;
-  const importButton = () => page.getByRole('button', { name: 'Import character…' });
+  const importButton = () => page.getByRole('button', { name: 'Import or export…' });
 
   before(async () => {
     page = await openApp(env.browser, env.server.url);
@@ -294,7 +295,7 @@ describe('character cards in the UI', () => {
       await phone.goto(`${env.server.url}/`);
       await phone.waitForFunction(() => typeof window.__HEARTH__ === 'object' && window.__HEARTH__ !== null);
       await phone.evaluate(() => window.__HEARTH__.ready);
-      const button = phone.getByRole('button', { name: 'Import character…' });
+      const button = phone.getByRole('button', { name: 'Import or export…' });
       // The phone opens on one pane; go back to the character list from wherever it is.
       await waitFor(
         async () => {
@@ -305,10 +306,10 @@ describe('character cards in the UI', () => {
           }
           return false;
         },
-        'the character list with Import character…',
+        'the character list with its Import menu',
         { interval: 250 },
       );
-      for (const name of ['Import character…', 'New character']) {
+      for (const name of ['Import or export…', 'New character']) {
         const box = await phone.getByRole('button', { name }).boundingBox();
         assert.ok(box.width >= 43.5 && box.height >= 43.5, `${name} is ${box.width}×${box.height}`);
         assert.ok(box.x >= 0 && box.x + box.width <= 390, `${name} is on screen`);
@@ -368,7 +369,7 @@ describe('character cards in the UI', () => {
     try {
       await tablet.goto(`${env.server.url}/`);
       await tablet.evaluate(() => window.__HEARTH__.ready);
-      const button = tablet.getByRole('button', { name: 'Import character…' });
+      const button = tablet.getByRole('button', { name: 'Import or export…' });
       await button.waitFor();
       const rail = await tablet.locator('aside.sidebar').boundingBox();
       const box = await button.boundingBox();

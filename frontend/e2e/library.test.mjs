@@ -115,7 +115,7 @@ async function holdAnswer(page, method) {
 
 /** openLibrary opens the Import menu and picks item (tap on a touch screen). */
 async function openLibrary(page, item, touch = false) {
-  const button = page.getByRole('button', { name: 'Import character…' });
+  const button = page.getByRole('button', { name: 'Import or export…' });
   await (touch ? button.tap() : button.click());
   const entry = page.getByRole('menuitem', { name: item });
   await (touch ? entry.tap() : entry.click());
@@ -160,7 +160,7 @@ describe('the SillyTavern library screen', () => {
   it('imports a SillyTavern folder with progress by phase, a summary and the failed items; the character list fills', async () => {
     const folder = libraryCopy(join(tmp, 'st'));
     await page.getByText('No characters yet').waitFor();
-    await page.getByRole('button', { name: 'Import character…' }).click();
+    await page.getByRole('button', { name: 'Import or export…' }).click();
     const items = await page.getByRole('menuitem').allInnerTexts();
     assert.deepEqual(
       items.map((t) => t.split('\n')[0]),
