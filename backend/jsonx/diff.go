@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/tidwall/gjson"
 	"github.com/wI2L/jsondiff"
 )
 
@@ -69,12 +68,12 @@ func decodePair(a, b []byte) (any, any, error) {
 	}
 	x, y := make(map[string]any, len(ma)), make(map[string]any, len(mb))
 	for k, v := range ma {
-		if w, ok := mb[k]; ok && v == w {
+		if w, ok := mb[k]; ok && bytes.Equal(v, w) {
 			x[k], y[k] = unchanged, unchanged
 			continue
 		}
 		var val any
-		if err := decodeNumbers([]byte(v), &val); err != nil {
+		if err := decodeNumbers(v, &val); err != nil {
 			return nil, nil, fmt.Errorf("jsonx: diff: %w", err)
 		}
 		x[k] = val
@@ -84,7 +83,7 @@ func decodePair(a, b []byte) (any, any, error) {
 			continue
 		}
 		var val any
-		if err := decodeNumbers([]byte(w), &val); err != nil {
+		if err := decodeNumbers(w, &val); err != nil {
 			return nil, nil, fmt.Errorf("jsonx: diff: %w", err)
 		}
 		y[k] = val
@@ -92,20 +91,14 @@ func decodePair(a, b []byte) (any, any, error) {
 	return x, y, nil
 }
 
-// members splits a valid JSON object into its members' raw texts (the
-// last of repeated keys wins, as in a decode). ok is false for anything
-// else, which is then decoded whole.
-func members(doc []byte) (map[string]string, bool) {
-	t := bytes.TrimLeft(doc, " \t\r\n")
+// members splits a valid JSON object into its members (see SplitEncoded).
+// ok is false for anything else, which is then decoded whole.
+func members(doc []byte) (Object, bool) {
+	t := bytes.TrimSpace(doc)
 	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
 		return nil, false
 	}
-	out := map[string]string{}
-	gjson.ParseBytes(t).ForEach(func(k, v gjson.Result) bool {
-		out[k.String()] = v.Raw
-		return true
-	})
-	return out, true
+	return SplitEncoded(t)
 }
 
 func decodeNumbers(data []byte, v any) error {

@@ -45,6 +45,7 @@ func TestDiffBothMatchesWholeComparison(t *testing.T) {
 		{`{"a":1,"a":2}`, `{"a":1}`},
 		{`{"k\u00e9y": 1, "b" : [ 2 ]}`, `{"kéy":2,"b":[2]}`},
 		{`{"x":"<&>"}`, `{"x":"\u003c&\u003e"}`},
+		{`{"a\udc00\ud800":1,"b\ud800":[1]}`, `{"a\udc00\ud800":2,"b\ud800":[1]}`},
 	}
 	whole := func(a, b string) string {
 		p, err := jsondiff.CompareJSON([]byte(a), []byte(b), jsondiff.UnmarshalFunc(decodeNumbers))

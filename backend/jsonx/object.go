@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"sort"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -154,11 +156,24 @@ func SplitEncoded(doc []byte) (o Object, ok bool) {
 	o = Object{}
 	gjson.ParseBytes(t).ForEach(func(k, v gjson.Result) bool {
 		if v.Index > 0 && v.Index+len(v.Raw) <= len(t) {
-			o[k.String()] = t[v.Index : v.Index+len(v.Raw) : v.Index+len(v.Raw)]
+			o[memberName(k)] = t[v.Index : v.Index+len(v.Raw) : v.Index+len(v.Raw)]
 		} else {
-			o[k.String()] = json.RawMessage(v.Raw)
+			o[memberName(k)] = json.RawMessage(v.Raw)
 		}
 		return true
 	})
 	return o, true
+}
+
+// memberName is a member's name as encoding/json reads it: gjson keeps
+// invalid UTF-8 and reads lone surrogate escapes its own way, where
+// encoding/json puts U+FFFD, and a name must come out the same whichever
+// of the two read it.
+func memberName(k gjson.Result) string {
+	if !strings.Contains(k.Raw, `\`) && utf8.ValidString(k.Raw) {
+		return k.Str
+	}
+	var s string
+	_ = json.Unmarshal([]byte(k.Raw), &s)
+	return s
 }

@@ -15,6 +15,8 @@ func TestSplitEncodedMatchesDecode(t *testing.T) {
 		`{"k\u00e9y":"v\"q","s":"\u003c&\u003e","n":-1.5e3}`,
 		`{"a" : 1 , "a" : [ 2 ]}`,
 		`{"mes":"*text*","swipes":["x","y"],"swipe_info":[{},{}],"extra":{}}`,
+		`{"a\ud800b":1,"a\udc00\ud800":2,"a\ud83d\ude00":3,"\u0000":4}`,
+		"{\"a\xffb\":1,\"\xe6\x97\xa5\":2}",
 	}
 	for _, doc := range docs {
 		want, err := DecodeObject([]byte(doc), "doc")
