@@ -3,6 +3,7 @@ package chats
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -147,6 +148,33 @@ func TestJournalOpsReplayAndInvert(t *testing.T) {
 		if got := apply(after, inverse); !sameJSON(t, got, before) {
 			t.Errorf("%s: inverse does not undo the change:\ninverse %s", step.name, inverse)
 		}
+	}
+}
+
+// TestJournalKeepsNewestEntries: past journalKeep entries, pruning (every
+// 50th revision) drops exactly the older ones; the newest always stay.
+func TestJournalKeepsNewestEntries(t *testing.T) {
+	t.Parallel()
+	s, db := newService(t)
+	ctx := context.Background()
+	id := newChat(t, s)
+	if _, err := s.AddMessages(ctx, id, []json.RawMessage{json.RawMessage(`{"mes":"a"}`)}, WriteOptions{Silent: true}); err != nil {
+		t.Fatal(err)
+	}
+	var last int64
+	for i := range journalKeep + 120 {
+		mes, _ := json.Marshal(fmt.Sprint("edit ", i))
+		if err := s.UpdateMessages(ctx, id, []Update{{Index: 0, Patch: jsonx.Object{"mes": mes}}}, WriteOptions{Silent: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var oldest, n int64
+	if err := db.Reader().QueryRowContext(ctx, `SELECT MIN(revision), MAX(revision), COUNT(*) FROM chat_journal`).Scan(&oldest, &last, &n); err != nil {
+		t.Fatal(err)
+	}
+	pruned := last - last%50 // the last revision that pruned
+	if want := pruned - journalKeep + 1; oldest != want || n != last-want+1 {
+		t.Errorf("journal holds revisions %d..%d (%d entries), want %d..%d", oldest, last, n, want, last)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -123,11 +124,11 @@ func (m *mutation) appendJournal(ctx context.Context, now int64) error {
 	if ops == nil {
 		ops = jsondiff.Patch{}
 	}
-	opsJSON, err := json.Marshal(ops)
+	opsJSON, err := encodePatch(ops)
 	if err != nil {
 		return fmt.Errorf("encode journal ops: %w", err)
 	}
-	invJSON, err := json.Marshal(inverse)
+	invJSON, err := encodePatch(inverse)
 	if err != nil {
 		return fmt.Errorf("encode journal inverse: %w", err)
 	}
@@ -145,21 +146,40 @@ func (m *mutation) appendJournal(ctx context.Context, now int64) error {
 }
 
 func (m *mutation) pruneJournal(ctx context.Context) error {
-	var cutoff sql.NullInt64
+	// The count cap: everything older than the newest journalKeep entries.
+	var cutoff int64
 	err := m.tx.QueryRowContext(ctx, `
-		SELECT MAX(revision) FROM (
-			SELECT revision,
-			       SUM(size) OVER (ORDER BY revision DESC) AS total,
-			       ROW_NUMBER() OVER (ORDER BY revision DESC) AS n
-			FROM chat_journal WHERE chat_id = ?)
-		WHERE n > 1 AND (total > ? OR n > ?)`, m.chat.id, journalMaxBytes, journalKeep).Scan(&cutoff)
-	if err != nil {
+		SELECT revision FROM chat_journal WHERE chat_id = ?
+		ORDER BY revision DESC LIMIT 1 OFFSET ?`, m.chat.id, journalKeep).Scan(&cutoff)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("prune journal: %w", err)
 	}
-	if !cutoff.Valid {
+	// The byte cap needs running totals, newest first; a window over the
+	// whole journal costs milliseconds, so it runs only when the entries
+	// the count cap keeps are over the cap together.
+	var total int64
+	if err := m.tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(size), 0) FROM chat_journal WHERE chat_id = ? AND revision > ?`,
+		m.chat.id, cutoff).Scan(&total); err != nil {
+		return fmt.Errorf("prune journal: %w", err)
+	}
+	if total > journalMaxBytes {
+		var bytesCutoff sql.NullInt64
+		err := m.tx.QueryRowContext(ctx, `
+			SELECT MAX(revision) FROM (
+				SELECT revision,
+				       SUM(size) OVER (ORDER BY revision DESC) AS total,
+				       ROW_NUMBER() OVER (ORDER BY revision DESC) AS n
+				FROM chat_journal WHERE chat_id = ? AND revision > ?)
+			WHERE n > 1 AND total > ?`, m.chat.id, cutoff, journalMaxBytes).Scan(&bytesCutoff)
+		if err != nil {
+			return fmt.Errorf("prune journal: %w", err)
+		}
+		cutoff = max(cutoff, bytesCutoff.Int64)
+	}
+	if cutoff == 0 {
 		return nil
 	}
-	if _, err := m.tx.ExecContext(ctx, `DELETE FROM chat_journal WHERE chat_id = ? AND revision <= ?`, m.chat.id, cutoff.Int64); err != nil {
+	if _, err := m.tx.ExecContext(ctx, `DELETE FROM chat_journal WHERE chat_id = ? AND revision <= ?`, m.chat.id, cutoff); err != nil {
 		return fmt.Errorf("prune journal: %w", err)
 	}
 	return nil

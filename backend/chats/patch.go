@@ -34,46 +34,60 @@ func decodeOps(raws []json.RawMessage) ([]patchOp, error) {
 	}
 	out := make([]patchOp, len(raws))
 	for i, raw := range raws {
-		var o struct {
-			Op    *string         `json:"op"`
-			Path  *string         `json:"path"`
-			From  *string         `json:"from"`
-			Value json.RawMessage `json:"value"` // "null" when the value is null, nil when absent
-		}
-		if err := json.Unmarshal(raw, &o); err != nil || o.Op == nil || o.Path == nil {
+		var o opFields
+		if err := json.Unmarshal(raw, &o); err != nil {
 			return nil, patchInvalid(i, "must be an object with string op and path")
 		}
-		p := patchOp{raw: raw, op: *o.Op}
 		var err error
-		if p.path, err = splitPointer(*o.Path); err != nil {
-			return nil, patchInvalid(i, err.Error())
+		if out[i], err = o.decode(i, raw); err != nil {
+			return nil, err
 		}
-		switch p.op {
-		case "add", "replace", "test":
-			if o.Value == nil {
-				return nil, patchInvalid(i, p.op+" needs a value")
-			}
-			p.val = o.Value
-		case "remove":
-		case "move", "copy":
-			if o.From == nil {
-				return nil, patchInvalid(i, p.op+" needs from")
-			}
-			if p.from, err = splitPointer(*o.From); err != nil {
-				return nil, patchInvalid(i, err.Error())
-			}
-		default:
-			return nil, patchInvalid(i, fmt.Sprintf("unknown op %q", p.op))
-		}
-		if len(p.path) == 0 && p.op != "test" {
-			return nil, patchInvalid(i, "the document root cannot be "+p.op+"d; patch /metadata or /messages")
-		}
-		if len(p.path) > 0 && p.path[0] != "metadata" && p.path[0] != "messages" {
-			return nil, patchInvalid(i, "paths start with /metadata or /messages")
-		}
-		out[i] = p
 	}
 	return out, nil
+}
+
+// opFields are the members of one operation as read, before validation.
+type opFields struct {
+	Op    *string         `json:"op"`
+	Path  *string         `json:"path"`
+	From  *string         `json:"from"`
+	Value json.RawMessage `json:"value"` // "null" when the value is null, nil when absent
+}
+
+// decode validates op number i (raw is its JSON) and splits its pointers.
+func (o opFields) decode(i int, raw json.RawMessage) (patchOp, error) {
+	if o.Op == nil || o.Path == nil {
+		return patchOp{}, patchInvalid(i, "must be an object with string op and path")
+	}
+	p := patchOp{raw: raw, op: *o.Op}
+	var err error
+	if p.path, err = splitPointer(*o.Path); err != nil {
+		return patchOp{}, patchInvalid(i, err.Error())
+	}
+	switch p.op {
+	case "add", "replace", "test":
+		if o.Value == nil {
+			return patchOp{}, patchInvalid(i, p.op+" needs a value")
+		}
+		p.val = o.Value
+	case "remove":
+	case "move", "copy":
+		if o.From == nil {
+			return patchOp{}, patchInvalid(i, p.op+" needs from")
+		}
+		if p.from, err = splitPointer(*o.From); err != nil {
+			return patchOp{}, patchInvalid(i, err.Error())
+		}
+	default:
+		return patchOp{}, patchInvalid(i, fmt.Sprintf("unknown op %q", p.op))
+	}
+	if len(p.path) == 0 && p.op != "test" {
+		return patchOp{}, patchInvalid(i, "the document root cannot be "+p.op+"d; patch /metadata or /messages")
+	}
+	if len(p.path) > 0 && p.path[0] != "metadata" && p.path[0] != "messages" {
+		return patchOp{}, patchInvalid(i, "paths start with /metadata or /messages")
+	}
+	return p, nil
 }
 
 func patchInvalid(i int, why string) error {

@@ -8,28 +8,47 @@ import (
 	"slices"
 
 	"hearth/backend/apperr"
+	"hearth/backend/jsonx"
 	"hearth/backend/state"
 )
 
 // decodeJournalOps decodes a stored operation list with the validation
-// every patch gets, in batches of MaxPatchOps (a big write's entry may hold
-// more).
+// every patch gets (a big write's entry may hold more than MaxPatchOps).
+// The text is validated once and then split without decoding values: the
+// value of an edit's operation is the whole old text of what it replaced.
 func decodeJournalOps(stored string) ([]patchOp, error) {
-	var raws []json.RawMessage
-	if err := json.Unmarshal([]byte(stored), &raws); err != nil {
-		return nil, apperr.New(apperr.CodePatchInvalid, "not a JSON array of operations: %v", err)
+	b := []byte(stored)
+	if !json.Valid(b) {
+		return nil, apperr.New(apperr.CodePatchInvalid, "not a JSON array of operations: %v", json.Unmarshal(b, new(any)))
 	}
-	var out []patchOp
-	for len(raws) > 0 {
-		batch := raws[:min(len(raws), MaxPatchOps)]
-		raws = raws[len(batch):]
-		ops, err := decodeOps(batch)
-		if err != nil {
+	raws, ok := jsonx.SplitEncodedArray(b)
+	if !ok {
+		return nil, apperr.New(apperr.CodePatchInvalid, "not a JSON array of operations")
+	}
+	out := make([]patchOp, len(raws))
+	for i, raw := range raws {
+		members, ok := jsonx.SplitEncoded(raw)
+		if !ok {
+			return nil, patchInvalid(i, "must be an object with string op and path")
+		}
+		o := opFields{Value: members["value"]}
+		if !stringMember(members, "op", &o.Op) || !stringMember(members, "path", &o.Path) || !stringMember(members, "from", &o.From) {
+			return nil, patchInvalid(i, "must be an object with string op and path")
+		}
+		var err error
+		if out[i], err = o.decode(i, raw); err != nil {
 			return nil, err
 		}
-		out = append(out, ops...)
 	}
 	return out, nil
+}
+
+// stringMember reads member name of o into *dst as encoding/json would
+// into a *string field: absent or null leaves it nil, anything but a string
+// is an error (false).
+func stringMember(o jsonx.Object, name string, dst **string) bool {
+	v, ok := o[name]
+	return !ok || json.Unmarshal(v, dst) == nil
 }
 
 // applyStep applies ops to the chat inside m, after proving that check

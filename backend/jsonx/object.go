@@ -165,6 +165,26 @@ func SplitEncoded(doc []byte) (o Object, ok bool) {
 	return o, true
 }
 
+// SplitEncodedArray splits a JSON array this program encoded into its
+// elements, sharing doc's bytes; like SplitEncoded it does not validate.
+// ok is false when doc is not an array.
+func SplitEncodedArray(doc []byte) (elems []json.RawMessage, ok bool) {
+	t := bytes.TrimSpace(doc)
+	if len(t) == 0 || t[0] != '[' {
+		return nil, false
+	}
+	elems = []json.RawMessage{}
+	gjson.ParseBytes(t).ForEach(func(_, v gjson.Result) bool {
+		if v.Index > 0 && v.Index+len(v.Raw) <= len(t) {
+			elems = append(elems, t[v.Index:v.Index+len(v.Raw):v.Index+len(v.Raw)])
+		} else {
+			elems = append(elems, json.RawMessage(v.Raw))
+		}
+		return true
+	})
+	return elems, true
+}
+
 // memberName is a member's name as encoding/json reads it: gjson keeps
 // invalid UTF-8 and reads lone surrogate escapes its own way, where
 // encoding/json puts U+FFFD, and a name must come out the same whichever

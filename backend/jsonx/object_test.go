@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 )
 
@@ -36,6 +37,31 @@ func TestSplitEncodedMatchesDecode(t *testing.T) {
 	for _, doc := range []string{``, `[1]`, `"{}"`, `null`} {
 		if o, ok := SplitEncoded([]byte(doc)); ok {
 			t.Errorf("%q split as an object: %v", doc, o)
+		}
+	}
+}
+
+// TestSplitEncodedArrayMatchesDecode: the elements of an array, split, are
+// the raw elements encoding/json finds.
+func TestSplitEncodedArrayMatchesDecode(t *testing.T) {
+	for _, doc := range []string{`[]`, ` [ 1 , "two" ,[3,[]], {"a":[{}]} ,null] `, `[{"value":"a\"]","op":"add"},{"op":"remove"}]`} {
+		var want []json.RawMessage
+		if err := json.Unmarshal([]byte(doc), &want); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := SplitEncodedArray([]byte(doc))
+		if !ok || len(got) != len(want) {
+			t.Fatalf("%s: split %q (%v), decoded %q", doc, got, ok, want)
+		}
+		for i := range want {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Errorf("%s: element %d split as %s, decoded as %s", doc, i, got[i], want[i])
+			}
+		}
+	}
+	for _, doc := range []string{``, `{}`, `"[]"`, `null`} {
+		if e, ok := SplitEncodedArray([]byte(doc)); ok {
+			t.Errorf("%q split as an array: %q", doc, e)
 		}
 	}
 }
