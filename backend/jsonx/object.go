@@ -155,11 +155,7 @@ func SplitEncoded(doc []byte) (o Object, ok bool) {
 	}
 	o = Object{}
 	gjson.ParseBytes(t).ForEach(func(k, v gjson.Result) bool {
-		if v.Index > 0 && v.Index+len(v.Raw) <= len(t) {
-			o[memberName(k)] = t[v.Index : v.Index+len(v.Raw) : v.Index+len(v.Raw)]
-		} else {
-			o[memberName(k)] = json.RawMessage(v.Raw)
-		}
+		o[memberName(k)] = within(t, v)
 		return true
 	})
 	return o, true
@@ -175,14 +171,20 @@ func SplitEncodedArray(doc []byte) (elems []json.RawMessage, ok bool) {
 	}
 	elems = []json.RawMessage{}
 	gjson.ParseBytes(t).ForEach(func(_, v gjson.Result) bool {
-		if v.Index > 0 && v.Index+len(v.Raw) <= len(t) {
-			elems = append(elems, t[v.Index:v.Index+len(v.Raw):v.Index+len(v.Raw)])
-		} else {
-			elems = append(elems, json.RawMessage(v.Raw))
-		}
+		elems = append(elems, within(t, v))
 		return true
 	})
 	return elems, true
+}
+
+// within returns the text of v, a value gjson found in t, as a slice of t
+// (capped, so appending to it cannot write over what follows) where gjson
+// knows the offset, else as a copy.
+func within(t []byte, v gjson.Result) json.RawMessage {
+	if end := v.Index + len(v.Raw); v.Index > 0 && end <= len(t) {
+		return t[v.Index:end:end]
+	}
+	return json.RawMessage(v.Raw)
 }
 
 // memberName is a member's name as encoding/json reads it: gjson keeps
