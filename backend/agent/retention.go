@@ -80,7 +80,7 @@ func (s *Service) sweep() {
 	if err := s.forgetDeletedChats(ctx); err != nil && ctx.Err() == nil {
 		s.log.Warn("agent: sweep deleted chats", "err", err)
 	}
-	if err := s.removeStrayRunDirs(ctx); err != nil && ctx.Err() == nil {
+	if err := s.removeStrayRunDirs(ctx, cutoff); err != nil && ctx.Err() == nil {
 		s.log.Warn("agent: sweep run folders", "err", err)
 	}
 	if _, err := workspace.SweepTemps(ctx, filepath.Join(s.d.Dir, "workspaces"), cutoff); err != nil && ctx.Err() == nil {
@@ -126,8 +126,11 @@ func (s *Service) forgetDeletedChats(ctx context.Context) error {
 
 // removeStrayRunDirs removes run folders no stored run owns (pruned or
 // forgotten while a file in them was held open, or left by a crash
-// between a delete and its folder's removal).
-func (s *Service) removeStrayRunDirs(ctx context.Context) error {
+// between a delete and its folder's removal) that were last changed
+// before cutoff. The sweep runs beside new runs: a run started after
+// the known IDs were read makes its folder a moment later, and that
+// fresh folder must not be taken for a stray.
+func (s *Service) removeStrayRunDirs(ctx context.Context, cutoff time.Time) error {
 	known, err := s.d.Runs.RunIDs(ctx)
 	if err != nil {
 		return err
@@ -146,10 +149,15 @@ func (s *Service) removeStrayRunDirs(ctx context.Context) error {
 			continue
 		}
 		for _, r := range runs {
-			if r.IsDir() && !known[r.Name()] {
-				if err := os.RemoveAll(filepath.Join(root, ws.Name(), "runs", r.Name())); err != nil {
-					return err
-				}
+			if !r.IsDir() || known[r.Name()] {
+				continue
+			}
+			info, err := r.Info()
+			if err != nil || info.ModTime().After(cutoff) {
+				continue
+			}
+			if err := os.RemoveAll(filepath.Join(root, ws.Name(), "runs", r.Name())); err != nil {
+				return err
 			}
 		}
 	}

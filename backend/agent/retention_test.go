@@ -20,9 +20,10 @@ import (
 )
 
 // TestStartupSweep: the next start removes what the agent's storage no
-// longer needs (unreferenced blobs and stale temp files older than the
-// grace period, run folders without a run, the history of a chat that is
-// gone) and keeps everything a stored run or chat state names.
+// longer needs (unreferenced blobs, stale temp files and run folders
+// without a run, all older than the grace period, and the history of a
+// chat that is gone) and keeps everything a stored run or chat state
+// names.
 func TestStartupSweep(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
@@ -56,7 +57,13 @@ func TestStartupSweep(t *testing.T) {
 		plant(filepath.Join(ws, "runs", kept, "output", ".hearth-tmp-crashed"), "half a file", old),
 		plant(filepath.Join(ws, "runs", "run_stray", "output", "main.md"), "a folder without a run", time.Now()),
 	}
+	if err := os.Chtimes(filepath.Join(ws, "runs", "run_stray"), old, old); err != nil {
+		t.Fatal(err)
+	}
 	stays := []string{
+		// A folder made a moment ago with no run stored yet: a run
+		// starting beside the sweep, not a stray.
+		plant(filepath.Join(ws, "runs", "run_starting", "output", "main.md"), "a run starting", time.Now()),
 		plant(blob("written a moment ago"), "written a moment ago", time.Now()),
 		plant(filepath.Join(ws, "runs", kept, "output", ".hearth-tmp-writing"), "a write under way", time.Now()),
 		filepath.Join(ws, "runs", kept, "persist", "notes.md"),
