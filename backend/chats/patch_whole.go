@@ -32,7 +32,7 @@ func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) er
 	if err != nil {
 		return apperr.New(apperr.CodePatchInvalid, "patch: %v", err)
 	}
-	newDoc, err := p.Apply(oldDoc)
+	newDoc, err := p.ApplyWithOptions(oldDoc, patchOptions)
 	if err != nil {
 		return explainPatchFailure(oldDoc, ops, err)
 	}

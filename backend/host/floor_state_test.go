@@ -180,13 +180,16 @@ func TestFloorStateRootOps(t *testing.T) {
 func TestFloorStateFailedWriteChangesNothing(t *testing.T) {
 	t.Parallel()
 	f := newFloorEnv(t)
-	f.commit(obj("a", 1), nil)
+	f.commit(obj("a", 1, "list", []any{1, 2}), nil)
 	f.Events()
 	before, _ := json.Marshal([]any{f.get("fs"), f.get("fs__floor_log")})
 	for _, call := range [][]any{
 		{"state.floorUpdate", f.ChatID, "fs", obj("a", 2), at(9)},
 		{"state.floorUpdate", f.ChatID, "fs", obj("a", 2), obj("swipeId", -2)},
 		{"state.floorPatch", f.ChatID, "fs", []any{obj("op", "remove", "path", "/zz")}, nil},
+		// RFC 6901 has no negative index (the patch library's default reads
+		// -1 as the last element).
+		{"state.floorPatch", f.ChatID, "fs", []any{obj("op", "remove", "path", "/list/-1")}, nil},
 		{"state.floorUpdate", f.ChatID, "fs__floor_log", obj("a", 2), nil},
 	} {
 		if _, err := f.Call(call[0].(string), call[1:]...); err == nil {

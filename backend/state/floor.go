@@ -71,6 +71,15 @@ func (s *Service) FloorUpdate(ctx context.Context, chatID, ns string, next json.
 	})
 }
 
+// strictPatch reads array indexes as RFC 6901 does: the library's default
+// takes -1 for the last element. It holds for ops on their way in; stored
+// commits replay with the default, so a log written before still replays.
+var strictPatch = func() *jsonpatch.ApplyOptions {
+	o := jsonpatch.NewApplyOptions()
+	o.SupportNegativeIndices = false
+	return o
+}()
+
 // FloorPatch commits ops, which must apply to the materialized value as it
 // is (patch.invalid otherwise) and leave an object.
 func (s *Service) FloorPatch(ctx context.Context, chatID, ns string, ops json.RawMessage, opts FloorOptions) (*FloorWrite, error) {
@@ -93,7 +102,7 @@ func (s *Service) FloorPatch(ctx context.Context, chatID, ns string, ops json.Ra
 		if len(list) == 0 {
 			return nil, nil, nil
 		}
-		out, err := patch.Apply(cur)
+		out, err := patch.ApplyWithOptions(cur, strictPatch)
 		if err != nil {
 			return nil, nil, apperr.New(apperr.CodePatchInvalid, "ops do not apply to the current state: %v", err)
 		}

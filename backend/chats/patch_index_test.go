@@ -1,0 +1,49 @@
+package chats
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"hearth/backend/apperr"
+)
+
+// TestPatchRefusesNegativeIndexes: RFC 6901 has no negative array index,
+// so "-1" is refused on both of chat.patch's paths (ops inside messages or
+// the metadata, and ops that restructure the message array), and nothing
+// changes; "-" still appends.
+func TestPatchRefusesNegativeIndexes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := newService(t)
+	id := newChat(t, s)
+	setup := []json.RawMessage{
+		json.RawMessage(`{"op":"add","path":"/messages/-","value":{"name":"User","is_user":true,"mes":"Hello"}}`),
+		json.RawMessage(`{"op":"add","path":"/metadata/list","value":[1,2,3]}`),
+	}
+	if _, err := s.Patch(ctx, id, setup, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := document(t, s, id)
+	for _, op := range []string{
+		`{"op":"remove","path":"/metadata/list/-1"}`,
+		`{"op":"replace","path":"/metadata/list/-1","value":9}`,
+		`{"op":"add","path":"/metadata/list/-1","value":9}`,
+		`{"op":"replace","path":"/messages/0/swipes/-1","value":"x"}`,
+		`{"op":"remove","path":"/messages/-1"}`,
+		`{"op":"add","path":"/messages/-1","value":{"mes":"x"}}`,
+		`{"op":"copy","from":"/messages/0","path":"/messages/-1"}`,
+		`{"op":"move","from":"/messages/-1","path":"/messages/0"}`,
+	} {
+		_, err := s.Patch(ctx, id, []json.RawMessage{json.RawMessage(op)}, WriteOptions{})
+		if code := apperr.CodeOf(err); code != apperr.CodePatchInvalid {
+			t.Errorf("%s: error %v (code %q), want %s", op, err, code, apperr.CodePatchInvalid)
+		}
+		if after := document(t, s, id); string(after) != string(before) {
+			t.Fatalf("%s was refused but changed the chat:\n%s\nwas\n%s", op, after, before)
+		}
+	}
+	if _, err := s.Patch(ctx, id, []json.RawMessage{json.RawMessage(`{"op":"add","path":"/metadata/list/-","value":4}`)}, WriteOptions{}); err != nil {
+		t.Fatalf(`"-" appends: %v`, err)
+	}
+}
