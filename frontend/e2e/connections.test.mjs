@@ -2,7 +2,8 @@
 // OpenAI-compatible server on loopback (GET /v1/models only; nothing
 // generates yet): add a connection with a key, test it, pick a model from
 // the server's list, see a refused key reported, switch and delete. The
-// key is checked to never come back to the page.
+// key is checked to never come back to the page. A send with no connection
+// in use gets a toast whose button opens the dialog.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -125,6 +126,49 @@ describe('connections in the UI', () => {
       assert.deepEqual(phone.errors, []);
     } finally {
       await phone.context().close();
+    }
+  });
+
+  it('a send with no connection in use: the toast opens Connections, on a phone too', async () => {
+    assert.equal(await page.evaluate(() => window.__HEARTH__.api.connections.active()), null);
+    await page.keyboard.press('Escape');
+    await dialog().waitFor({ state: 'hidden' });
+    const chatId = await page.evaluate(async () => {
+      const api = window.__HEARTH__.api;
+      const card = await api.characters.create({ name: 'Ottoline', first_mes: 'The kettle is on.' });
+      return (await api.chat.create({ avatar: card.avatar })).chatId;
+    });
+    for (const [name, viewport] of [
+      ['desktop', null],
+      ['phone', { width: 390, height: 844 }],
+    ]) {
+      const p = viewport ? await openApp(env.browser, env.server.url, { theme: 'light', viewport }) : page;
+      try {
+        await p.evaluate((id) => window.__HEARTH__.api.chat.select(id), chatId);
+        await p.getByRole('textbox', { name: 'Message' }).fill(`Hello from the ${name}`);
+        await p.getByRole('button', { name: 'Send message' }).click();
+        const toast = p.getByRole('alert').filter({ hasText: 'No connection selected' });
+        await toast.waitFor();
+        await screenshot(p, `connections-toast-${name}`);
+        await toast.getByRole('button', { name: 'Open Connections' }).click();
+        await toast.waitFor({ state: 'detached' });
+        // On the phone the character pane (where the plug button is) is
+        // not on screen; the dialog opens all the same.
+        const opened = p.getByRole('dialog', { name: 'Connections' });
+        await opened.getByRole('listitem').filter({ hasText: 'Local llama' }).waitFor();
+        const box = await opened.boundingBox();
+        const vp = p.viewportSize();
+        assert.ok(box && box.x >= 0 && box.x + box.width <= vp.width, `the dialog is on screen: ${JSON.stringify(box)}`);
+        await screenshot(p, `connections-from-toast-${name}`);
+        await p.keyboard.press('Escape');
+        await opened.waitFor({ state: 'hidden' });
+        // The message is kept.
+        const kept = await p.evaluate((id) => window.__HEARTH__.api.chat.getStMessages(id), chatId);
+        assert.ok(kept.some((m) => m.is_user && m.mes === `Hello from the ${name}`), 'the message was kept');
+        assert.deepEqual(p.errors, []);
+      } finally {
+        if (viewport) await p.context().close();
+      }
     }
   });
 });

@@ -90,11 +90,12 @@ async function setup(runs: AgentRunSummary[] = [], storage = memoryStorage({ [PA
   const stopChat = chat.start();
   fake.setLoaded({ chatId: 'c1', start: 0, total: 1, messages: [message('m0')] }, true);
   await chat.select('c1');
-  const store = createAgentStore({ hearth: fake.hearth, toasts, chat, storage, rememberPanel: true });
+  const openConnections = vi.fn();
+  const store = createAgentStore({ hearth: fake.hearth, toasts, chat, storage, rememberPanel: true, openConnections });
   const stop = store.start();
   await flush();
   const toastTexts = () => get(toasts).map((t) => `${t.code}: ${t.message}`);
-  return { fake, ...a, toasts, toastTexts, chat, store, storage, stop: () => (stop(), stopChat()) };
+  return { fake, ...a, toasts, toastTexts, chat, store, storage, openConnections, stop: () => (stop(), stopChat()) };
 }
 
 describe('agent store', () => {
@@ -123,7 +124,7 @@ describe('agent store', () => {
   });
 
   it('says what to do when the run cannot start', async () => {
-    const { agent, store, toastTexts } = await setup();
+    const { agent, store, toasts, toastTexts, openConnections } = await setup();
     agent.startRunFromLegacyGenerate.mockRejectedValueOnce(hostError('agent.no_connection', 'no connection is selected'));
     expect(await store.sendWithAgent('')).toBe(false);
     agent.startRunFromLegacyGenerate.mockRejectedValueOnce(hostError('agent.busy', 'run r1 is going'));
@@ -133,6 +134,10 @@ describe('agent store', () => {
       'agent.no_connection: Could not start the agent: Add a connection first — open Connections (the plug button) to add or pick one.',
       'agent.busy: Could not start the agent: An agent is already working on this chat — wait for it or cancel it.',
     ]);
+    // Only the first is fixed in Connections; its toast opens them.
+    expect(get(toasts).map((t) => t.action?.label ?? null)).toEqual(['Open Connections', null]);
+    get(toasts)[0]?.action?.run();
+    expect(openConnections).toHaveBeenCalledTimes(1);
   });
 
   it('lists the chat’s runs newest first, opens the newest, and adds new ones live', async () => {

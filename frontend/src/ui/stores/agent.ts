@@ -9,6 +9,7 @@ import type { AgentProfileSummary, AgentRunEvent, AgentRunSummary, HearthAbi, Me
 import { agentErrorText } from '../lib/agent-text';
 import { emptyRun, foldEvent, foldEvents, isActive, statusAfter, TERMINAL, type RunView } from './agent-run';
 import type { ChatViewStore } from './chat';
+import { connectionsAction } from './connections';
 import type { ToastStore } from './toasts';
 
 /** DEFAULT_PROFILE is the built-in profile every Hearth has. */
@@ -57,6 +58,8 @@ export interface AgentDeps {
   storage?: Pick<Storage, 'getItem' | 'setItem'> | null;
   /** rememberPanel: restore the panel's last open state (false on phones, where it is a full-screen sheet). */
   rememberPanel?: boolean;
+  /** openConnections opens the Connections dialog, from the toast of a failure fixed there. */
+  openConnections?: () => void;
 }
 
 function read(storage: AgentDeps['storage'], key: string): string | null {
@@ -101,7 +104,8 @@ export function createAgentStore(deps: AgentDeps): AgentStore {
   let listSeq = 0;
 
   function report(err: unknown, context: string): void {
-    toasts.error(agentErrorText(err), context);
+    const t = agentErrorText(err);
+    toasts.error(t, context, connectionsAction(t.code, deps.openConnections));
   }
 
   function flush(): void {

@@ -3,7 +3,15 @@
 // returned for the dialog to show beside the connection.
 import { writable, type Readable } from 'svelte/store';
 import type { Connection, ConnectionInput, ConnectionTest, HearthAbi } from '../../abi/types';
-import type { ToastStore } from './toasts';
+import type { ToastAction, ToastStore } from './toasts';
+
+/** FIXED_IN_CONNECTIONS lists the failures a person fixes in the Connections dialog. */
+const FIXED_IN_CONNECTIONS = new Set(['generate.no_connection', 'agent.no_connection', 'agent.chat_completion_required', 'model.auth_failed', 'model.unreachable']);
+
+/** connectionsAction is the toast button that opens Connections, for a failure fixed there; undefined for any other (or with no way to open it). */
+export function connectionsAction(code: string, open: (() => void) | undefined): ToastAction | undefined {
+  return open && FIXED_IN_CONNECTIONS.has(code) ? { label: 'Open Connections', run: open } : undefined;
+}
 
 export interface ConnectionStore {
   list: Readable<Connection[]>;
@@ -21,12 +29,17 @@ export interface ConnectionStore {
   test(id: string): Promise<ConnectionTest>;
   /** models lists the server's models ([] when that failed; a toast says why). */
   models(id: string): Promise<string[]>;
+  /** dialogOpen is true while the Connections dialog is open; any part of the UI may open it (a toast's "Open Connections"). */
+  dialogOpen: Readable<boolean>;
+  openDialog(): void;
+  closeDialog(): void;
 }
 
 export function createConnectionStore(hearth: HearthAbi, toasts: ToastStore): ConnectionStore {
   const list = writable<Connection[]>([]);
   const activeId = writable<string | null>(null);
   const loading = writable(false);
+  const dialogOpen = writable(false);
   const api = hearth.api.connections;
 
   async function load(): Promise<void> {
@@ -47,6 +60,9 @@ export function createConnectionStore(hearth: HearthAbi, toasts: ToastStore): Co
     activeId,
     loading,
     load,
+    dialogOpen,
+    openDialog: () => dialogOpen.set(true),
+    closeDialog: () => dialogOpen.set(false),
     async save(input) {
       try {
         const saved = await api.save(input);

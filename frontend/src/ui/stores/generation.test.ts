@@ -36,7 +36,8 @@ async function setup(messages: StMessage[] = [message('m0'), message('m1', { is_
   };
   load(messages);
   await chat.select('c1');
-  const gen = createGenerationStore({ hearth: fake.hearth, toasts, chat, commitWaitMs: 50 });
+  const openConnections = vi.fn();
+  const gen = createGenerationStore({ hearth: fake.hearth, toasts, chat, commitWaitMs: 50, openConnections });
   const stopGen = gen.start();
   await flush();
   /** commit puts a message in the chat as the backend's MESSAGE_RECEIVED would. */
@@ -51,7 +52,7 @@ async function setup(messages: StMessage[] = [message('m0'), message('m1', { is_
     fake.emit(event, { chatId: 'c1', index: i, id: m.id });
   };
   const toastTexts = () => get(toasts).map((t) => `${t.code}: ${t.message}`);
-  return { fake, toasts, chat, gen, commit, replace, toastTexts, stop: () => (stopGen(), stopChat()) };
+  return { fake, toasts, chat, gen, commit, replace, toastTexts, openConnections, stop: () => (stopGen(), stopChat()) };
 }
 
 afterEach(() => vi.useRealTimers());
@@ -121,16 +122,22 @@ describe('generation store', () => {
   });
 
   it('says what to do when start is refused, and keeps the user message', async () => {
-    const { fake, gen, toastTexts } = await setup();
+    const { fake, gen, toasts, toastTexts, openConnections } = await setup();
     fake.generate.start.mockRejectedValueOnce(hostError('generate.no_connection', 'no connection is selected'));
     expect(await gen.send('Hello')).toBe(true);
     await flush();
     expect(get(gen.running)).toBeNull();
     expect(toastTexts()).toEqual(['generate.no_connection: No connection selected — open Connections (the plug button) to add or pick one.']);
+    // The toast has a button that opens Connections.
+    const action = get(toasts)[0]?.action;
+    expect(action?.label).toBe('Open Connections');
+    action?.run();
+    expect(openConnections).toHaveBeenCalledTimes(1);
 
     fake.generate.start.mockRejectedValueOnce(hostError('prompt.too_large', 'the history takes 9000 tokens, but only 7168 fit', { tokens: 9000, budget: 7168 }));
     expect(await gen.regenerate()).toBe(false);
     expect(toastTexts()[1]).toBe('prompt.too_large: The prompt does not fit the context size: the history takes 9000 tokens, but only 7168 fit');
+    expect(get(toasts)[1]?.action, 'nothing in Connections fixes a prompt that is too large').toBeNull();
   });
 
   it('stops a generation, also one whose id is not known yet, and keeps what was committed', async () => {

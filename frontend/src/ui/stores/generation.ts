@@ -13,6 +13,7 @@ import { derived, get, writable, type Readable } from 'svelte/store';
 import type { GenerationRecord, GenerationType, HearthAbi, MediaRef, PromptSnapshot, StMessage } from '../../abi/types';
 import { describeError } from '../lib/errors';
 import type { ChatViewStore } from './chat';
+import { connectionsAction } from './connections';
 import type { ToastStore } from './toasts';
 
 /** Running is the generation under way in the open chat. */
@@ -231,6 +232,8 @@ export interface GenerationDeps {
   chat: Pick<ChatViewStore, 'view' | 'send'>;
   /** commitWaitMs overrides COMMIT_WAIT_MS (tests). */
   commitWaitMs?: number;
+  /** openConnections opens the Connections dialog, from the toast of a failure fixed there. */
+  openConnections?: () => void;
 }
 
 export function createGenerationStore(deps: GenerationDeps): GenerationStore {
@@ -297,7 +300,7 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
 
   function report(err: unknown): void {
     const t = generationErrorText(err);
-    toasts.error(t);
+    toasts.error(t, undefined, connectionsAction(t.code, deps.openConnections));
   }
 
   function adopt(id: string): void {

@@ -47,6 +47,18 @@ describe('toasts', () => {
     vi.useRealTimers();
   });
 
+  it('carries an action that leads to the fix; none by default', () => {
+    const toasts = createToasts(0);
+    const run = vi.fn();
+    toasts.error(Object.assign(new Error('no connection'), { code: 'generate.no_connection' }), undefined, { label: 'Open Connections', run });
+    toasts.info('Saved');
+    const [withAction, plain] = get(toasts);
+    expect(withAction?.action?.label).toBe('Open Connections');
+    withAction?.action?.run();
+    expect(run).toHaveBeenCalledTimes(1);
+    expect(plain?.action).toBeNull();
+  });
+
   it('keeps sticky toasts, and holds others while someone reads them', () => {
     vi.useFakeTimers();
     const toasts = createToasts(1000);

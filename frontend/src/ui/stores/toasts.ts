@@ -2,6 +2,12 @@
 import { writable, type Readable } from 'svelte/store';
 import { describeError } from '../lib/errors';
 
+/** ToastAction is a button on a toast that leads to the fix (say, "Open Connections"); using it dismisses the toast. */
+export interface ToastAction {
+  label: string;
+  run: () => void;
+}
+
 /** ToastGroup is a labelled run of lines under a toast's message (a file and what went wrong with it). */
 export interface ToastGroup {
   label: string;
@@ -20,6 +26,8 @@ export interface Toast {
   notes: { summary: string; groups: ToastGroup[] } | null;
   /** sticky toasts stay until dismissed (they list something to read). */
   sticky: boolean;
+  /** action is a button under the message, or null. */
+  action: ToastAction | null;
 }
 
 /** What show takes: a message, and optionally a code, groups, notes and stickiness. */
@@ -27,8 +35,8 @@ export type ToastInput = Pick<Toast, 'kind' | 'message'> & Partial<Omit<Toast, '
 
 export interface ToastStore extends Readable<Toast[]> {
   info(message: string): void;
-  /** error shows a failure; context ("Could not delete the chat") goes first. */
-  error(err: unknown, context?: string): void;
+  /** error shows a failure; context ("Could not delete the chat") goes first; action leads to the fix. */
+  error(err: unknown, context?: string, action?: ToastAction): void;
   /** show shows a toast with whatever it carries; it returns the toast's id. */
   show(toast: ToastInput): number;
   /** hold keeps a toast from expiring while someone reads it (held), and lets it expire again after. */
@@ -50,7 +58,7 @@ export function createToasts(lifetimeMs = 7000, max = 5): ToastStore {
 
   function push(t: ToastInput): number {
     const id = next++;
-    const toast: Toast = { code: null, groups: [], notes: null, sticky: false, ...t, id };
+    const toast: Toast = { code: null, groups: [], notes: null, sticky: false, action: null, ...t, id };
     update((list) => {
       const kept = [...list, toast].slice(-max);
       for (const gone of list.filter((x) => !kept.includes(x))) forget(gone.id);
@@ -77,9 +85,9 @@ export function createToasts(lifetimeMs = 7000, max = 5): ToastStore {
   return {
     subscribe,
     info: (message) => void push({ kind: 'info', message }),
-    error(err, context) {
+    error(err, context, action) {
       const f = describeError(err);
-      push({ kind: 'error', message: context ? `${context}: ${f.message}` : f.message, code: f.code });
+      push({ kind: 'error', message: context ? `${context}: ${f.message}` : f.message, code: f.code, action: action ?? null });
     },
     show: push,
     hold(id, held) {
