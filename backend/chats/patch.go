@@ -286,16 +286,29 @@ func (s *Service) patchLocal(ctx context.Context, m *mutation, ops []patchOp, to
 		}
 		stored[n], docs[n] = sm, sm.msg.mustJSON()
 	}
+	// The ops go one at a time, so the library's bound on what copies add
+	// counts one op; the sum over the patch is kept here.
+	var copied int
 	for i, op := range ops {
+		var before, after []byte
 		var err error
 		if op.path[0] == "metadata" {
+			before = meta
 			meta, err = applyOne(meta, op, 1, i)
+			after = meta
 		} else {
 			n, _ := messageIndex(op.path[1])
+			before = docs[n]
 			docs[n], err = applyOne(docs[n], op, 2, i)
+			after = docs[n]
 		}
 		if err != nil {
 			return err
+		}
+		if op.op == "copy" {
+			if copied += len(after) - len(before); copied > jsonx.MaxCopyBytes {
+				return patchInvalid(i, fmt.Sprintf("the patch's copies add more than %d MiB", jsonx.MaxCopyBytes>>20))
+			}
 		}
 	}
 	next, err := jsonx.DecodeObject(meta, "metadata")

@@ -3,6 +3,7 @@ package chats
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -33,6 +34,12 @@ func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) er
 		return apperr.New(apperr.CodePatchInvalid, "patch: %v", err)
 	}
 	newDoc, err := p.ApplyWithOptions(oldDoc, patchOptions)
+	var tooBig *jsonpatch.AccumulatedCopySizeError
+	if errors.As(err, &tooBig) {
+		// Not worth finding the op: replaying them one by one would copy
+		// as much again.
+		return apperr.New(apperr.CodePatchInvalid, "patch: the copies add more than %d MiB", jsonx.MaxCopyBytes>>20)
+	}
 	if err != nil {
 		return explainPatchFailure(oldDoc, ops, err)
 	}

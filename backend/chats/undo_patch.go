@@ -23,12 +23,13 @@ func testFailed(i int, op patchOp) error {
 		WithDetails(map[string]any{"op": i, "path": joinPointer(op.path)})
 }
 
-// patchOptions keep values as they were written (no HTML escaping) and
-// read array indexes strictly.
+// patchOptions keep values as they were written (no HTML escaping), read
+// array indexes strictly and bound what copy ops may add.
 var patchOptions = func() *jsonpatch.ApplyOptions {
 	o := jsonpatch.NewApplyOptions()
 	o.EscapeHTML = false
 	o.SupportNegativeIndices = false
+	o.AccumulatedCopySizeLimit = jsonx.MaxCopyBytes
 	return o
 }()
 

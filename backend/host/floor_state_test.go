@@ -2,6 +2,8 @@ package host_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"hearth/backend/host/hosttest"
@@ -183,6 +185,12 @@ func TestFloorStateFailedWriteChangesNothing(t *testing.T) {
 	f.commit(obj("a", 1, "list", []any{1, 2}), nil)
 	f.Events()
 	before, _ := json.Marshal([]any{f.get("fs"), f.get("fs__floor_log")})
+	// Copies that double a value: past jsonx.MaxCopyBytes the patch is
+	// refused before it outgrows memory.
+	bomb := []any{obj("op", "add", "path", "/d", "value", obj("s", strings.Repeat("x", 1000)))}
+	for i := range 40 {
+		bomb = append(bomb, obj("op", "copy", "from", "/d", "path", fmt.Sprintf("/d/c%d", i)))
+	}
 	for _, call := range [][]any{
 		{"state.floorUpdate", f.ChatID, "fs", obj("a", 2), at(9)},
 		{"state.floorUpdate", f.ChatID, "fs", obj("a", 2), obj("swipeId", -2)},
@@ -190,6 +198,7 @@ func TestFloorStateFailedWriteChangesNothing(t *testing.T) {
 		// RFC 6901 has no negative index (the patch library's default reads
 		// -1 as the last element).
 		{"state.floorPatch", f.ChatID, "fs", []any{obj("op", "remove", "path", "/list/-1")}, nil},
+		{"state.floorPatch", f.ChatID, "fs", bomb, nil},
 		{"state.floorUpdate", f.ChatID, "fs__floor_log", obj("a", 2), nil},
 	} {
 		if _, err := f.Call(call[0].(string), call[1:]...); err == nil {

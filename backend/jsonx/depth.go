@@ -11,6 +11,13 @@ import "hearth/backend/apperr"
 // extension uses and far below what any of them can walk.
 const MaxDepth = 64
 
+// MaxCopyBytes bounds what the copy operations of one RFC 6902 patch may
+// add, together: a copy of a value into itself doubles it, so thirty small
+// ops could otherwise grow a document past any memory (the patch library
+// holds several times the bytes while it copies). 8 MiB is far more than
+// a copy of a message with all its swipes, or of any extension's state.
+const MaxCopyBytes = 8 << 20
+
 // Depth returns how deeply the JSON text raw nests objects and arrays (0
 // for a scalar). It scans the bytes once without decoding, honouring
 // strings and their escapes; on malformed input the result is meaningless

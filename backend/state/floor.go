@@ -71,12 +71,14 @@ func (s *Service) FloorUpdate(ctx context.Context, chatID, ns string, next json.
 	})
 }
 
-// strictPatch reads array indexes as RFC 6901 does: the library's default
-// takes -1 for the last element. It holds for ops on their way in; stored
-// commits replay with the default, so a log written before still replays.
+// strictPatch reads array indexes as RFC 6901 does (the library's default
+// takes -1 for the last element) and bounds what copy ops may add. It holds
+// for ops on their way in; stored commits replay with the default, so a
+// log written before still replays.
 var strictPatch = func() *jsonpatch.ApplyOptions {
 	o := jsonpatch.NewApplyOptions()
 	o.SupportNegativeIndices = false
+	o.AccumulatedCopySizeLimit = jsonx.MaxCopyBytes
 	return o
 }()
 
