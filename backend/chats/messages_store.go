@@ -326,13 +326,18 @@ func deleteRows(ctx context.Context, tx *store.Tx, chatID int64, rowIDs []int64,
 	if len(rowIDs) == 0 {
 		return nil
 	}
-	ph := strings.TrimSuffix(strings.Repeat("?,", len(rowIDs)), ",")
-	args := make([]any, len(rowIDs))
-	for i, id := range rowIDs {
-		args[i] = id
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE id IN (`+ph+`)`, args...); err != nil {
-		return fmt.Errorf("delete messages: %w", err)
+	// In batches: SQLite takes at most 32,766 parameters per statement.
+	for rest := rowIDs; len(rest) > 0; {
+		batch := rest[:min(len(rest), 500)]
+		rest = rest[len(batch):]
+		args := make([]any, len(batch))
+		for i, id := range batch {
+			args[i] = id
+		}
+		ph := strings.TrimSuffix(strings.Repeat("?,", len(batch)), ",")
+		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE id IN (`+ph+`)`, args...); err != nil {
+			return fmt.Errorf("delete messages: %w", err)
+		}
 	}
 	// Shift every later row down by the number of deleted rows before it,
 	// one band at a time, ascending, so (chat_id, idx) stays unique at each step.
@@ -340,6 +345,9 @@ func deleteRows(ctx context.Context, tx *store.Tx, chatID int64, rowIDs []int64,
 		to := int64(1 << 62)
 		if i+1 < len(indexes) {
 			to = int64(indexes[i+1])
+		}
+		if to == int64(from)+1 {
+			continue // no row between two deleted neighbours
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE messages SET idx = idx - ? WHERE chat_id = ? AND idx > ? AND idx < ?`,
 			i+1, chatID, from, to)

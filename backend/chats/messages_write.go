@@ -3,6 +3,7 @@ package chats
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 
@@ -188,6 +189,38 @@ func (s *Service) DeleteMessages(ctx context.Context, chatID string, indexes []i
 // deleteIndexes removes the messages at indexes inside m, queues one
 // MESSAGE_DELETED with the new length, and returns the removed messages in
 // the order given.
+// loadGap is how many messages between two wanted ones loadIndexes reads
+// rather than start another query: a query costs about as much as
+// decoding a few messages.
+const loadGap = 8
+
+// loadIndexes reads the messages at sorted, distinct, in-range indexes,
+// a run of nearby ones per query (deleting thousands of messages must not
+// cost a query each).
+func loadIndexes(ctx context.Context, q queryer, chat *chatRow, sorted []int) (map[int]storedMessage, error) {
+	out := make(map[int]storedMessage, len(sorted))
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && sorted[j]-sorted[j-1] <= loadGap {
+			j++
+		}
+		first, end := sorted[i], sorted[j-1]+1
+		got, err := loadRange(ctx, q, chat.id, first, end)
+		if err != nil {
+			return nil, err
+		}
+		if len(got) != end-first {
+			return nil, fmt.Errorf("chat %s: %d rows at indexes %d to %d", chat.uuid, len(got), first, end-1)
+		}
+		// Indexes are dense: the row at idx is got[idx-first].
+		for _, idx := range sorted[i:j] {
+			out[idx] = got[idx-first]
+		}
+		i = j
+	}
+	return out, nil
+}
+
 func deleteIndexes(ctx context.Context, m *mutation, indexes []int) ([]*StMessage, error) {
 	if len(indexes) == 0 {
 		return []*StMessage{}, nil
@@ -199,15 +232,13 @@ func deleteIndexes(ctx context.Context, m *mutation, indexes []int) ([]*StMessag
 	}
 	sorted := append([]int(nil), indexes...)
 	sort.Ints(sorted)
-	byIndex := map[int]storedMessage{}
+	byIndex, err := loadIndexes(ctx, m.tx, m.chat, sorted)
+	if err != nil {
+		return nil, err
+	}
 	rowIDs := make([]int64, len(sorted))
 	for i, idx := range sorted {
-		sm, err := loadAt(ctx, m.tx, m.chat, idx)
-		if err != nil {
-			return nil, err
-		}
-		byIndex[idx] = sm
-		rowIDs[i] = sm.rowID
+		rowIDs[i] = byIndex[idx].rowID
 	}
 	if err := deleteRows(ctx, m.tx, m.chat.id, rowIDs, sorted); err != nil {
 		return nil, err
