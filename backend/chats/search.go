@@ -176,10 +176,13 @@ func (s *Service) search(ctx context.Context, p *searchPlan) ([]SearchHit, error
 	}
 	defer tx.Rollback()
 	var hits []hit
-	if p.runes >= 3 {
-		hits, err = searchIndex(ctx, tx, p)
-	} else {
+	switch {
+	case p.runes < 3:
 		hits, err = searchShort(ctx, tx, p)
+	case p.chatRowID != 0:
+		hits, err = searchChatIndex(ctx, tx, p)
+	default:
+		hits, err = searchIndex(ctx, tx, p)
 	}
 	if err != nil {
 		return nil, err

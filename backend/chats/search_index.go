@@ -55,3 +55,43 @@ func searchIndex(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
 	}
 	return out, nil
 }
+
+// searchChatIndex answers a query of 3+ characters in one chat. FTS5's
+// bm25 would first count the query's matches in every chat (its inverse
+// document frequency, which ranks nothing in a one-phrase query), so a
+// search of one chat would cost what all chats hold. The chat's matches
+// are ranked here instead, as a short query's are (see rank).
+func searchChatIndex(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
+	where, args := p.chunkFilters()
+	join := ""
+	if p.ranged() {
+		rw, ra := p.rangeFilters()
+		join, where, args = ` CROSS JOIN messages m ON m.id = c.message_id`, where+rw, append(args, ra...)
+	}
+	args = append([]any{ftsPhrase(p.query), p.chatRowID << chunkKeyBits, (p.chatRowID + 1) << chunkKeyBits}, args...)
+	rows, err := q.QueryContext(ctx, `
+		SELECT c.message_id, c.chat_id, c.chars, c.body
+		FROM chunks_fts f
+		CROSS JOIN chunks c ON c.message_id = (f.rowid & `+fmt.Sprint(chunkKeyMask)+`) AND c.chat_id = (f.rowid >> `+fmt.Sprint(chunkKeyBits)+`)`+join+`
+		WHERE chunks_fts MATCH ? AND f.rowid >= ? AND f.rowid < ?`+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var found []scored
+	for rows.Next() {
+		var c scored
+		var body string
+		if err := rows.Scan(&c.messageID, &c.chatRowID, &c.chars, &body); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		// The index found the text here, so it counts at least once.
+		c.tf = max(1, p.matcher.count(body))
+		found = append(found, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	hits := rank(found, p.limit)
+	return hits, placeHits(ctx, q, hits)
+}

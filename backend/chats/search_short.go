@@ -143,7 +143,8 @@ func scanShort(ctx context.Context, q queryer, p *searchPlan) ([]scored, error) 
 	return found, nil
 }
 
-// scored is a candidate of a 1–2 character query.
+// scored is a candidate ranked here rather than by FTS5: a hit of a 1–2
+// character query, or of a search of one chat.
 type scored struct {
 	messageID, chatRowID int64
 	chars, tf            int

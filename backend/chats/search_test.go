@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -334,7 +335,6 @@ func TestSearchAcrossChats(t *testing.T) {
 	if hits, _ := r.s.Search(ctx, r.chatID, "lantern", noOpts); len(hits) != 1 || hits[0].Index != 0 {
 		t.Errorf("one-chat search: %+v", hits)
 	}
-
 	// Deleting a chat takes its chunks out of the index.
 	if err := r.s.Delete(ctx, other); err != nil {
 		t.Fatal(err)
@@ -345,6 +345,36 @@ func TestSearchAcrossChats(t *testing.T) {
 	if hits, _ := r.s.SearchAll(ctx, "東京", noOpts); len(hits) != 0 {
 		t.Errorf("after deleting a chat, 2 characters: %+v", hits)
 	}
+	// A search of one chat ranks that chat's matches itself (FTS5's bm25
+	// would count every chat's); it finds what a search of all chats finds
+	// there.
+	r.add(r.chatID, msgBot("Lanterns, lanterns everywhere."), msgUser("a LANTERN"), msgBot("dark"))
+	one, err := r.s.Search(ctx, r.chatID, "lantern", noOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := r.s.SearchAll(ctx, "lantern", noOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inChat, found []int
+	for _, h := range all {
+		if h.ChatID == r.chatID {
+			inChat = append(inChat, h.Index)
+		}
+	}
+	for i, h := range one {
+		found = append(found, h.Index)
+		if h.Score <= 0 || (i > 0 && h.Score > one[i-1].Score) {
+			t.Errorf("one-chat scores not positive and descending: %+v", one)
+		}
+	}
+	slices.Sort(inChat)
+	slices.Sort(found)
+	if !slices.Equal(found, inChat) || len(found) != 3 {
+		t.Errorf("one-chat search found %v; all chats found %v there", found, inChat)
+	}
+
 	r.checkIndexInSync()
 }
 
