@@ -69,28 +69,13 @@ func searchChatIndex(ctx context.Context, q queryer, p *searchPlan) ([]hit, erro
 		join, where, args = ` CROSS JOIN messages m ON m.id = c.message_id`, where+rw, append(args, ra...)
 	}
 	args = append([]any{ftsPhrase(p.query), p.chatRowID << chunkKeyBits, (p.chatRowID + 1) << chunkKeyBits}, args...)
-	rows, err := q.QueryContext(ctx, `
+	found, err := countOccurrences(ctx, q, p, `
 		SELECT c.message_id, c.chat_id, c.chars, c.body
 		FROM chunks_fts f
 		CROSS JOIN chunks c ON c.message_id = (f.rowid & `+fmt.Sprint(chunkKeyMask)+`) AND c.chat_id = (f.rowid >> `+fmt.Sprint(chunkKeyBits)+`)`+join+`
-		WHERE chunks_fts MATCH ? AND f.rowid >= ? AND f.rowid < ?`+where, args...)
+		WHERE chunks_fts MATCH ? AND f.rowid >= ? AND f.rowid < ?`+where, args, true)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	var found []scored
-	for rows.Next() {
-		var c scored
-		var body string
-		if err := rows.Scan(&c.messageID, &c.chatRowID, &c.chars, &body); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		// The index found the text here, so it counts at least once.
-		c.tf = max(1, p.matcher.count(body))
-		found = append(found, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, err
 	}
 	hits := rank(found, p.limit)
 	return hits, placeHits(ctx, q, hits)

@@ -118,10 +118,18 @@ func shortCandidates(ctx context.Context, q queryer, p *searchPlan, tf map[int64
 // text of the searched messages and counting case-folded occurrences.
 func scanShort(ctx context.Context, q queryer, p *searchPlan) ([]scored, error) {
 	where, args := p.filters()
-	rows, err := q.QueryContext(ctx, `
+	return countOccurrences(ctx, q, p, `
 		SELECT c.message_id, c.chat_id, c.chars, c.body
 		FROM chunks c JOIN messages m ON m.id = c.message_id
-		WHERE true`+where, args...)
+		WHERE true`+where, args, false)
+}
+
+// countOccurrences runs query, which selects the message id, chat id,
+// length and text of candidates, and counts the case-folded query in each
+// text. A candidate where it is not found is left out, unless vouched
+// (the index found it there: it counts once).
+func countOccurrences(ctx context.Context, q queryer, p *searchPlan, query string, args []any, vouched bool) ([]scored, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -133,7 +141,10 @@ func scanShort(ctx context.Context, q queryer, p *searchPlan) ([]scored, error) 
 		if err := rows.Scan(&c.messageID, &c.chatRowID, &c.chars, &body); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		if c.tf = p.matcher.count(body); c.tf > 0 {
+		if c.tf = p.matcher.count(body); c.tf == 0 && vouched {
+			c.tf = 1
+		}
+		if c.tf > 0 {
 			found = append(found, c)
 		}
 	}
