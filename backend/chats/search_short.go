@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 )
@@ -35,7 +34,10 @@ func searchShort(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	hits := rank(found, p.limit)
+	hits, err := rankFound(ctx, q, found, p.limit)
+	if err != nil {
+		return nil, err
+	}
 	return hits, placeHits(ctx, q, hits)
 }
 
@@ -160,43 +162,6 @@ type scored struct {
 	messageID, chatRowID int64
 	chars, tf            int
 	score                float64
-}
-
-// rank scores candidates with the term-frequency part of BM25 (k1 = 1.2,
-// b = 0.75, as FTS5's bm25), a message's length in characters standing
-// for its trigram count and the candidates' mean length for the average,
-// and keeps the best limit (ties: older chat, then older message, first).
-// The inverse document frequency, the same for every hit of a one-term
-// query, is left out: scores rank the hits of one search, nothing more.
-func rank(found []scored, limit int) []hit {
-	const k1, b = 1.2, 0.75
-	if len(found) == 0 {
-		return nil
-	}
-	sum := 0
-	for _, c := range found {
-		sum += c.chars
-	}
-	avg := math.Max(1, float64(sum)/float64(len(found)))
-	for i := range found {
-		f := float64(found[i].tf)
-		found[i].score = f * (k1 + 1) / (f + k1*(1-b+b*float64(found[i].chars)/avg))
-	}
-	sort.Slice(found, func(i, j int) bool {
-		a, c := found[i], found[j]
-		if a.score != c.score {
-			return a.score > c.score
-		}
-		if a.chatRowID != c.chatRowID {
-			return a.chatRowID < c.chatRowID
-		}
-		return a.messageID < c.messageID
-	})
-	out := make([]hit, 0, min(limit, len(found)))
-	for _, c := range found[:min(limit, len(found))] {
-		out = append(out, hit{messageID: c.messageID, chatRowID: c.chatRowID, score: c.score})
-	}
-	return out
 }
 
 // placeHits fills in the current index, id and role of each hit.

@@ -3,9 +3,10 @@ package chats
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"math"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -357,22 +358,41 @@ func TestSearchAcrossChats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var inChat, found []int
+	// Both score a message alike (BM25's term-frequency part against the
+	// index's mean length), best first.
+	descending := func(what string, hits []SearchHit) {
+		for i, h := range hits {
+			if h.Score <= 0 || (i > 0 && h.Score > hits[i-1].Score) {
+				t.Errorf("%s scores not positive and descending: %+v", what, hits)
+			}
+		}
+	}
+	descending("one-chat", one)
+	descending("all-chats", all)
+	inChat := map[int]float64{}
 	for _, h := range all {
 		if h.ChatID == r.chatID {
-			inChat = append(inChat, h.Index)
+			inChat[h.Index] = h.Score
 		}
 	}
-	for i, h := range one {
-		found = append(found, h.Index)
-		if h.Score <= 0 || (i > 0 && h.Score > one[i-1].Score) {
-			t.Errorf("one-chat scores not positive and descending: %+v", one)
-		}
+	found := map[int]float64{}
+	for _, h := range one {
+		found[h.Index] = h.Score
 	}
-	slices.Sort(inChat)
-	slices.Sort(found)
-	if !slices.Equal(found, inChat) || len(found) != 3 {
+	if !maps.Equal(found, inChat) || len(found) != 3 {
 		t.Errorf("one-chat search found %v; all chats found %v there", found, inChat)
+	}
+	// The mean length read from FTS5's averages record is the chunks' own.
+	avg, err := indexAverage(ctx, r.s.db.Reader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want float64
+	if err := r.s.db.Reader().QueryRow(`SELECT avg(chars) FROM chunks`).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(avg-want) > 1e-9 || avg <= 0 {
+		t.Errorf("index average = %v, chunks' mean length = %v", avg, want)
 	}
 
 	r.checkIndexInSync()
@@ -466,6 +486,26 @@ func TestSnippet(t *testing.T) {
 		got := snippet(c.body, newFoldedMatcher(foldString(c.query)))
 		if !c.check(got) {
 			t.Errorf("%s: snippet %q", c.name, got)
+		}
+	}
+}
+
+func TestSqliteVarint(t *testing.T) {
+	for _, c := range []struct {
+		in   []byte
+		want int64
+		n    int
+	}{
+		{[]byte{0x00}, 0, 1},
+		{[]byte{0x7f, 0xff}, 127, 1},
+		{[]byte{0x81, 0x00}, 128, 2},
+		{[]byte{0x86, 0xc3, 0x17}, 106903, 3},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, -1, 9},
+		{[]byte{0x81}, 0, 0},
+		{nil, 0, 0},
+	} {
+		if got, n := sqliteVarint(c.in); got != c.want || n != c.n {
+			t.Errorf("sqliteVarint(% x) = %d, %d; want %d, %d", c.in, got, n, c.want, c.n)
 		}
 	}
 }
