@@ -61,9 +61,30 @@ func addPrepared(ctx context.Context, m *mutation, msgs []*StMessage) ([]int, er
 	return out, nil
 }
 
+// MaxMessagesPerCall bounds addMessages and updateMessages. Each message of
+// a call costs the one transaction kilobytes of working memory whatever its
+// size, and a message event: 200,000 tiny ones (a few MiB of request) took
+// 1.4 GiB and half a minute to add, holding every other write back. Larger
+// work goes in several calls, or through importJsonl. deleteMessages needs
+// no cap: it cannot name more messages than the chat holds.
+const MaxMessagesPerCall = 10000
+
+// CheckMessageCount refuses a call naming more than MaxMessagesPerCall
+// messages (what: "messages", "updates"), before anything is decoded.
+func CheckMessageCount(n int, what string) error {
+	if n > MaxMessagesPerCall {
+		return apperr.New(apperr.CodeTooMany, "at most %d %s per call, got %d: split them into several calls", MaxMessagesPerCall, what, n).
+			WithDetails(map[string]any{"max": MaxMessagesPerCall, "got": n})
+	}
+	return nil
+}
+
 // AddMessages appends messages (SillyTavern objects) in one transaction and
 // returns their indexes.
 func (s *Service) AddMessages(ctx context.Context, chatID string, raws []json.RawMessage, opts WriteOptions) ([]int, error) {
+	if err := CheckMessageCount(len(raws), "messages"); err != nil {
+		return nil, err
+	}
 	var out []int
 	_, err := s.mutate(ctx, chatID, "addMessages", opts, func(m *mutation) error {
 		namer := s.defaultNamer(ctx, m.chat)
@@ -96,6 +117,9 @@ type Update struct {
 // UpdateMessages shallow-merges each patch into its message (SillyTavern
 // semantics; `mes` also sets the active swipe), all in one transaction.
 func (s *Service) UpdateMessages(ctx context.Context, chatID string, updates []Update, opts WriteOptions) error {
+	if err := CheckMessageCount(len(updates), "updates"); err != nil {
+		return err
+	}
 	_, err := s.mutate(ctx, chatID, "updateMessages", opts, func(m *mutation) error {
 		now := s.now()
 		current := map[int]storedMessage{}

@@ -197,6 +197,9 @@ func registerChatWrites(r *Router, svc *chats.Service) {
 		if err != nil {
 			return nil, err
 		}
+		if err := chats.CheckMessageCount(len(raws), "updates"); err != nil {
+			return nil, err
+		}
 		updates := make([]chats.Update, len(raws))
 		for i, raw := range raws {
 			label := "updates[" + strconv.Itoa(i) + "]"

@@ -3,6 +3,8 @@ package hosttest
 import (
 	"encoding/json"
 	"testing"
+
+	"hearth/backend/chats"
 )
 
 func chatArgs(rest ...any) func(e *Env) []any {
@@ -48,6 +50,8 @@ func LukerScenarios() []Scenario {
 			Args: chatArgs(map[string]any{"mes": "x", "swipes": []string{}}), WantErr: "validation.invalid_argument"},
 		{Name: "addMessages batch with one bad message adds none", Method: "chat.addMessages", Messages: Three(),
 			Args: chatArgs([]map[string]any{{"mes": "ok"}, {"mes": 5}}), WantErr: "validation.invalid_argument"},
+		{Name: "addMessages over the per-call cap adds none", Method: "chat.addMessages", Messages: Three(),
+			Args: chatArgs(repeated(chats.MaxMessagesPerCall+1, map[string]any{"mes": "x"})), WantErr: "validation.too_many"},
 		{Name: "addMessages swipe_id out of range", Method: "chat.addMessages",
 			Args: chatArgs(map[string]any{"swipes": []string{"a", "b"}, "swipe_id": 2}), WantErr: "swipe.out_of_range"},
 		{Name: "addMessages swipe_info length mismatch", Method: "chat.addMessages",
@@ -79,6 +83,9 @@ func LukerScenarios() []Scenario {
 			}},
 		{Name: "updateMessages identical patch is a no-op", Messages: Three(), Method: "chat.updateMessages",
 			Args: chatArgs(map[string]any{"index": 0, "patch": map[string]any{"mes": "Hello there."}}), NoOp: true},
+		// Counted before any entry is decoded: these are not even objects.
+		{Name: "updateMessages over the per-call cap changes nothing", Messages: Three(), Method: "chat.updateMessages",
+			Args: chatArgs(repeated(chats.MaxMessagesPerCall+1, 1)), WantErr: "validation.too_many"},
 		{Name: "updateMessages index out of range", Messages: Three(), Method: "chat.updateMessages",
 			Args: chatArgs(map[string]any{"index": 3, "patch": map[string]any{"mes": "x"}}), WantErr: "message.index_out_of_range"},
 		{Name: "updateMessages negative index", Messages: Three(), Method: "chat.updateMessages",
@@ -154,4 +161,13 @@ func LukerScenarios() []Scenario {
 		{Name: "count", Messages: Three(), Method: "chat.count", Args: chatArgs(),
 			Check: func(t *testing.T, e *Env, out json.RawMessage) { Eq(t, "count", Decode[int](t, out), 3) }},
 	}
+}
+
+// repeated is a list of n copies of v.
+func repeated(n int, v any) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
 }
