@@ -153,6 +153,14 @@ func (s *Service) indexAfterCommit(ctx context.Context, tx *store.Tx) error {
 	return nil
 }
 
+// indexGather is how long the background indexer lets the writes of a
+// burst (a script's loop, an agent's edits) gather before it indexes them
+// together: one FTS5 transaction writes one segment for all of them, and
+// FTS5 merges fewer, smaller ones; the writes no longer each wait behind
+// the index transaction of the one before. A search catches up first, so
+// it never reads stale text.
+const indexGather = 30 * time.Millisecond
+
 // indexers marks the databases whose index queue a goroutine is working
 // through: one at a time per database (the queue is the database's), and
 // only while there is work, so nothing lingers once it is done.
@@ -168,6 +176,7 @@ func (s *Service) indexInBackground() {
 	go func() {
 		ctx := context.Background()
 		for {
+			time.Sleep(indexGather)
 			err := s.indexPaced(ctx, 0, backgroundIndexBatch, backgroundRest)
 			indexers.Delete(s.db)
 			if err != nil {
