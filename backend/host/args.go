@@ -116,6 +116,35 @@ func (a Args) OptObject(i int, name string, dst any) error {
 	return DecodeObject(a[i], name, dst)
 }
 
+// OptOptions decodes the options object i into dst like OptObject, and
+// refuses the integer members named in ints when they are null: what JSON
+// makes of NaN and Infinity. The decoder leaves a pointer nil for null, the
+// same as for a member left out, so { ifRevision: NaN } would otherwise write
+// unconditionally and deleteMessages' { swipe: NaN } delete the whole
+// message instead of one swipe. (Members left undefined are dropped by
+// JSON.stringify and stay "not given".)
+func (a Args) OptOptions(i int, dst any, ints ...string) error {
+	if err := a.OptObject(i, "options", dst); err != nil || !a.Has(i) {
+		return err
+	}
+	return refuseNulls(a[i], "options", ints)
+}
+
+// refuseNulls refuses the members of the JSON object raw named in keys
+// whose value is null.
+func refuseNulls(raw json.RawMessage, name string, keys []string) error {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return apperr.Invalid("%s must be an object", name)
+	}
+	for _, k := range keys {
+		if v, ok := members[k]; ok && bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+			return apperr.Invalid("%s.%s must be an integer, got null (NaN or undefined?)", name, k)
+		}
+	}
+	return nil
+}
+
 // IsArray reports whether argument i is a JSON array.
 func (a Args) IsArray(i int) bool {
 	if !a.Has(i) {

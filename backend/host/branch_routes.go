@@ -25,7 +25,7 @@ func registerBranches(r *Router, svc *chats.Service) {
 			return nil, err
 		}
 		var opts chats.BranchOptions
-		if err := a.OptObject(2, "options", &opts); err != nil {
+		if err := a.OptOptions(2, &opts, "swipeId"); err != nil {
 			return nil, err
 		}
 		return svc.CreateBranch(ctx, id, index, opts)

@@ -13,7 +13,7 @@ import (
 // writeOpts decodes the options argument every chat write takes.
 func writeOpts(a Args, i int) (chats.WriteOptions, error) {
 	var o chats.WriteOptions
-	err := a.OptObject(i, "options", &o)
+	err := a.OptOptions(i, &o, "ifRevision")
 	return o, err
 }
 
@@ -244,10 +244,12 @@ func registerChatWrites(r *Router, svc *chats.Service) {
 			if err != nil {
 				return nil, err
 			}
-			if err := DecodeObject(a[2], "options", &opts.WriteOptions); err != nil {
+			if err := a.OptOptions(2, &opts.WriteOptions, "ifRevision"); err != nil {
 				return nil, err
 			}
-			if raw, ok := o["swipe"]; ok && !jsonx.IsNull(raw) {
+			// Present means a swipe: null (NaN) is refused, never read as
+			// "delete the whole message".
+			if raw, ok := o["swipe"]; ok {
 				n, err := jsonx.Int(raw, "options.swipe")
 				if err != nil {
 					return nil, err
@@ -352,7 +354,7 @@ func registerChatWrites(r *Router, svc *chats.Service) {
 			chats.WriteOptions
 			Select bool `json:"select"`
 		}
-		if err := a.OptObject(3, "options", &opts); err != nil {
+		if err := a.OptOptions(3, &opts, "ifRevision"); err != nil {
 			return nil, err
 		}
 		sid, err := svc.AddSwipe(ctx, id, index, content, opts.Select, opts.WriteOptions)

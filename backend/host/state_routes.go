@@ -49,7 +49,7 @@ func registerState(r *Router, svc *state.Service) {
 			return nil, apperr.Invalid("value is required (to remove a namespace use deleteChatState)")
 		}
 		var opts state.WriteOptions
-		if err := a.OptObject(3, "options", &opts); err != nil {
+		if err := a.OptOptions(3, &opts, "ifRevision"); err != nil {
 			return nil, err
 		}
 		rev, err := svc.Set(ctx, id, ns, a[2], opts)
@@ -64,7 +64,7 @@ func registerState(r *Router, svc *state.Service) {
 			return nil, err
 		}
 		var opts state.WriteOptions
-		if err := a.OptObject(2, "options", &opts); err != nil {
+		if err := a.OptOptions(2, &opts, "ifRevision"); err != nil {
 			return nil, err
 		}
 		if err := svc.Delete(ctx, id, ns, opts); err != nil {
@@ -155,6 +155,6 @@ func floorArgs(a Args) (string, string, state.FloorOptions, error) {
 	if !a.Has(2) {
 		return "", "", opts, apperr.Invalid("the next state is required")
 	}
-	err = a.OptObject(3, "options", &opts)
+	err = a.OptOptions(3, &opts, "floor", "swipeId", "ifRevision")
 	return id, ns, opts, err
 }

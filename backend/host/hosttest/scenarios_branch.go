@@ -49,6 +49,8 @@ func BranchScenarios() []Scenario {
 			WantErr: "swipe.out_of_range"},
 		{Name: "branch swipe not an integer", Messages: Three(), Method: "chat.createBranch", Args: chatArgs(1, map[string]any{"swipeId": "1"}),
 			WantErr: "validation.invalid_argument"},
+		{Name: "branch swipe null (NaN)", Messages: Three(), Method: "chat.createBranch", RawArgs: raw(`1,{"swipeId":null}`),
+			WantErr: "validation.invalid_argument"},
 		{Name: "branch of an unknown chat", Method: "chat.createBranch", Args: func(e *Env) []any { return []any{"nope", 0} }, WantErr: "chat.not_found"},
 		{Name: "tree of an unknown chat", Method: "chat.tree", Args: func(e *Env) []any { return []any{"nope"} }, WantErr: "chat.not_found"},
 	}

@@ -126,6 +126,11 @@ func LukerScenarios() []Scenario {
 				Eq(t, "left", len(msgs), 1)
 				Eq(t, "left id", msgs[0]["id"], e.IDs[1])
 			}},
+		// null is what JSON makes of NaN: an error, never "not given".
+		{Name: "deleteMessages swipe null deletes nothing", Messages: Three(), Method: "chat.deleteMessages",
+			RawArgs: raw(`1,{"swipe":null}`), WantErr: "validation.invalid_argument"},
+		{Name: "addMessages ifRevision null writes nothing", Messages: Three(), Method: "chat.addMessages",
+			RawArgs: raw(`{"mes":"x"},{"ifRevision":null}`), WantErr: "validation.invalid_argument"},
 		{Name: "deleteMessages out of range", Messages: Three(), Method: "chat.deleteMessages", Args: chatArgs([]int{0, 3}), WantErr: "message.index_out_of_range"},
 		{Name: "deleteMessages duplicate index", Messages: Three(), Method: "chat.deleteMessages", Args: chatArgs([]int{1, 1}), WantErr: "validation.invalid_argument"},
 		{Name: "deleteMessages swipe", Messages: Three(), Method: "chat.deleteMessages",

@@ -65,6 +65,8 @@ func StateScenarios() []Scenario {
 			WantEvents: []string{stateChanged}},
 		{Name: "ifRevision must be an integer", Method: "state.setChatState", Args: chatArgs("a", 3, map[string]any{"ifRevision": 1.5}),
 			WantErr: "validation.invalid_argument"},
+		{Name: "ifRevision null (NaN) is refused, not ignored", Prepare: setState("a", 1), Method: "state.setChatState",
+			RawArgs: raw(`"a",3,{"ifRevision":null}`), WantErr: "validation.invalid_argument"},
 		{Name: "same value is a no-op", Prepare: setState("a", map[string]any{"x": []int{1, 2}}), Method: "state.setChatState",
 			Args: chatArgs("a", map[string]any{"x": []int{1, 2}}), NoOp: true,
 			Check: func(t *testing.T, e *Env, out json.RawMessage) {
@@ -163,6 +165,8 @@ func StateScenarios() []Scenario {
 		{Name: "floor commit with stale ifRevision", Messages: Three(),
 			Prepare: both(floorCommit("fs", map[string]any{"a": 1}, nil), floorCommit("fs", map[string]any{"a": 2}, nil)),
 			Method:  "state.floorUpdate", Args: chatArgs("fs", map[string]any{"a": 3}, map[string]any{"ifRevision": 1}), WantErr: "state.conflict"},
+		{Name: "floor commit with floor null (NaN)", Messages: Three(), Method: "state.floorUpdate",
+			RawArgs: raw(`"fs",{"a":3},{"floor":null}`), WantErr: "validation.invalid_argument"},
 		{Name: "floor patch", Messages: Three(), Prepare: floorCommit("fs", map[string]any{"a": 1}, nil), Method: "state.floorPatch",
 			Args: chatArgs("fs", []any{map[string]any{"op": "replace", "path": "/a", "value": 2}}), WantEvents: []string{stateChanged},
 			Check: func(t *testing.T, e *Env, out json.RawMessage) {

@@ -151,5 +151,7 @@ func UndoScenarios() []Scenario {
 		{Name: "redo options not an object", Messages: Three(), Method: "chat.redo", Args: chatArgs("x"), WantErr: "validation.invalid_argument"},
 		{Name: "undo ifRevision not an integer", Messages: Three(), Prepare: edit(1, "Edited."), Method: "chat.undo",
 			RawArgs: raw(`{"ifRevision":1.5}`), WantErr: "validation.invalid_argument"},
+		{Name: "undo ifRevision null (NaN)", Messages: Three(), Prepare: edit(1, "Edited."), Method: "chat.undo",
+			RawArgs: raw(`{"ifRevision":null}`), WantErr: "validation.invalid_argument"},
 	}
 }
