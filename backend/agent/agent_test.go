@@ -352,6 +352,8 @@ func TestStartRefusals(t *testing.T) {
 		{map[string]any{"generationType": "impersonate"}, apperr.CodeInvalidArgument},
 		{map[string]any{"generationType": "swipe"}, apperr.CodeInvalidArgument},
 		{map[string]any{"chatRef": map[string]any{"chatId": "other"}}, apperr.CodeInvalidArgument},
+		// null is what JSON makes of NaN: refused, not read as position 0.
+		{map[string]any{"generateOptions": map[string]any{"extensionPrompts": []any{map[string]any{"key": "k", "value": "v", "position": nil}}}}, apperr.CodeInvalidArgument},
 	}
 	for _, c := range cases {
 		in := map[string]any{"chatId": r.chatID}

@@ -56,6 +56,9 @@ func (s *Service) StartFromLegacyGenerate(ctx context.Context, in StartInput) (r
 	var opts generate.Options
 	if present(in.GenerateOptions) {
 		if err := json.Unmarshal(in.GenerateOptions, &opts); err != nil {
+			if e := apperr.As(err); e != nil {
+				return runstore.Handle{}, apperr.Invalid("generateOptions.%s", e.Message)
+			}
 			return runstore.Handle{}, apperr.Invalid("generateOptions: %v", err)
 		}
 	}

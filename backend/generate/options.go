@@ -1,11 +1,14 @@
 package generate
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"hearth/backend/apperr"
 	"hearth/backend/internal/inputs"
+	"hearth/backend/jsonx"
 	"hearth/backend/prompt"
 )
 
@@ -26,6 +29,30 @@ type Options struct {
 	ExtensionPrompts []prompt.ExtensionPrompt `json:"extensionPrompts"`
 	ConnectionID     *string                  `json:"connectionId"`
 	PresetID         *string                  `json:"presetId"`
+}
+
+// UnmarshalJSON decodes o and refuses an extension prompt whose position,
+// depth or role is null: what JSON makes of NaN. The decoder would read it
+// as 0, so a NaN position meant IN_PROMPT and a NaN role system. A member
+// left out keeps its default (0) as before. Every caller that decodes
+// Options (generate.*, an agent run's generateOptions) gets the check.
+func (o *Options) UnmarshalJSON(b []byte) error {
+	type plain Options
+	if err := json.Unmarshal(b, (*plain)(o)); err != nil {
+		return err
+	}
+	var raw struct {
+		ExtensionPrompts []json.RawMessage `json:"extensionPrompts"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	for i, ep := range raw.ExtensionPrompts {
+		if err := jsonx.RefuseNulls(ep, fmt.Sprintf("extensionPrompts[%d]", i), "position", "depth", "role"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 var types = map[string]bool{

@@ -100,20 +100,25 @@ func (a Args) Int(i int, name string) (int, error) {
 	return DecodeInt(a[i], name)
 }
 
-// Object decodes the required object argument i into dst.
-func (a Args) Object(i int, name string, dst any) error {
+// Object decodes the required object argument i into dst, and refuses
+// the integer members named in ints when they are null (see OptOptions).
+func (a Args) Object(i int, name string, dst any, ints ...string) error {
 	if !a.Has(i) {
 		return apperr.Invalid("%s is required", name)
 	}
-	return DecodeObject(a[i], name, dst)
+	if err := DecodeObject(a[i], name, dst); err != nil {
+		return err
+	}
+	return jsonx.RefuseNulls(a[i], name, ints...)
 }
 
-// OptObject decodes argument i into dst when present; absent leaves dst as is.
-func (a Args) OptObject(i int, name string, dst any) error {
+// OptObject decodes argument i into dst when present, like Object; absent
+// leaves dst as is.
+func (a Args) OptObject(i int, name string, dst any, ints ...string) error {
 	if !a.Has(i) {
 		return nil
 	}
-	return DecodeObject(a[i], name, dst)
+	return a.Object(i, name, dst, ints...)
 }
 
 // OptOptions decodes the options object i into dst like OptObject, and
@@ -124,25 +129,7 @@ func (a Args) OptObject(i int, name string, dst any) error {
 // message instead of one swipe. (Members left undefined are dropped by
 // JSON.stringify and stay "not given".)
 func (a Args) OptOptions(i int, dst any, ints ...string) error {
-	if err := a.OptObject(i, "options", dst); err != nil || !a.Has(i) {
-		return err
-	}
-	return refuseNulls(a[i], "options", ints)
-}
-
-// refuseNulls refuses the members of the JSON object raw named in keys
-// whose value is null.
-func refuseNulls(raw json.RawMessage, name string, keys []string) error {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil {
-		return apperr.Invalid("%s must be an object", name)
-	}
-	for _, k := range keys {
-		if v, ok := members[k]; ok && bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-			return apperr.Invalid("%s.%s must be an integer, got null (NaN or undefined?)", name, k)
-		}
-	}
-	return nil
+	return a.OptObject(i, "options", dst, ints...)
 }
 
 // IsArray reports whether argument i is a JSON array.
@@ -162,6 +149,9 @@ func DecodeObject(raw json.RawMessage, name string, dst any) error {
 		return apperr.Invalid("%s must be an object", name)
 	}
 	if err := json.Unmarshal(t, dst); err != nil {
+		if e := apperr.As(err); e != nil {
+			return e // a type's own decoder (generate.Options) names the field
+		}
 		return apperr.Invalid("%s: %s", name, describeJSONError(err))
 	}
 	return nil

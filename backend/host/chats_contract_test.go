@@ -65,3 +65,8 @@ func TestSearchContract(t *testing.T) {
 	t.Parallel()
 	hosttest.Run(t, hosttest.SearchScenarios(), nil)
 }
+
+func TestGenerateContract(t *testing.T) {
+	t.Parallel()
+	hosttest.Run(t, hosttest.GenerateScenarios(), nil)
+}

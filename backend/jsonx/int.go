@@ -61,3 +61,30 @@ func abbreviate(b []byte) string {
 	}
 	return string(b)
 }
+
+// NullMember returns the first of keys whose value in the JSON object raw
+// is null, and whether there is one. A key left out does not count: a
+// member JavaScript left undefined is dropped by JSON.stringify, while NaN
+// and Infinity become null and the decoder would read them as "not given"
+// (a nil pointer) or as zero. raw that is not an object has no members.
+func NullMember(raw json.RawMessage, keys ...string) (string, bool) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil {
+		return "", false
+	}
+	for _, k := range keys {
+		if v, ok := members[k]; ok && IsNull(v) {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// RefuseNulls refuses the integer members of the JSON object raw named in
+// keys whose value is null (see NullMember); name labels the object.
+func RefuseNulls(raw json.RawMessage, name string, keys ...string) error {
+	if k, ok := NullMember(raw, keys...); ok {
+		return apperr.Invalid("%s.%s must be an integer, got null (NaN or undefined?)", name, k)
+	}
+	return nil
+}

@@ -42,3 +42,19 @@ func TestObjectMarshalIsSortedAndRaw(t *testing.T) {
 		t.Errorf("array accepted as object: %v", err)
 	}
 }
+
+func TestRefuseNulls(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{`{}`, true}, {`{"depth":1,"role":0}`, true}, {`{"other":null}`, true}, {`[null]`, true},
+		{`{"depth":null}`, false}, {`{"depth":1,"role": null }`, false},
+	} {
+		err := RefuseNulls(json.RawMessage(tc.in), "prompt", "depth", "role")
+		if tc.ok != (err == nil) || (err != nil && apperr.CodeOf(err) != apperr.CodeInvalidArgument) {
+			t.Errorf("RefuseNulls(%s) = %v", tc.in, err)
+		}
+	}
+}

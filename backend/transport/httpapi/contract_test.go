@@ -40,6 +40,7 @@ func TestContractOverHTTP(t *testing.T) {
 		"jsonl":      hosttest.JsonlScenarios(),
 		"undo":       hosttest.UndoScenarios(),
 		"search":     hosttest.SearchScenarios(),
+		"generate":   hosttest.GenerateScenarios(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
