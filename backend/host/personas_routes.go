@@ -10,7 +10,10 @@ import (
 func registerPersonas(r *Router, svc *personas.Service) {
 	r.Register("personas.save", func(ctx context.Context, a Args) (any, error) {
 		var in personas.Input
-		if err := a.Object(0, "persona", &in); err != nil {
+		// null (NaN) in an integer field is refused: the decoder reads it
+		// as left out, so an update changed nothing yet fired
+		// PERSONA_CHANGED, and a create took the defaults.
+		if err := a.Object(0, "persona", &in, "position", "depth", "role"); err != nil {
 			return nil, err
 		}
 		return svc.Save(ctx, in)

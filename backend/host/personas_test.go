@@ -198,6 +198,21 @@ func TestPersonasContract(t *testing.T) {
 			}},
 		{name: "save a fractional depth", prepare: twoPersonas, method: "personas.save", wantErr: "validation.invalid_argument",
 			rawArgs: func(_ *hosttest.Env, ids personaIDs) string { return `[{"id":"` + ids["Wren"] + `","depth":1.5}]` }},
+		{name: "save a depth of null (NaN) on update", prepare: twoPersonas, method: "personas.save", wantErr: "validation.invalid_argument",
+			rawArgs: func(_ *hosttest.Env, ids personaIDs) string { return `[{"id":"` + ids["Wren"] + `","depth":null}]` }},
+		{name: "save a position of null (NaN) on update", prepare: twoPersonas, method: "personas.save", wantErr: "validation.invalid_argument",
+			rawArgs: func(_ *hosttest.Env, ids personaIDs) string { return `[{"id":"` + ids["Wren"] + `","position":null}]` }},
+		{name: "save a role of null (NaN) on update", prepare: twoPersonas, method: "personas.save", wantErr: "validation.invalid_argument",
+			rawArgs: func(_ *hosttest.Env, ids personaIDs) string { return `[{"id":"` + ids["Wren"] + `","role":null}]` }},
+		{name: "create with a depth of null (NaN)", method: "personas.save", wantErr: "validation.invalid_argument",
+			rawArgs: func(*hosttest.Env, personaIDs) string { return `[{"name":"Nan","position":4,"depth":null}]` }},
+		{name: "create with position, depth and role left out", method: "personas.save", wantEvents: changed,
+			rawArgs: func(*hosttest.Env, personaIDs) string { return `[{"name":"Plain"}]` },
+			check: func(t *testing.T, _ *hosttest.Env, _ personaIDs, out json.RawMessage, _ []events.Event) {
+				if p := decodePersona(t, out); p.Position != 0 || p.Depth != 2 || p.Role != 0 {
+					t.Errorf("defaults %+v", p)
+				}
+			}},
 		{name: "save a depth as a string", method: "personas.save", wantErr: "validation.invalid_argument",
 			rawArgs: func(*hosttest.Env, personaIDs) string { return `[{"name":"x","depth":"2"}]` }},
 		{name: "save an avatar that is no image", method: "personas.save", wantErr: "validation.invalid_argument",
