@@ -193,6 +193,11 @@ func TestPresetsRefusalsChangeNothing(t *testing.T) {
 		{"presets.save", []any{map[string]any{"id": p.ID, "name": "x", "sampling": map[string]any{"topK": "40"}}}, "validation.invalid_argument", "sampling.topK must be an integer"},
 		{"presets.save", []any{map[string]any{"id": p.ID, "name": "x", "sampling": map[string]any{"maxTokens": 9000}, "maxContext": 8192}}, "validation.invalid_argument", "maxContext"},
 		{"presets.save", []any{map[string]any{"id": p.ID, "name": "x", "prompts": noHistory}}, "validation.invalid_argument", "chatHistory"},
+		// null is what JSON makes of NaN: refused for the plain integers,
+		// never read as the default (the preset is the active one).
+		{"presets.save", []any{map[string]any{"id": p.ID, "name": "Kept", "maxContext": nil}}, "validation.invalid_argument", "maxContext must be an integer, got null"},
+		{"presets.save", []any{map[string]any{"id": p.ID, "name": "Kept", "sampling": map[string]any{"maxTokens": nil}}}, "validation.invalid_argument", "sampling.maxTokens must be an integer, got null"},
+		{"presets.save", []any{map[string]any{"id": p.ID, "name": "Kept", "prompts": []map[string]any{{"identifier": "chatHistory"}, {"identifier": "x", "inChat": true, "depth": nil}}}}, "validation.invalid_argument", "prompts[1].depth must be an integer, got null"},
 		{"presets.save", []any{map[string]any{"id": p.ID, "name": "x", "prompts": []map[string]any{{"identifier": "chatHistory"}, {"identifier": "chatHistory"}}}}, "validation.invalid_argument", "unique"},
 		{"presets.save", []any{map[string]any{"id": p.ID, "name": "x", "prompts": []map[string]any{{"identifier": "chatHistory", "role": "narrator"}}}}, "validation.invalid_argument", "role"},
 		{"presets.save", []any{map[string]any{"id": "missing", "name": "x"}}, "preset.not_found", "missing"},

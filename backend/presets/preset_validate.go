@@ -16,6 +16,7 @@ import (
 
 	"hearth/backend/apperr"
 	"hearth/backend/internal/inputs"
+	"hearth/backend/jsonx"
 	"hearth/backend/prompt"
 )
 
@@ -92,6 +93,9 @@ func Decode(raw []byte) (prompt.Preset, error) {
 	if err := json.Unmarshal(t, &in); err != nil {
 		return prompt.Preset{}, jsonError("", err)
 	}
+	if err := refuseNull(t, "", "maxContext"); err != nil {
+		return prompt.Preset{}, err
+	}
 	p := prompt.DefaultPreset()
 	p.ID, p.Name = "", ""
 	set := func(dst *string, v *string) {
@@ -120,6 +124,9 @@ func Decode(raw []byte) (prompt.Preset, error) {
 		if err := json.Unmarshal(in.Sampling, &p.Sampling); err != nil {
 			return prompt.Preset{}, jsonError("sampling", err)
 		}
+		if err := refuseNull(in.Sampling, "sampling.", "maxTokens"); err != nil {
+			return prompt.Preset{}, err
+		}
 	}
 	if !isNull(in.Prompts) {
 		var items []json.RawMessage
@@ -138,6 +145,9 @@ func Decode(raw []byte) (prompt.Preset, error) {
 			it := prompt.Item{Enabled: true}
 			if err := json.Unmarshal(raw, &it); err != nil {
 				return prompt.Preset{}, jsonError(field, err)
+			}
+			if err := refuseNull(raw, field+".", "depth"); err != nil {
+				return prompt.Preset{}, err
 			}
 			p.Prompts[i] = it
 		}
@@ -180,6 +190,17 @@ func jsonError(prefix string, err error) error {
 		prefix = "preset"
 	}
 	return apperr.Invalid("%s is not valid JSON: %v", prefix, err)
+}
+
+// refuseNull refuses null for the plain integer members of the object raw
+// named in keys (prefix leads the field's name): null is what JSON makes of
+// NaN, and the decoder would read it as left out (the default preset's
+// value) or as 0. Samplers that may be null are not named here.
+func refuseNull(raw json.RawMessage, prefix string, keys ...string) error {
+	if k, ok := jsonx.NullMember(raw, keys...); ok {
+		return invalid(prefix+k, "must be an integer, got null (NaN or undefined?)")
+	}
+	return nil
 }
 
 func isNull(raw json.RawMessage) bool {

@@ -111,6 +111,13 @@ func TestDecode(t *testing.T) {
 	if !p.Prompts[0].Enabled || p.Prompts[1].Enabled || p.Prompts[1].Content != "c" {
 		t.Errorf("items %+v", p.Prompts)
 	}
+	// Samplers may be null (not sent); the plain integers are refused
+	// null above but may be left out.
+	p, err = Decode([]byte(`{"name": "x", "sampling": {"temperature": null, "topP": null, "topK": null, "minP": null, "frequencyPenalty": null, "presencePenalty": null, "repetitionPenalty": null, "seed": null}, "prompts": [{"identifier": "chatHistory"}]}`))
+	if err != nil || p.Sampling.Temperature != nil || p.Sampling.TopK != nil || p.Sampling.Seed != nil ||
+		p.Sampling.MaxTokens != d.Sampling.MaxTokens || p.MaxContext != d.MaxContext || p.Prompts[0].Depth != 0 {
+		t.Errorf("nullable samplers: %+v %v", p, err)
+	}
 	// Prompts left out are the default order.
 	p, err = Decode([]byte(`{"name": "x", "id": "abc"}`))
 	if err != nil || p.ID != "abc" || !reflect.DeepEqual(p.Prompts, d.Prompts) {
@@ -129,6 +136,9 @@ func TestDecode(t *testing.T) {
 		`{"prompts": [1]}`:                   "prompts[0] must be an object",
 		`{"prompts": [{"enabled": 1}]}`:      "prompts[0].enabled must be a boolean",
 		`{"prompts": [{}, {"depth": "3"}]}`:  "prompts[1].depth must be an integer",
+		`{"maxContext": null}`:               "maxContext must be an integer, got null",
+		`{"sampling": {"maxTokens": null}}`:  "sampling.maxTokens must be an integer, got null",
+		`{"prompts": [{}, {"depth": null}]}`: "prompts[1].depth must be an integer, got null",
 		`{"continuePrefill": "yes"}`:         "continuePrefill must be a boolean",
 		`{"name": "x", "prompts": [` + strings.Repeat(`{},`, 200) + `{}]}`: "at most 200",
 	} {
