@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"hearth/backend/apperr"
+	"hearth/backend/events"
 	"hearth/backend/host/hosttest"
 )
 
@@ -265,5 +267,53 @@ func TestWorldInfoRenameKeepsBindings(t *testing.T) {
 		if !seen[want] {
 			t.Errorf("the rename did not announce %s (saw %v)", want, seen)
 		}
+	}
+}
+
+// TestWorldInfoSettingsRefuseNull: null (what JSON makes of NaN) is no
+// setting's value: saveSettings refuses it naming the field, keeps every
+// setting and the global selection, and announces nothing; values given
+// and keys left out still work as before.
+func TestWorldInfoSettingsRefuseNull(t *testing.T) {
+	t.Parallel()
+	e := hosttest.NewEnv(t, nil)
+	e.Must(nil, "worldinfo.saveSettings", map[string]any{"globalSelect": []string{"Eldoria"}, "world_info_depth": 4, "world_info_budget": 30})
+	settings := func() string {
+		out, err := e.Call("worldinfo.getSettings")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	before := settings()
+	e.Events()
+	for _, key := range []string{"world_info_depth", "world_info_budget", "world_info_budget_cap", "world_info_min_activations",
+		"world_info_max_recursion_steps", "world_info_character_strategy", "world_info_recursive", "globalSelect"} {
+		_, err := e.CallRaw("worldinfo.saveSettings", `[{"world_info_include_names":false,"`+key+`":null}]`)
+		if hosttest.Code(err) != "validation.invalid_argument" || !strings.Contains(err.Error(), key+" must be") {
+			t.Errorf("%s: null gave %v, want validation.invalid_argument naming it", key, err)
+		}
+		if ae := apperr.As(err); ae == nil || ae.Details["field"] != key {
+			t.Errorf("%s: details %v", key, ae)
+		}
+	}
+	if after := settings(); after != before {
+		t.Errorf("refused saves changed the settings:\n%s\n%s", before, after)
+	}
+	if evs := e.Events(); len(evs) != 0 {
+		t.Errorf("refused saves announced %d events", len(evs))
+	}
+
+	var cfg struct {
+		GlobalSelect []string `json:"globalSelect"`
+		Depth        int      `json:"world_info_depth"`
+		Budget       int      `json:"world_info_budget"`
+	}
+	e.Must(&cfg, "worldinfo.saveSettings", map[string]any{"world_info_depth": 6})
+	if cfg.Depth != 6 || cfg.Budget != 30 || !slices.Equal(cfg.GlobalSelect, []string{"Eldoria"}) {
+		t.Errorf("a save of one key gave %+v", cfg)
+	}
+	if evs := e.Events(); len(evs) != 1 || evs[0].Type != events.WorldInfoSettings {
+		t.Errorf("a save announced %v", evs)
 	}
 }

@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"sort"
+	"strings"
 
 	"hearth/backend/apperr"
 	"hearth/backend/events"
+	"hearth/backend/jsonx"
 	"hearth/backend/store"
 )
 
@@ -42,6 +46,9 @@ func (s *Service) Config(ctx context.Context) (Config, error) {
 func (s *Service) SaveConfig(ctx context.Context, patch json.RawMessage) (Config, error) {
 	cur, err := s.Config(ctx)
 	if err != nil {
+		return Config{}, err
+	}
+	if err := refuseNullSettings(patch); err != nil {
 		return Config{}, err
 	}
 	next := cur
@@ -89,3 +96,44 @@ func (s *Service) SaveConfig(ctx context.Context, patch json.RawMessage) (Config
 	}
 	return next, nil
 }
+
+// refuseNullSettings refuses a setting given as null. No setting may be
+// null: it is what JSON makes of NaN, and the decoder would keep the
+// setting as it was (a save that changed nothing, announced anyway) or,
+// for globalSelect, empty the selection. Unknown keys are left to the
+// decoder to refuse.
+func refuseNullSettings(patch json.RawMessage) error {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(patch, &members) != nil {
+		return nil // the decoder says what is wrong
+	}
+	keys := make([]string, 0, len(members))
+	for k, v := range members {
+		if jsonx.IsNull(v) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if what, ok := settingKinds[k]; ok {
+			return apperr.Invalid("%s must be %s, got null (NaN or undefined?)", k, what).WithDetails(map[string]any{"field": k})
+		}
+	}
+	return nil
+}
+
+// settingKinds describes each key saveSettings takes, for its errors.
+var settingKinds = func() map[string]string {
+	kinds := map[string]string{"globalSelect": "an array of lorebook names ([] selects none)"}
+	t := reflect.TypeOf(Settings{})
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		switch t.Field(i).Type.Kind() {
+		case reflect.Bool:
+			kinds[name] = "a boolean"
+		default:
+			kinds[name] = "an integer"
+		}
+	}
+	return kinds
+}()
