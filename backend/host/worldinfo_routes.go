@@ -71,14 +71,20 @@ func registerWorldInfo(r *Router, svc *worldinfo.Service, chatSvc *chats.Service
 		if err != nil {
 			return nil, err
 		}
+		// The book is required, null included: a call that forgot it must
+		// not unbind the chat (as personas.lockToChat).
+		if len(a) < 2 {
+			return nil, invalid("name is required: a lorebook name, or null to unbind the chat")
+		}
 		var name *string
-		if a.Has(1) {
-			if err := json.Unmarshal(a.Raw(1), &name); err != nil {
-				return nil, invalid("name must be a lorebook name or null")
-			}
+		if err := json.Unmarshal(a[1], &name); err != nil {
+			return nil, invalid("name must be a lorebook name or null")
+		}
+		if name != nil && *name == "" {
+			return nil, invalid(`name must be a lorebook name or null (to unbind the chat), not ""`)
 		}
 		with := jsonx.Object{"world_info": json.RawMessage("null")}
-		if name != nil && *name != "" {
+		if name != nil {
 			if _, err := svc.Get(ctx, *name); err != nil {
 				return nil, err
 			}

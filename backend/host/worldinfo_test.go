@@ -317,3 +317,44 @@ func TestWorldInfoSettingsRefuseNull(t *testing.T) {
 		t.Errorf("a save announced %v", evs)
 	}
 }
+
+// TestWorldInfoBindToChatNeedsItsBook: bindToChat's second argument is
+// required, null included (as personas.lockToChat's): a call that forgot
+// it, or names the book "", is refused and leaves the chat bound, its
+// revision and its events as they were; null unbinds.
+func TestWorldInfoBindToChatNeedsItsBook(t *testing.T) {
+	t.Parallel()
+	e := hosttest.NewEnv(t, nil)
+	e.SetupChat()
+	e.Must(nil, "worldinfo.save", "Valley", map[string]any{"entries": map[string]any{}})
+	e.Must(nil, "worldinfo.bindToChat", e.ChatID, "Valley")
+	world := func() any {
+		var meta map[string]any
+		e.Must(&meta, "chat.getMetadata", e.ChatID)
+		return meta["world_info"]
+	}
+	rev := e.Revision()
+	e.Events()
+	for name, args := range map[string]string{
+		"book left out": `["` + e.ChatID + `"]`,
+		"empty name":    `["` + e.ChatID + `",""]`,
+		"not a name":    `["` + e.ChatID + `",3]`,
+	} {
+		if _, err := e.CallRaw("worldinfo.bindToChat", args); hosttest.Code(err) != "validation.invalid_argument" {
+			t.Errorf("%s: %v, want validation.invalid_argument", name, err)
+		}
+	}
+	if w := world(); w != "Valley" || e.Revision() != rev {
+		t.Errorf("refused binds left world_info %v, revision %d → %d", w, rev, e.Revision())
+	}
+	if evs := e.Events(); len(evs) != 0 {
+		t.Errorf("refused binds announced %d events", len(evs))
+	}
+	e.Must(nil, "worldinfo.bindToChat", e.ChatID, nil)
+	if w := world(); w != nil || e.Revision() != rev+1 {
+		t.Errorf("null left world_info %v, revision %d → %d", w, rev, e.Revision())
+	}
+	if evs := e.Events(); len(evs) != 1 || evs[0].Type != events.ChatMetadataUpdated {
+		t.Errorf("unbinding announced %v", evs)
+	}
+}
