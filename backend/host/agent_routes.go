@@ -53,7 +53,7 @@ func registerAgent(r *Router, svc *agent.Service, profiles *profile.Store, lib *
 			BeforeSeq int64  `json:"beforeSeq"`
 			Limit     int    `json:"limit"`
 		}
-		if err := a.Object(0, "input", &in); err != nil {
+		if err := a.Object(0, "input", &in, "afterSeq", "beforeSeq", "limit"); err != nil {
 			return nil, err
 		}
 		evs, more, err := svc.ReadEvents(ctx, in.RunID, in.AfterSeq, in.BeforeSeq, in.Limit)
