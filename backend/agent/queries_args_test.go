@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"hearth/backend/apperr"
@@ -51,5 +52,49 @@ func TestReadEventsRefusesNull(t *testing.T) {
 	r.call(&page, "agent.readEvents", map[string]any{"runId": id})
 	if len(page.Events) < 3 || page.Events[0].Seq != 1 || page.HasMore {
 		t.Fatalf("readEvents with no options = %d events, hasMore %v", len(page.Events), page.HasMore)
+	}
+}
+
+// TestPageLimitsAreRanges: readEvents' limit is 1–1000 and listRuns' 1–500;
+// a limit outside, or null in listRuns' integer options, is
+// validation.invalid_argument naming the range, not cut to the max or read
+// as "not given". The bounds themselves still page.
+func TestPageLimitsAreRanges(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	id := failedRun(r)
+	for _, c := range []struct{ method, args, inMessage string }{
+		{"agent.readEvents", `[{"runId":"` + id + `","limit":0}]`, "between 1 and 1000"},
+		{"agent.readEvents", `[{"runId":"` + id + `","limit":1001}]`, "between 1 and 1000"},
+		{"agent.readEvents", `[{"runId":"` + id + `","limit":-1}]`, "between 1 and 1000"},
+		{"agent.listRuns", `[{"limit":0}]`, "between 1 and 500"},
+		{"agent.listRuns", `[{"limit":501}]`, "between 1 and 500"},
+		{"agent.listRuns", `[{"limit":-1}]`, "between 1 and 500"},
+		{"agent.listRuns", `[{"limit":null}]`, "null"},
+		{"agent.listRuns", `[{"beforeCreatedMs":null}]`, "null"},
+		{"agent.listRuns", `[{"limit":2.5}]`, "limit"},
+	} {
+		_, err := r.invokeRaw(c.method, c.args)
+		if apperr.CodeOf(err) != apperr.CodeInvalidArgument || !strings.Contains(err.Error(), c.inMessage) {
+			t.Errorf("%s %s: err %v, want %s saying %q", c.method, c.args, err, apperr.CodeInvalidArgument, c.inMessage)
+		}
+	}
+	var page struct {
+		Events []event `json:"events"`
+	}
+	r.call(&page, "agent.readEvents", map[string]any{"runId": id, "limit": 1000})
+	if len(page.Events) < 3 {
+		t.Fatalf("readEvents with limit 1000 = %d events", len(page.Events))
+	}
+	var list struct {
+		Runs []struct {
+			RunID string `json:"runId"`
+		} `json:"runs"`
+	}
+	for _, in := range []map[string]any{{"limit": 500}, {"limit": 1}, {"beforeCreatedMs": 1 << 50}, {}} {
+		r.call(&list, "agent.listRuns", in)
+		if len(list.Runs) != 1 || list.Runs[0].RunID != id {
+			t.Fatalf("listRuns(%v) = %+v", in, list.Runs)
+		}
 	}
 }

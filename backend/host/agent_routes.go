@@ -51,12 +51,16 @@ func registerAgent(r *Router, svc *agent.Service, profiles *profile.Store, lib *
 			RunID     string `json:"runId"`
 			AfterSeq  int64  `json:"afterSeq"`
 			BeforeSeq int64  `json:"beforeSeq"`
-			Limit     int    `json:"limit"`
+			Limit     *int   `json:"limit"`
 		}
 		if err := a.Object(0, "input", &in, "afterSeq", "beforeSeq", "limit"); err != nil {
 			return nil, err
 		}
-		evs, more, err := svc.ReadEvents(ctx, in.RunID, in.AfterSeq, in.BeforeSeq, in.Limit)
+		limit, err := givenLimit(in.Limit, runstore.CheckEventsLimit)
+		if err != nil {
+			return nil, err
+		}
+		evs, more, err := svc.ReadEvents(ctx, in.RunID, in.AfterSeq, in.BeforeSeq, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -95,15 +99,19 @@ func registerAgent(r *Router, svc *agent.Service, profiles *profile.Store, lib *
 		var in struct {
 			ChatID          string `json:"chatId"`
 			Status          string `json:"status"`
-			Limit           int    `json:"limit"`
+			Limit           *int   `json:"limit"`
 			BeforeCreatedMs int64  `json:"beforeCreatedMs"`
 		}
 		if a.Has(0) {
-			if err := a.Object(0, "input", &in); err != nil {
+			if err := a.ObjectInts(0, "input", &in, "limit", "beforeCreatedMs"); err != nil {
 				return nil, err
 			}
 		}
-		runs, err := svc.Runs(ctx, runstore.ListFilter{ChatID: in.ChatID, Status: in.Status, Limit: in.Limit, BeforeCreatedMs: in.BeforeCreatedMs})
+		limit, err := givenLimit(in.Limit, runstore.CheckListLimit)
+		if err != nil {
+			return nil, err
+		}
+		runs, err := svc.Runs(ctx, runstore.ListFilter{ChatID: in.ChatID, Status: in.Status, Limit: limit, BeforeCreatedMs: in.BeforeCreatedMs})
 		if err != nil {
 			return nil, err
 		}
@@ -268,4 +276,17 @@ func registerAgentProfiles(r *Router, profiles *profile.Store, bus *events.Bus) 
 		}
 		return map[string]any{"ok": ok, "issues": issues}, nil
 	})
+}
+
+// givenLimit checks a limit a caller gave with check, and answers 0, the
+// store's "not given", for one left out: the store cannot tell a given 0
+// from a missing one, so a given 0 is refused here.
+func givenLimit(limit *int, check func(int) error) (int, error) {
+	if limit == nil {
+		return 0, nil
+	}
+	if err := check(*limit); err != nil {
+		return 0, err
+	}
+	return *limit, nil
 }

@@ -29,10 +29,10 @@ func (s *Store) Get(ctx context.Context, runID string) (Run, error) {
 
 // Events reads a page of run runID's log in ascending seq: the events with
 // afterSeq < seq < beforeSeq (beforeSeq 0 means no upper bound), at most
-// limit of them (0 means DefaultEventsLimit; more than MaxEventsLimit is
-// cut to it). hasMore reports events past the page still inside the
-// bounds. An unknown run is agent.run_not_found; a negative bound or limit
-// is an input error.
+// limit of them (0 means DefaultEventsLimit). hasMore reports events past
+// the page still inside the bounds. An unknown run is agent.run_not_found;
+// a negative bound, or a limit below 0 or above MaxEventsLimit, is an
+// input error.
 func (s *Store) Events(ctx context.Context, runID string, afterSeq, beforeSeq int64, limit int) ([]Event, bool, error) {
 	if err := checkRunID(runID); err != nil {
 		return nil, false, err
@@ -40,13 +40,11 @@ func (s *Store) Events(ctx context.Context, runID string, afterSeq, beforeSeq in
 	if afterSeq < 0 || beforeSeq < 0 {
 		return nil, false, invalid("afterSeq", "afterSeq and beforeSeq must not be negative")
 	}
-	if limit < 0 {
-		return nil, false, invalid("limit", "limit must not be negative")
-	}
 	if limit == 0 {
 		limit = DefaultEventsLimit
+	} else if err := CheckEventsLimit(limit); err != nil {
+		return nil, false, err
 	}
-	limit = min(limit, MaxEventsLimit)
 	if beforeSeq == 0 {
 		beforeSeq = math.MaxInt64
 	}
@@ -116,7 +114,7 @@ type ListFilter struct {
 	ChatID string
 	// Status is one run status; an unknown one is an input error.
 	Status string
-	// Limit is 0 for DefaultListLimit; more than MaxListLimit is cut to it.
+	// Limit is 0 for DefaultListLimit, else 1..MaxListLimit.
 	Limit int
 	// BeforeCreatedMs pages back: only runs created before it.
 	BeforeCreatedMs int64
@@ -148,14 +146,12 @@ func (s *Store) List(ctx context.Context, f ListFilter) ([]Run, error) {
 		where = append(where, "created_ms < ?")
 		args = append(args, f.BeforeCreatedMs)
 	}
-	if f.Limit < 0 {
-		return nil, invalid("limit", "limit must not be negative")
-	}
 	limit := f.Limit
 	if limit == 0 {
 		limit = DefaultListLimit
+	} else if err := CheckListLimit(limit); err != nil {
+		return nil, err
 	}
-	limit = min(limit, MaxListLimit)
 	q := `SELECT ` + runColumns + ` FROM agent_runs`
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")

@@ -38,7 +38,7 @@ func TestEventsPaging(t *testing.T) {
 		{name: "between, limit reaches before", runID: r.ID, after: 5, before: 9, limit: 3, first: 6, last: 8, n: 3},
 		{name: "adjacent bounds", runID: r.ID, after: 5, before: 6},
 		{name: "crossed bounds", runID: r.ID, after: 9, before: 5},
-		{name: "limit above the max is cut", runID: r.ID, limit: MaxEventsLimit + 1, first: 1, last: 30, n: 30},
+		{name: "limit at the max", runID: r.ID, limit: MaxEventsLimit, first: 1, last: 30, n: 30},
 		{name: "run with one event", runID: empty.ID, first: 1, last: 1, n: 1},
 		{name: "run with one event, after it", runID: empty.ID, after: 1},
 	} {
@@ -71,6 +71,7 @@ func TestEventsPaging(t *testing.T) {
 		{name: "negative after", runID: r.ID, after: -1, code: apperr.CodeInvalidArgument},
 		{name: "negative before", runID: r.ID, before: -1, code: apperr.CodeInvalidArgument},
 		{name: "negative limit", runID: r.ID, limit: -1, code: apperr.CodeInvalidArgument},
+		{name: "limit above the max", runID: r.ID, limit: MaxEventsLimit + 1, code: apperr.CodeInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -129,7 +130,7 @@ func TestList(t *testing.T) {
 		{"before, chat, limit", ListFilter{BeforeCreatedMs: 14, ChatID: "a", Limit: 1}, []string{ids[2]}},
 		{"before the first", ListFilter{BeforeCreatedMs: 10}, []string{}},
 		{"unknown chat", ListFilter{ChatID: "zzz"}, []string{}},
-		{"limit above the max is cut", ListFilter{Limit: MaxListLimit + 1, Status: StatusFailed}, []string{ids[2]}},
+		{"limit at the max", ListFilter{Limit: MaxListLimit, Status: StatusFailed}, []string{ids[2]}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -154,6 +155,7 @@ func TestList(t *testing.T) {
 		"control in chat": {ChatID: "a\nb"},
 		"huge chat":       {ChatID: strings.Repeat("c", 1000)},
 		"negative limit":  {Limit: -1},
+		"limit above max": {Limit: MaxListLimit + 1},
 		"negative before": {BeforeCreatedMs: -5},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -23,6 +23,26 @@ func invalid(field, format string, args ...any) error {
 	return apperr.Invalid(format, args...).WithDetails(map[string]any{"field": field})
 }
 
+// CheckEventsLimit refuses a page size for Events outside
+// 1..MaxEventsLimit. The host checks a limit it was given with it, since
+// Events reads 0 as "not given".
+func CheckEventsLimit(limit int) error { return checkLimit(limit, MaxEventsLimit) }
+
+// CheckListLimit refuses a page size for List outside 1..MaxListLimit, as
+// CheckEventsLimit does for Events.
+func CheckListLimit(limit int) error { return checkLimit(limit, MaxListLimit) }
+
+// checkLimit refuses a limit outside 1..maxLimit rather than cutting it:
+// a caller asking for more than a page gets told, not a short page it may
+// read as the end.
+func checkLimit(limit, maxLimit int) error {
+	if limit < 1 || limit > maxLimit {
+		return apperr.Invalid("limit must be between 1 and %d, got %d", maxLimit, limit).
+			WithDetails(map[string]any{"field": "limit", "min": 1, "max": maxLimit, "got": limit})
+	}
+	return nil
+}
+
 // checkText refuses an empty, too long or control-character string.
 func checkText(field, v string, maxBytes int) error {
 	switch {
