@@ -95,8 +95,14 @@ func (s *Service) ReadWorkspaceFile(ctx context.Context, runID, path, checkpoint
 	return File{Path: clean, Text: string(data), Bytes: len(data), SHA256: hashOf(data)}, nil
 }
 
-// ListWorkspaceFiles lists the files of a run's workspace as they are now.
+// ListWorkspaceFiles lists the files of a run's workspace as they are now,
+// depth levels deep: 1..workspace.MaxListDepth, or 0 for the deepest.
 func (s *Service) ListWorkspaceFiles(ctx context.Context, runID, path string, depth int) ([]workspace.FileInfo, bool, error) {
+	if depth == 0 {
+		depth = workspace.MaxListDepth
+	} else if err := workspace.CheckListDepth(depth); err != nil {
+		return nil, false, err
+	}
 	row, err := s.d.Runs.Get(ctx, runID)
 	if err != nil {
 		return nil, false, err
@@ -108,9 +114,6 @@ func (s *Service) ListWorkspaceFiles(ctx context.Context, runID, path string, de
 	dir, err := s.openDir(row)
 	if err != nil {
 		return nil, false, err
-	}
-	if depth <= 0 {
-		depth = workspace.MaxListDepth
 	}
 	files, truncated, err := dir.List(rel, depth)
 	if files == nil {

@@ -98,3 +98,51 @@ func TestPageLimitsAreRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestListWorkspaceFilesDepth: listWorkspaceFiles' depth is 1–4; null, 0,
+// a negative depth or one past 4 is validation.invalid_argument, not a
+// listing at depth 4. Left out, it lists at depth 4.
+func TestListWorkspaceFilesDepth(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.model.Push(
+		round("", call{"workspace_write_file", map[string]any{"path": "output/top.md", "content": "top"}},
+			call{"workspace_write_file", map[string]any{"path": "output/a/b/c/deep.md", "content": "deep"}}),
+		pt.Script{Status: 400, Body: `{"error":{"message":"stop here"}}`},
+	)
+	h := r.start(nil)
+	r.waitStatus(h.RunID, "failed")
+	for _, depth := range []string{"null", "0", "-3", "5", "99", "1.5", `"2"`} {
+		_, err := r.invokeRaw("agent.listWorkspaceFiles", `[{"runId":"`+h.RunID+`","path":"output","depth":`+depth+`}]`)
+		if apperr.CodeOf(err) != apperr.CodeInvalidArgument {
+			t.Errorf("listWorkspaceFiles with depth %s: err %v, want %s", depth, err, apperr.CodeInvalidArgument)
+		}
+	}
+	list := func(in map[string]any) string {
+		var res struct {
+			Files []struct {
+				Path string `json:"path"`
+			} `json:"files"`
+		}
+		r.call(&res, "agent.listWorkspaceFiles", in)
+		var paths []string
+		for _, f := range res.Files {
+			paths = append(paths, f.Path)
+		}
+		return strings.Join(paths, ",")
+	}
+	all := "output/a/b/c/deep.md,output/top.md"
+	for _, c := range []struct {
+		in   map[string]any
+		want string
+	}{
+		{map[string]any{"runId": h.RunID, "path": "output", "depth": 1}, "output/top.md"},
+		{map[string]any{"runId": h.RunID, "path": "output", "depth": 3}, "output/top.md"},
+		{map[string]any{"runId": h.RunID, "path": "output", "depth": 4}, all},
+		{map[string]any{"runId": h.RunID, "path": "output"}, all},
+	} {
+		if got := list(c.in); got != c.want {
+			t.Errorf("listWorkspaceFiles(%v) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}

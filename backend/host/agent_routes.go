@@ -8,6 +8,7 @@ import (
 	"hearth/backend/agent/profile"
 	"hearth/backend/agent/runstore"
 	"hearth/backend/agent/skills"
+	"hearth/backend/agent/workspace"
 	"hearth/backend/apperr"
 	"hearth/backend/events"
 )
@@ -56,7 +57,7 @@ func registerAgent(r *Router, svc *agent.Service, profiles *profile.Store, lib *
 		if err := a.Object(0, "input", &in, "afterSeq", "beforeSeq", "limit"); err != nil {
 			return nil, err
 		}
-		limit, err := givenLimit(in.Limit, runstore.CheckEventsLimit)
+		limit, err := givenBound(in.Limit, runstore.CheckEventsLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -84,12 +85,16 @@ func registerAgent(r *Router, svc *agent.Service, profiles *profile.Store, lib *
 		var in struct {
 			RunID string `json:"runId"`
 			Path  string `json:"path"`
-			Depth int    `json:"depth"`
+			Depth *int   `json:"depth"`
 		}
-		if err := a.Object(0, "input", &in); err != nil {
+		if err := a.ObjectInts(0, "input", &in, "depth"); err != nil {
 			return nil, err
 		}
-		files, truncated, err := svc.ListWorkspaceFiles(ctx, in.RunID, in.Path, in.Depth)
+		depth, err := givenBound(in.Depth, workspace.CheckListDepth)
+		if err != nil {
+			return nil, err
+		}
+		files, truncated, err := svc.ListWorkspaceFiles(ctx, in.RunID, in.Path, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +112,7 @@ func registerAgent(r *Router, svc *agent.Service, profiles *profile.Store, lib *
 				return nil, err
 			}
 		}
-		limit, err := givenLimit(in.Limit, runstore.CheckListLimit)
+		limit, err := givenBound(in.Limit, runstore.CheckListLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -278,10 +283,11 @@ func registerAgentProfiles(r *Router, profiles *profile.Store, bus *events.Bus) 
 	})
 }
 
-// givenLimit checks a limit a caller gave with check, and answers 0, the
-// store's "not given", for one left out: the store cannot tell a given 0
-// from a missing one, so a given 0 is refused here.
-func givenLimit(limit *int, check func(int) error) (int, error) {
+// givenBound checks a bound a caller gave (a page limit, a listing depth)
+// with check, and answers 0, the domain's "not given", for one left out:
+// the domain cannot tell a given 0 from a missing one, so a given 0 is
+// refused here.
+func givenBound(limit *int, check func(int) error) (int, error) {
 	if limit == nil {
 		return 0, nil
 	}

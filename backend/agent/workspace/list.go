@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"hearth/backend/apperr"
 )
 
 // MaxListFiles bounds one listing, so a workspace full of files cannot
@@ -20,6 +22,17 @@ const MaxListFiles = 2000
 
 // MaxListDepth is the deepest a listing goes (AGENT.md §5: depth ≤ 4).
 const MaxListDepth = 4
+
+// CheckListDepth refuses a listing depth outside 1..MaxListDepth. The
+// host's listWorkspaceFiles checks a depth it was given with it; the
+// model's list tool keeps List's clamping.
+func CheckListDepth(depth int) error {
+	if depth < 1 || depth > MaxListDepth {
+		return apperr.Invalid("depth must be between 1 and %d, got %d", MaxListDepth, depth).
+			WithDetails(map[string]any{"field": "depth", "min": 1, "max": MaxListDepth, "got": depth})
+	}
+	return nil
+}
 
 // FileInfo is one file of a listing, in the shape of the ABI's
 // listWorkspaceFiles result.

@@ -109,3 +109,17 @@ func TestListTruncates(t *testing.T) {
 		t.Errorf("depth 1 = %d files, truncated %v, %v", len(files), truncated, err)
 	}
 }
+
+func TestCheckListDepth(t *testing.T) {
+	t.Parallel()
+	for depth := 1; depth <= MaxListDepth; depth++ {
+		if err := CheckListDepth(depth); err != nil {
+			t.Errorf("CheckListDepth(%d) = %v", depth, err)
+		}
+	}
+	for _, depth := range []int{-3, 0, MaxListDepth + 1, 99} {
+		if err := CheckListDepth(depth); apperr.CodeOf(err) != apperr.CodeInvalidArgument {
+			t.Errorf("CheckListDepth(%d) = %v, want %s", depth, err, apperr.CodeInvalidArgument)
+		}
+	}
+}

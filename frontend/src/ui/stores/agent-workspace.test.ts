@@ -53,7 +53,7 @@ describe('workspace store', () => {
     expect(api.listWorkspaceFiles).toHaveBeenCalledTimes(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(api.listWorkspaceFiles).toHaveBeenCalledTimes(2);
-    expect(api.listWorkspaceFiles).toHaveBeenLastCalledWith({ runId: 'r1', depth: 8 });
+    expect(api.listWorkspaceFiles).toHaveBeenLastCalledWith({ runId: 'r1', depth: 4 });
     expect(api.readWorkspaceFile).toHaveBeenCalledTimes(2);
   });
 

@@ -94,7 +94,7 @@ export function createWorkspaceStore(deps: WorkspaceDeps): WorkspaceStore {
     filesRead = true;
     filesLoading.set(true);
     try {
-      const res = await api.listWorkspaceFiles({ runId: id, depth: 8 });
+      const res = await api.listWorkspaceFiles({ runId: id, depth: 4 });
       if (id === runId) files.set(res.files);
     } catch (err) {
       if (id === runId) toasts.error(agentErrorText(err), 'Could not list the workspace');
