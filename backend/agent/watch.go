@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -31,10 +33,21 @@ type watcher struct {
 	svc *Service
 	w   *fsnotify.Watcher
 
-	mu     sync.Mutex
-	roots  map[string]*run // workspace root → run
-	timers map[string]*time.Timer
-	done   chan struct{}
+	mu      sync.Mutex
+	roots   map[string]*run      // workspace root → run
+	pending map[string]*settling // absolute path → its change, settling
+	seen    uint64               // changes seen so far, to order a flush
+	done    chan struct{}
+}
+
+// settling is a change waiting out settleDelay before it is reported.
+// Whoever takes it out of watcher.pending, its timer or remove's flush,
+// reports it, so it is reported once.
+type settling struct {
+	timer *time.Timer
+	r     *run
+	rel   string
+	seq   uint64
 }
 
 func newWatcher(s *Service) (*watcher, error) {
@@ -42,7 +55,7 @@ func newWatcher(s *Service) (*watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	wt := &watcher{svc: s, w: w, roots: map[string]*run{}, timers: map[string]*time.Timer{}, done: make(chan struct{})}
+	wt := &watcher{svc: s, w: w, roots: map[string]*run{}, pending: map[string]*settling{}, done: make(chan struct{})}
 	go wt.loop()
 	return wt, nil
 }
@@ -56,22 +69,37 @@ func (wt *watcher) add(r *run) {
 	wt.watchTree(root)
 }
 
-// remove stops watching r's workspace.
+// remove stops watching r's workspace. Changes still settling are
+// reported now, in the order they were seen: a run that writes and
+// finishes within settleDelay ends before their timers would fire, and
+// stopping the timers lost its last WORKSPACE_FILE_CHANGED. The run calls
+// remove before its last event, so these come before it.
 func (wt *watcher) remove(r *run) {
 	root := r.dir.Root()
+	prefix := root + string(filepath.Separator)
+	type change struct {
+		abs string
+		p   *settling
+	}
+	var flush []change
 	wt.mu.Lock()
 	delete(wt.roots, root)
-	for key, t := range wt.timers {
-		if strings.HasPrefix(key, root+string(filepath.Separator)) {
-			t.Stop()
-			delete(wt.timers, key)
+	for abs, p := range wt.pending {
+		if strings.HasPrefix(abs, prefix) {
+			p.timer.Stop()
+			delete(wt.pending, abs)
+			flush = append(flush, change{abs, p})
 		}
 	}
 	wt.mu.Unlock()
 	for _, p := range wt.w.WatchList() {
-		if p == root || strings.HasPrefix(p, root+string(filepath.Separator)) {
+		if p == root || strings.HasPrefix(p, prefix) {
 			_ = wt.w.Remove(p)
 		}
+	}
+	slices.SortFunc(flush, func(a, b change) int { return cmp.Compare(a.p.seq, b.p.seq) })
+	for _, c := range flush {
+		wt.report(c.p.r, c.p.rel, c.abs)
 	}
 }
 
@@ -79,8 +107,8 @@ func (wt *watcher) close() {
 	_ = wt.w.Close()
 	<-wt.done
 	wt.mu.Lock()
-	for _, t := range wt.timers {
-		t.Stop()
+	for _, p := range wt.pending {
+		p.timer.Stop()
 	}
 	wt.mu.Unlock()
 }
@@ -133,15 +161,25 @@ func (wt *watcher) event(ev fsnotify.Event) {
 	}
 	wt.mu.Lock()
 	defer wt.mu.Unlock()
-	if t := wt.timers[ev.Name]; t != nil {
-		t.Stop()
+	if old := wt.pending[ev.Name]; old != nil {
+		old.timer.Stop()
 	}
-	wt.timers[ev.Name] = time.AfterFunc(settleDelay, func() {
+	wt.seen++
+	p := &settling{r: r, rel: rel, seq: wt.seen}
+	p.timer = time.AfterFunc(settleDelay, func() {
 		wt.mu.Lock()
-		delete(wt.timers, ev.Name)
+		// A timer that fired as remove flushed it, or as a later change
+		// replaced it, leaves the report to them.
+		mine := wt.pending[ev.Name] == p
+		if mine {
+			delete(wt.pending, ev.Name)
+		}
 		wt.mu.Unlock()
-		wt.report(r, rel, ev.Name)
+		if mine {
+			wt.report(r, rel, ev.Name)
+		}
 	})
+	wt.pending[ev.Name] = p
 }
 
 // owner finds the run whose workspace holds path, and path inside it.
