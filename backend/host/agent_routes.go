@@ -87,7 +87,7 @@ func registerAgent(r *Router, svc *agent.Service, profiles *profile.Store, lib *
 			Path  string `json:"path"`
 			Depth *int   `json:"depth"`
 		}
-		if err := a.ObjectInts(0, "input", &in, "depth"); err != nil {
+		if err := a.Object(0, "input", &in, "depth"); err != nil {
 			return nil, err
 		}
 		depth, err := givenBound(in.Depth, workspace.CheckListDepth)
@@ -108,7 +108,7 @@ func registerAgent(r *Router, svc *agent.Service, profiles *profile.Store, lib *
 			BeforeCreatedMs int64  `json:"beforeCreatedMs"`
 		}
 		if a.Has(0) {
-			if err := a.ObjectInts(0, "input", &in, "limit", "beforeCreatedMs"); err != nil {
+			if err := a.Object(0, "input", &in, "limit", "beforeCreatedMs"); err != nil {
 				return nil, err
 			}
 		}
