@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -197,11 +198,26 @@ func (r *run) finish(args json.RawMessage) (any, error) {
 	if err := decode(args, &a); err != nil {
 		return nil, err
 	}
-	if artifact, ok := r.prof.MessageBody(); ok && artifact.Required && r.presentation == "foreground" && len(r.commits) == 0 {
-		return nil, apperr.New(CodeArtifactMissing, "nothing is committed yet: write %s, call workspace_commit, then finish", artifact.Path).
-			WithDetails(map[string]any{"path": artifact.Path})
+	if r.presentation == "foreground" {
+		if path, ok := r.uncommittedArtifact(); ok {
+			return nil, apperr.New(CodeArtifactMissing, "%s is not committed yet: write it, call workspace_commit with path %s, then finish", path, path).
+				WithDetails(map[string]any{"path": path})
+		}
 	}
 	return map[string]any{"finished": true, "commits": len(r.commits)}, errFinished
+}
+
+// uncommittedArtifact returns the first required artifact of the profile
+// that no commit of the run took from its path. Any commit is not enough:
+// a reply committed from scratch/ leaves the artifact the chat expects
+// unwritten.
+func (r *run) uncommittedArtifact() (string, bool) {
+	for _, a := range r.prof.Output.Artifacts {
+		if a.Required && !slices.ContainsFunc(r.commits, func(c commitRecord) bool { return c.Path == a.Path }) {
+			return a.Path, true
+		}
+	}
+	return "", false
 }
 
 // writablePath checks a path the model wants to write.
