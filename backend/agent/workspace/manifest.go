@@ -235,6 +235,44 @@ func checkManifest(b *Blobs, m Manifest) error {
 	return nil
 }
 
+// Verify checks, before anything changes, that Restore can bring m back:
+// the manifest is well formed and every blob it names is there, readable
+// and still hashes to its name. A rollback runs it before it touches the
+// chat, so a missing or damaged blob changes nothing.
+func Verify(b *Blobs, m Manifest) error {
+	if err := checkManifest(b, m); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, p := range m.Paths() {
+		sha := m[p].SHA256
+		if seen[sha] {
+			continue
+		}
+		seen[sha] = true
+		if err := readBlob(b, sha); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readBlob reads a blob through, checking its hash.
+func readBlob(b *Blobs, sha string) error {
+	f, sha, err := b.open(sha)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := io.Copy(io.Discard, newVerifyingReader(f, sha)); err != nil {
+		if apperr.As(err) != nil {
+			return err
+		}
+		return fmt.Errorf("workspace: blob %s: %w", sha, err)
+	}
+	return nil
+}
+
 // restoreFile writes one file from its blob, streaming and verifying it. A
 // directory left where the file belongs (emptied by the removals) is
 // pruned first.
