@@ -23,7 +23,7 @@ type File struct {
 }
 
 // ReadEvents pages through a run's events.
-func (s *Service) ReadEvents(ctx context.Context, runID string, afterSeq, beforeSeq int64, limit int) ([]runstore.Event, bool, error) {
+func (s *Service) ReadEvents(ctx context.Context, runID string, afterSeq int64, beforeSeq *int64, limit int) ([]runstore.Event, bool, error) {
 	return s.d.Runs.Events(ctx, runID, afterSeq, beforeSeq, limit)
 }
 

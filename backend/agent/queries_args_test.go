@@ -99,6 +99,35 @@ func TestPageLimitsAreRanges(t *testing.T) {
 	}
 }
 
+// TestZeroUpperBounds: a given beforeSeq or beforeCreatedMs of 0 is an
+// upper bound below every event and run, so nothing comes back; it read
+// as "left out" and returned everything. Left out, they still do not
+// bound.
+func TestZeroUpperBounds(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	id := failedRun(r)
+	var page struct {
+		Events  []event `json:"events"`
+		HasMore bool    `json:"hasMore"`
+	}
+	r.call(&page, "agent.readEvents", map[string]any{"runId": id, "beforeSeq": 0})
+	if len(page.Events) != 0 || page.HasMore {
+		t.Fatalf("readEvents before 0 = %d events, hasMore %v", len(page.Events), page.HasMore)
+	}
+	var list struct {
+		Runs []any `json:"runs"`
+	}
+	r.call(&list, "agent.listRuns", map[string]any{"beforeCreatedMs": 0})
+	if len(list.Runs) != 0 {
+		t.Fatalf("listRuns before 0 = %d runs", len(list.Runs))
+	}
+	r.call(&list, "agent.listRuns", map[string]any{"chatId": r.chatID})
+	if len(list.Runs) != 1 {
+		t.Fatalf("listRuns without a bound = %d runs", len(list.Runs))
+	}
+}
+
 // TestListWorkspaceFilesDepth: listWorkspaceFiles' depth is 1–4; null, 0,
 // a negative depth or one past 4 is validation.invalid_argument, not a
 // listing at depth 4. Left out, it lists at depth 4.

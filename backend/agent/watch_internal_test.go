@@ -42,7 +42,7 @@ func TestReportTellsOwnWritesFromOutsideEdits(t *testing.T) {
 		}
 	}
 	outside := func() int {
-		evs, _, err := runs.Events(ctx, row.ID, 0, 0, 100)
+		evs, _, err := runs.Events(ctx, row.ID, 0, nil, 100)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -51,7 +51,7 @@ func registerAgent(r *Router, svc *agent.Service, profiles *profile.Store, lib *
 		var in struct {
 			RunID     string `json:"runId"`
 			AfterSeq  int64  `json:"afterSeq"`
-			BeforeSeq int64  `json:"beforeSeq"`
+			BeforeSeq *int64 `json:"beforeSeq"`
 			Limit     *int   `json:"limit"`
 		}
 		if err := a.Object(0, "input", &in, "afterSeq", "beforeSeq", "limit"); err != nil {
@@ -105,7 +105,7 @@ func registerAgent(r *Router, svc *agent.Service, profiles *profile.Store, lib *
 			ChatID          string `json:"chatId"`
 			Status          string `json:"status"`
 			Limit           *int   `json:"limit"`
-			BeforeCreatedMs int64  `json:"beforeCreatedMs"`
+			BeforeCreatedMs *int64 `json:"beforeCreatedMs"`
 		}
 		if a.Has(0) {
 			if err := a.Object(0, "input", &in, "limit", "beforeCreatedMs"); err != nil {

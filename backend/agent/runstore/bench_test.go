@@ -68,7 +68,7 @@ func BenchmarkReadEventsPage(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		start := time.Now()
-		events, hasMore, err := f.s.Events(f.ctx, r.ID, 5_000, 0, 100)
+		events, hasMore, err := f.s.Events(f.ctx, r.ID, 5_000, nil, 100)
 		if err != nil || len(events) != 100 || !hasMore {
 			b.Fatalf("%d events, hasMore %v, %v", len(events), hasMore, err)
 		}

@@ -125,7 +125,7 @@ func TestRetention(t *testing.T) {
 			t.Errorf("run %d gone = %v", i, gone)
 		}
 	}
-	if evs, _, err := f.s.Events(f.ctx, ids[0], 0, 0, 10); apperr.CodeOf(err) != CodeRunNotFound || len(evs) != 0 {
+	if evs, _, err := f.s.Events(f.ctx, ids[0], 0, nil, 10); apperr.CodeOf(err) != CodeRunNotFound || len(evs) != 0 {
 		t.Errorf("a pruned run's events: %v, %v", evs, err)
 	}
 	if refs, _ := f.s.ReferencedBlobs(f.ctx); refs["dd"] {

@@ -133,7 +133,7 @@ func TestSaveCheckpointTxWithItsEvent(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Seq != 1 {
 		t.Fatalf("Checkpoints = %+v, %v", list, err)
 	}
-	events, _, err := f.s.Events(f.ctx, r.ID, 2, 0, 0)
+	events, _, err := f.s.Events(f.ctx, r.ID, 2, nil, 0)
 	if err != nil || len(events) != 1 || events[0].Seq != 3 || events[0].Type != "checkpoint_created" {
 		t.Fatalf("events after status = %+v, %v", events, err)
 	}

@@ -28,16 +28,21 @@ func (s *Store) Get(ctx context.Context, runID string) (Run, error) {
 }
 
 // Events reads a page of run runID's log in ascending seq: the events with
-// afterSeq < seq < beforeSeq (beforeSeq 0 means no upper bound), at most
+// afterSeq < seq < beforeSeq (a nil beforeSeq means no upper bound; a
+// given 0 is a bound like any other, below every seq), at most
 // limit of them (0 means DefaultEventsLimit). hasMore reports events past
 // the page still inside the bounds. An unknown run is agent.run_not_found;
 // a negative bound, or a limit below 0 or above MaxEventsLimit, is an
 // input error.
-func (s *Store) Events(ctx context.Context, runID string, afterSeq, beforeSeq int64, limit int) ([]Event, bool, error) {
+func (s *Store) Events(ctx context.Context, runID string, afterSeq int64, beforeSeq *int64, limit int) ([]Event, bool, error) {
 	if err := checkRunID(runID); err != nil {
 		return nil, false, err
 	}
-	if afterSeq < 0 || beforeSeq < 0 {
+	before := int64(math.MaxInt64)
+	if beforeSeq != nil {
+		before = *beforeSeq
+	}
+	if afterSeq < 0 || before < 0 {
 		return nil, false, invalid("afterSeq", "afterSeq and beforeSeq must not be negative")
 	}
 	if limit == 0 {
@@ -45,18 +50,15 @@ func (s *Store) Events(ctx context.Context, runID string, afterSeq, beforeSeq in
 	} else if err := CheckEventsLimit(limit); err != nil {
 		return nil, false, err
 	}
-	if beforeSeq == 0 {
-		beforeSeq = math.MaxInt64
-	}
 	events := make([]Event, 0, min(limit, 64))
-	if beforeSeq-afterSeq <= 1 {
+	if before-afterSeq <= 1 {
 		if err := s.mustExist(ctx, runID); err != nil {
 			return nil, false, err
 		}
 		return events, false, nil
 	}
 	rows, err := s.db.Reader().QueryContext(ctx, `SELECT seq, ts_ms, level, type, payload FROM agent_events
-		WHERE run_id = ? AND seq > ? AND seq < ? ORDER BY seq LIMIT ?`, runID, afterSeq, beforeSeq, limit+1)
+		WHERE run_id = ? AND seq > ? AND seq < ? ORDER BY seq LIMIT ?`, runID, afterSeq, before, limit+1)
 	if err != nil {
 		return nil, false, fmt.Errorf("read events of run %s: %w", runID, err)
 	}
@@ -109,15 +111,16 @@ func runExists(row *sql.Row, runID string) error {
 	return nil
 }
 
-// ListFilter selects runs for List. Zero fields do not filter.
+// ListFilter selects runs for List. Zero and nil fields do not filter.
 type ListFilter struct {
 	ChatID string
 	// Status is one run status; an unknown one is an input error.
 	Status string
 	// Limit is 0 for DefaultListLimit, else 1..MaxListLimit.
 	Limit int
-	// BeforeCreatedMs pages back: only runs created before it.
-	BeforeCreatedMs int64
+	// BeforeCreatedMs pages back: only runs created before it. A given 0
+	// is a bound (no run was created before it), not a missing one.
+	BeforeCreatedMs *int64
 }
 
 // List returns runs newest first (ties by id, descending), without their
@@ -139,12 +142,12 @@ func (s *Store) List(ctx context.Context, f ListFilter) ([]Run, error) {
 		where = append(where, "status = ?")
 		args = append(args, f.Status)
 	}
-	if f.BeforeCreatedMs < 0 {
-		return nil, invalid("beforeCreatedMs", "beforeCreatedMs must not be negative")
-	}
-	if f.BeforeCreatedMs > 0 {
+	if f.BeforeCreatedMs != nil {
+		if *f.BeforeCreatedMs < 0 {
+			return nil, invalid("beforeCreatedMs", "beforeCreatedMs must not be negative")
+		}
 		where = append(where, "created_ms < ?")
-		args = append(args, f.BeforeCreatedMs)
+		args = append(args, *f.BeforeCreatedMs)
 	}
 	limit := f.Limit
 	if limit == 0 {

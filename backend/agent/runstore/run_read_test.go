@@ -20,7 +20,8 @@ func TestEventsPaging(t *testing.T) {
 	for _, tc := range []struct {
 		name           string
 		runID          string
-		after, before  int64
+		after          int64
+		before         *int64
 		limit          int
 		first, last, n int64
 		hasMore        bool
@@ -31,13 +32,16 @@ func TestEventsPaging(t *testing.T) {
 		{name: "after", runID: r.ID, after: 25, first: 26, last: 30, n: 5},
 		{name: "after the last", runID: r.ID, after: 30},
 		{name: "far after the last", runID: r.ID, after: 1 << 40},
-		{name: "before", runID: r.ID, before: 4, first: 1, last: 3, n: 3},
-		{name: "before 1", runID: r.ID, before: 1},
-		{name: "between", runID: r.ID, after: 5, before: 9, first: 6, last: 8, n: 3},
-		{name: "between, limited", runID: r.ID, after: 5, before: 9, limit: 2, first: 6, last: 7, n: 2, hasMore: true},
-		{name: "between, limit reaches before", runID: r.ID, after: 5, before: 9, limit: 3, first: 6, last: 8, n: 3},
-		{name: "adjacent bounds", runID: r.ID, after: 5, before: 6},
-		{name: "crossed bounds", runID: r.ID, after: 9, before: 5},
+		{name: "before", runID: r.ID, before: ptr[int64](4), first: 1, last: 3, n: 3},
+		{name: "before 1", runID: r.ID, before: ptr[int64](1)},
+		// A given 0 is a bound below every seq, not a missing one.
+		{name: "before 0", runID: r.ID, before: ptr[int64](0)},
+		{name: "before 0, limited", runID: r.ID, before: ptr[int64](0), limit: 5},
+		{name: "between", runID: r.ID, after: 5, before: ptr[int64](9), first: 6, last: 8, n: 3},
+		{name: "between, limited", runID: r.ID, after: 5, before: ptr[int64](9), limit: 2, first: 6, last: 7, n: 2, hasMore: true},
+		{name: "between, limit reaches before", runID: r.ID, after: 5, before: ptr[int64](9), limit: 3, first: 6, last: 8, n: 3},
+		{name: "adjacent bounds", runID: r.ID, after: 5, before: ptr[int64](6)},
+		{name: "crossed bounds", runID: r.ID, after: 9, before: ptr[int64](5)},
 		{name: "limit at the max", runID: r.ID, limit: MaxEventsLimit, first: 1, last: 30, n: 30},
 		{name: "run with one event", runID: empty.ID, first: 1, last: 1, n: 1},
 		{name: "run with one event, after it", runID: empty.ID, after: 1},
@@ -57,19 +61,20 @@ func TestEventsPaging(t *testing.T) {
 		})
 	}
 	for _, tc := range []struct {
-		name          string
-		runID         string
-		after, before int64
-		limit         int
-		code          string
+		name   string
+		runID  string
+		after  int64
+		before *int64
+		limit  int
+		code   string
 	}{
 		{name: "unknown run", runID: "run_unknown", code: CodeRunNotFound},
-		{name: "unknown run, empty window", runID: "run_unknown", after: 3, before: 4, code: CodeRunNotFound},
+		{name: "unknown run, empty window", runID: "run_unknown", after: 3, before: ptr[int64](4), code: CodeRunNotFound},
 		{name: "empty run id", runID: "", code: apperr.CodeInvalidArgument},
 		{name: "control chars", runID: "run_\x1b[2J", code: apperr.CodeInvalidArgument},
 		{name: "huge run id", runID: strings.Repeat("r", 10_000), code: apperr.CodeInvalidArgument},
 		{name: "negative after", runID: r.ID, after: -1, code: apperr.CodeInvalidArgument},
-		{name: "negative before", runID: r.ID, before: -1, code: apperr.CodeInvalidArgument},
+		{name: "negative before", runID: r.ID, before: ptr[int64](-1), code: apperr.CodeInvalidArgument},
 		{name: "negative limit", runID: r.ID, limit: -1, code: apperr.CodeInvalidArgument},
 		{name: "limit above the max", runID: r.ID, limit: MaxEventsLimit + 1, code: apperr.CodeInvalidArgument},
 	} {
@@ -84,6 +89,8 @@ func TestEventsPaging(t *testing.T) {
 	}
 }
 
+func ptr[T any](v T) *T { return &v }
+
 func TestEventsDefaultLimit(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -93,7 +100,7 @@ func TestEventsDefaultLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	events, hasMore, err := f.s.Events(f.ctx, r.ID, 0, 0, 0)
+	events, hasMore, err := f.s.Events(f.ctx, r.ID, 0, nil, 0)
 	if err != nil || len(events) != DefaultEventsLimit || !hasMore {
 		t.Fatalf("%d events, hasMore %v, %v", len(events), hasMore, err)
 	}
@@ -126,9 +133,11 @@ func TestList(t *testing.T) {
 		{"status", ListFilter{Status: StatusCompleted}, []string{ids[3], ids[0]}},
 		{"chat and status", ListFilter{ChatID: "a", Status: StatusCreated}, []string{tieHigh, tieLow}},
 		{"limit", ListFilter{Limit: 2}, []string{tieHigh, tieLow}},
-		{"before", ListFilter{BeforeCreatedMs: 13}, []string{ids[2], ids[1], ids[0]}},
-		{"before, chat, limit", ListFilter{BeforeCreatedMs: 14, ChatID: "a", Limit: 1}, []string{ids[2]}},
-		{"before the first", ListFilter{BeforeCreatedMs: 10}, []string{}},
+		{"before", ListFilter{BeforeCreatedMs: ptr(int64(13))}, []string{ids[2], ids[1], ids[0]}},
+		{"before, chat, limit", ListFilter{BeforeCreatedMs: ptr(int64(14)), ChatID: "a", Limit: 1}, []string{ids[2]}},
+		{"before the first", ListFilter{BeforeCreatedMs: ptr(int64(10))}, []string{}},
+		// A given 0 is a bound no run was created before, not a missing one.
+		{"before 0", ListFilter{BeforeCreatedMs: ptr(int64(0))}, []string{}},
 		{"unknown chat", ListFilter{ChatID: "zzz"}, []string{}},
 		{"limit at the max", ListFilter{Limit: MaxListLimit, Status: StatusFailed}, []string{ids[2]}},
 	} {
@@ -156,7 +165,7 @@ func TestList(t *testing.T) {
 		"huge chat":       {ChatID: strings.Repeat("c", 1000)},
 		"negative limit":  {Limit: -1},
 		"limit above max": {Limit: MaxListLimit + 1},
-		"negative before": {BeforeCreatedMs: -5},
+		"negative before": {BeforeCreatedMs: ptr(int64(-5))},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -40,7 +40,7 @@ func TestCreateStoresRunAndFirstEvent(t *testing.T) {
 	if string(got.Snapshot) != `{"a":1}` || string(got.Profile) != `{}` || *got.ProfileID != pid || got.Presentation != "background" {
 		t.Errorf("Get = %+v", got)
 	}
-	events, _, err := f.s.Events(f.ctx, r.ID, 0, 0, 0)
+	events, _, err := f.s.Events(f.ctx, r.ID, 0, nil, 0)
 	if err != nil || len(events) != 1 || fmt.Sprint(events[0]) != fmt.Sprint(want) {
 		t.Fatalf("Events = %+v, %v", events, err)
 	}
@@ -125,11 +125,11 @@ func TestAppendSeqHasNoGapsUnderConcurrentAppenders(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	events, hasMore, err := f.s.Events(f.ctx, r.ID, 0, 0, MaxEventsLimit)
+	events, hasMore, err := f.s.Events(f.ctx, r.ID, 0, nil, MaxEventsLimit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, hasMore2, err := f.s.Events(f.ctx, r.ID, events[len(events)-1].Seq, 0, MaxEventsLimit)
+	more, hasMore2, err := f.s.Events(f.ctx, r.ID, events[len(events)-1].Seq, nil, MaxEventsLimit)
 	if err != nil || !hasMore || hasMore2 {
 		t.Fatalf("paging: hasMore %v then %v, %v", hasMore, hasMore2, err)
 	}
