@@ -37,8 +37,15 @@ const (
 )
 
 // checker walks a document and collects issues instead of stopping at the
-// first, so Diagnose can report them all.
-type checker struct{ issues []Issue }
+// first, so Diagnose can report them all. strict refuses null where a
+// number or a section is expected: null is what JSON makes of NaN, so a
+// document coming in must not have it read as "left out" (HOST-ABI §0).
+// Stored bodies are read leniently, so a profile stored before the rule
+// keeps loading.
+type checker struct {
+	issues []Issue
+	strict bool
+}
 
 func (c *checker) add(field, code, format string, args ...any) {
 	c.issues = append(c.issues, Issue{Field: field, Code: code, Message: fmt.Sprintf(format, args...)})
@@ -46,6 +53,22 @@ func (c *checker) add(field, code, format string, args ...any) {
 
 // absent reports whether a field was left out; null counts as left out.
 func absent(raw json.RawMessage) bool { return raw == nil || string(raw) == "null" }
+
+// given reports whether a number or section field has a value to read.
+// Left out it has not; null has not either, and in a strict checker it is
+// an issue naming the field rather than a silent default.
+func (c *checker) given(field string, raw json.RawMessage) bool {
+	if raw == nil {
+		return false
+	}
+	if string(raw) == "null" {
+		if c.strict {
+			c.add(field, IssueType, "must not be null (what JSON makes of NaN); leave it out to keep the default")
+		}
+		return false
+	}
+	return true
+}
 
 func join(field, key string) string {
 	if field == "" {

@@ -44,7 +44,7 @@ func rawStrings(raw json.RawMessage) []string {
 // tools reads the tools section; false means a tool list is broken, so
 // the rules across lists are skipped.
 func (c *checker) tools(raw json.RawMessage, out *ToolPolicy) bool {
-	if absent(raw) {
+	if !c.given("tools", raw) {
 		return true
 	}
 	m, ok := c.object("tools", raw, "allow", "deny", "requireApproval", "maxRounds", "maxCallsPerRun")
@@ -64,12 +64,12 @@ func (c *checker) tools(raw json.RawMessage, out *ToolPolicy) bool {
 			listsOK = listsOK && ok
 		}
 	}
-	if v := m["maxRounds"]; !absent(v) {
+	if v := m["maxRounds"]; c.given("tools.maxRounds", v) {
 		if n, ok := c.integer("tools.maxRounds", v, 1, 500); ok {
 			out.MaxRounds = n
 		}
 	}
-	if v := m["maxCallsPerRun"]; !absent(v) {
+	if v := m["maxCallsPerRun"]; c.given("tools.maxCallsPerRun", v) {
 		if n, ok := c.integer("tools.maxCallsPerRun", v, 1, 2000); ok {
 			out.MaxCallsPerRun = n
 		}
@@ -104,7 +104,7 @@ func (c *checker) toolRules(p Profile) {
 }
 
 func (c *checker) skills(raw json.RawMessage, out *SkillPolicy) {
-	if absent(raw) {
+	if !c.given("skills", raw) {
 		return
 	}
 	m, ok := c.object("skills", raw, "visible", "deny", "maxReadCharsPerCall", "maxReadCharsPerRun")
@@ -122,10 +122,10 @@ func (c *checker) skills(raw json.RawMessage, out *SkillPolicy) {
 		}
 	}
 	perCallOK, perRunOK := true, true
-	if v := m["maxReadCharsPerCall"]; !absent(v) {
+	if v := m["maxReadCharsPerCall"]; c.given("skills.maxReadCharsPerCall", v) {
 		out.MaxReadCharsPerCall, perCallOK = c.integer("skills.maxReadCharsPerCall", v, 1, 1_000_000)
 	}
-	if v := m["maxReadCharsPerRun"]; !absent(v) {
+	if v := m["maxReadCharsPerRun"]; c.given("skills.maxReadCharsPerRun", v) {
 		out.MaxReadCharsPerRun, perRunOK = c.integer("skills.maxReadCharsPerRun", v, 1, 10_000_000)
 	}
 	if perCallOK && perRunOK && out.MaxReadCharsPerCall > out.MaxReadCharsPerRun {
@@ -137,7 +137,7 @@ func (c *checker) skills(raw json.RawMessage, out *SkillPolicy) {
 // workspace reads the roots; writableRoots left out means the visible
 // roots. False means a list is broken.
 func (c *checker) workspace(raw json.RawMessage, out *Workspace) bool {
-	if absent(raw) {
+	if !c.given("workspace", raw) {
 		return true
 	}
 	m, ok := c.object("workspace", raw, "visibleRoots", "writableRoots")
@@ -174,7 +174,7 @@ func (c *checker) workspace(raw json.RawMessage, out *Workspace) bool {
 // output reads the artifacts; false means one is broken, so their roots
 // are not checked against the workspace.
 func (c *checker) output(raw json.RawMessage, out *Output) bool {
-	if absent(raw) {
+	if !c.given("output", raw) {
 		return true
 	}
 	m, ok := c.object("output", raw, "artifacts")
@@ -259,7 +259,7 @@ func (c *checker) artifact(field string, raw json.RawMessage) (Artifact, bool) {
 	if v := m["required"]; !absent(v) {
 		a.Required, _ = c.boolean(field+".required", v)
 	}
-	if v := m["assemblyOrder"]; !absent(v) {
+	if v := m["assemblyOrder"]; c.given(field+".assemblyOrder", v) {
 		a.AssemblyOrder, _ = c.integer(field+".assemblyOrder", v, 0, 1000)
 	}
 	return a, len(c.issues) == n

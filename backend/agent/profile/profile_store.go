@@ -105,9 +105,10 @@ func (s *Store) List(ctx context.Context) (Listing, error) {
 }
 
 // decodeStored parses a stored body and checks that it is the profile of
-// its row.
+// its row. It reads null as left out, as bodies stored before Parse
+// refused null did, so they keep loading.
 func decodeStored(id, body string) (Profile, []Issue) {
-	p, issues := check([]byte(body))
+	p, issues := check([]byte(body), false)
 	switch {
 	case len(issues) > 0:
 	case id == DefaultID:

@@ -140,6 +140,8 @@ func TestStoreRefusals(t *testing.T) {
 		{"save default id", func() error { _, err := s.Save(ctx, doc(t, "id", DefaultID)); return err }, CodeInvalidProfile, "id"},
 		{"save invalid", func() error { _, err := s.Save(ctx, doc(t, "id", "mine", "tools.maxRounds", 0)); return err }, CodeInvalidProfile, "tools.maxRounds"},
 		{"save garbage", func() error { _, err := s.Save(ctx, []byte("{")); return err }, CodeInvalidProfile, ""},
+		{"save null number", func() error { _, err := s.Save(ctx, doc(t, "id", "mine", "tools.maxRounds", nil)); return err }, CodeInvalidProfile, "tools.maxRounds"},
+		{"save null section", func() error { _, err := s.Save(ctx, doc(t, "id", "mine", "workspace", nil)); return err }, CodeInvalidProfile, "workspace"},
 		{"delete default", func() error { return s.Delete(ctx, DefaultID) }, CodeBuiltin, ""},
 		{"delete unknown", func() error { return s.Delete(ctx, "nope") }, CodeNotFound, ""},
 		{"load unknown", func() error { _, err := s.Load(ctx, "nope"); return err }, CodeNotFound, ""},
@@ -244,5 +246,28 @@ func TestStoreReportsBrokenProfiles(t *testing.T) {
 	list, _ = s.List(ctx)
 	if len(list.Issues) != 3 || len(list.Profiles) != 3 {
 		t.Errorf("after repair: %+v", list)
+	}
+}
+
+// A stored body with null in a number or a section (a hand edit, or an
+// older Hearth) still loads, reading null as left out: only documents
+// coming in through Save refuse it.
+func TestStoredNullsStillLoad(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, db := newStore(t)
+	insert(t, db, "old", string(doc(t, "id", "old", "tools.maxRounds", nil, "run.modelRetry", nil, "plan", nil)))
+	p, err := s.Load(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := DefaultWriter(); p.Tools.MaxRounds != d.Tools.MaxRounds || p.Run.ModelRetry != d.Run.ModelRetry {
+		t.Errorf("loaded %s", p.JSON())
+	}
+	if ok, issues, err := s.Diagnose(ctx, "old"); !ok || len(issues) != 0 || err != nil {
+		t.Errorf("diagnose = %v %v %v", ok, issues, err)
+	}
+	if list, err := s.List(ctx); err != nil || len(list.Issues) != 0 || len(list.Profiles) != 2 {
+		t.Errorf("list = %+v, %v", list, err)
 	}
 }

@@ -33,8 +33,10 @@ var (
 // fields take DefaultWriter's values. A broken document is an
 // agent.invalid_profile error whose message and details.field are the
 // first issue Diagnose would report; details.issues holds all of them.
+// Null in a number or a section is an issue, not a default: Parse reads
+// documents coming in (profiles.save).
 func Parse(raw []byte) (Profile, error) {
-	p, issues := check(raw)
+	p, issues := check(raw, true)
 	if len(issues) > 0 {
 		return Profile{}, invalidError(issues)
 	}
@@ -44,7 +46,7 @@ func Parse(raw []byte) (Profile, error) {
 // Diagnose returns every issue of a profile document, in document order;
 // none means Parse accepts it.
 func Diagnose(raw []byte) []Issue {
-	_, issues := check(raw)
+	_, issues := check(raw, true)
 	return issues
 }
 
@@ -65,8 +67,10 @@ func invalidError(issues []Issue) *apperr.Error {
 	})
 }
 
-func check(raw []byte) (Profile, []Issue) {
-	c := &checker{}
+// check decodes and validates raw; strict refuses null in numbers and
+// sections (see checker).
+func check(raw []byte, strict bool) (Profile, []Issue) {
+	c := &checker{strict: strict}
 	raw = bytes.TrimSpace(raw)
 	if !c.bounds(raw) {
 		return Profile{}, c.issues
@@ -139,7 +143,7 @@ func (c *checker) header(top map[string]json.RawMessage, p *Profile) {
 }
 
 func (c *checker) preset(raw json.RawMessage, out *Preset) {
-	if absent(raw) {
+	if !c.given("preset", raw) {
 		return
 	}
 	m, ok := c.object("preset", raw, "mode", "ref", "required")
@@ -183,7 +187,7 @@ func (c *checker) required(m map[string]json.RawMessage, section, key string, ma
 }
 
 func (c *checker) model(raw json.RawMessage, out *Model) {
-	if absent(raw) {
+	if !c.given("model", raw) {
 		return
 	}
 	m, ok := c.object("model", raw, "mode", "connectionId", "model", "temperature", "maxTokens")
@@ -214,12 +218,12 @@ func (c *checker) model(raw json.RawMessage, out *Model) {
 			}
 		}
 	}
-	if v := m["temperature"]; !absent(v) {
+	if v := m["temperature"]; c.given("model.temperature", v) {
 		if f, ok := c.number("model.temperature", v, 0, 2); ok {
 			out.Temperature = &f
 		}
 	}
-	if v := m["maxTokens"]; !absent(v) {
+	if v := m["maxTokens"]; c.given("model.maxTokens", v) {
 		if i, ok := c.integer("model.maxTokens", v, 1, 1_000_000); ok {
 			out.MaxTokens = &i
 		}
@@ -227,7 +231,7 @@ func (c *checker) model(raw json.RawMessage, out *Model) {
 }
 
 func (c *checker) run(raw json.RawMessage, out *Run) bool {
-	if absent(raw) {
+	if !c.given("run", raw) {
 		return true
 	}
 	m, ok := c.object("run", raw, "presentation", "modelRetry")
@@ -240,12 +244,12 @@ func (c *checker) run(raw json.RawMessage, out *Run) bool {
 			out.Presentation = s
 		}
 	}
-	if v := m["modelRetry"]; !absent(v) {
+	if v := m["modelRetry"]; c.given("run.modelRetry", v) {
 		if r, ok := c.object("run.modelRetry", v, "maxRetries", "intervalMs"); ok {
-			if v := r["maxRetries"]; !absent(v) {
+			if v := r["maxRetries"]; c.given("run.modelRetry.maxRetries", v) {
 				out.ModelRetry.MaxRetries, _ = c.integer("run.modelRetry.maxRetries", v, 0, 10)
 			}
-			if v := r["intervalMs"]; !absent(v) {
+			if v := r["intervalMs"]; c.given("run.modelRetry.intervalMs", v) {
 				out.ModelRetry.IntervalMs, _ = c.integer("run.modelRetry.intervalMs", v, 0, 600_000)
 			}
 		}
@@ -254,7 +258,7 @@ func (c *checker) run(raw json.RawMessage, out *Run) bool {
 }
 
 func (c *checker) instructions(raw json.RawMessage, out *Instructions) {
-	if absent(raw) {
+	if !c.given("instructions", raw) {
 		return
 	}
 	m, ok := c.object("instructions", raw, "agentSystemPrompt")
@@ -269,7 +273,7 @@ func (c *checker) instructions(raw json.RawMessage, out *Instructions) {
 }
 
 func (c *checker) plan(raw json.RawMessage, out *Plan) {
-	if absent(raw) {
+	if !c.given("plan", raw) {
 		return
 	}
 	if m, ok := c.object("plan", raw, "mode"); ok && !absent(m["mode"]) {

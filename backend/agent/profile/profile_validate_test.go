@@ -117,6 +117,27 @@ func TestParseNamesTheField(t *testing.T) {
 		{"two message bodies", []any{"output.artifacts", []any{art("a", "output/a.md"), art("b", "output/b.md")}}, "output.artifacts[1].target", IssueDuplicate},
 		{"output unknown", []any{"output.main", "x"}, "output.main", IssueUnknown},
 		{"unknown nested object", []any{"tools.a.b", 1}, `tools.a`, IssueUnknown},
+		// null is what JSON makes of NaN: refused like 2.5 or 0, not read
+		// as "left out" and given the default.
+		{"tools.maxRounds null", []any{"tools.maxRounds", nil}, "tools.maxRounds", IssueType},
+		{"tools.maxCallsPerRun null", []any{"tools.maxCallsPerRun", nil}, "tools.maxCallsPerRun", IssueType},
+		{"run.modelRetry.maxRetries null", []any{"run.modelRetry.maxRetries", nil}, "run.modelRetry.maxRetries", IssueType},
+		{"run.modelRetry.intervalMs null", []any{"run.modelRetry.intervalMs", nil}, "run.modelRetry.intervalMs", IssueType},
+		{"run.modelRetry null", []any{"run.modelRetry", nil}, "run.modelRetry", IssueType},
+		{"skills.maxReadCharsPerCall null", []any{"skills.maxReadCharsPerCall", nil}, "skills.maxReadCharsPerCall", IssueType},
+		{"skills.maxReadCharsPerRun null", []any{"skills.maxReadCharsPerRun", nil}, "skills.maxReadCharsPerRun", IssueType},
+		{"model.temperature null", []any{"model.temperature", nil}, "model.temperature", IssueType},
+		{"model.maxTokens null", []any{"model.maxTokens", nil}, "model.maxTokens", IssueType},
+		{"assemblyOrder null", []any{"output.artifacts.0.assemblyOrder", nil}, "output.artifacts[0].assemblyOrder", IssueType},
+		{"tools null", []any{"tools", nil}, "tools", IssueType},
+		{"workspace null", []any{"workspace", nil}, "workspace", IssueType},
+		{"skills null", []any{"skills", nil}, "skills", IssueType},
+		{"run null", []any{"run", nil}, "run", IssueType},
+		{"model null", []any{"model", nil}, "model", IssueType},
+		{"preset null", []any{"preset", nil}, "preset", IssueType},
+		{"instructions null", []any{"instructions", nil}, "instructions", IssueType},
+		{"plan null", []any{"plan", nil}, "plan", IssueType},
+		{"output null", []any{"output", nil}, "output", IssueType},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -195,8 +216,13 @@ func TestParseAccepts(t *testing.T) {
 			}},
 		{"background without commit", []any{"run.presentation", "background", "tools.allow", []string{"chat.search"}},
 			func(p Profile) bool { return p.Run.Presentation == Background && !p.Allowed("workspace.commit") }},
-		{"nulls", []any{"description", nil, "tools.deny", nil, "plan", nil, "model.temperature", nil},
-			func(p Profile) bool { return p.Description == "" && len(p.Tools.Deny) == 0 && p.Plan.Mode == PlanNone }},
+		{"nulls", []any{"description", nil, "tools.deny", nil},
+			func(p Profile) bool { return p.Description == "" && len(p.Tools.Deny) == 0 }},
+		{"numbers and sections left out", []any{"tools", map[string]any{"allow": Tools()}, "run", map[string]any{}, "skills", del, "plan", del},
+			func(p Profile) bool {
+				d := DefaultWriter()
+				return p.Tools.MaxRounds == d.Tools.MaxRounds && p.Run.ModelRetry == d.Run.ModelRetry && p.Skills.MaxReadCharsPerCall == d.Skills.MaxReadCharsPerCall
+			}},
 		{"empty prompt is none", []any{"instructions.agentSystemPrompt", ""},
 			func(p Profile) bool { return p.Instructions.AgentSystemPrompt == nil }},
 		{"hearth kind", []any{"kind", Kind}, func(p Profile) bool { return p.Kind == Kind }},
