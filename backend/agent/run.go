@@ -273,11 +273,7 @@ func (r *run) callModel(round int, convo []providers.Message, tools []providers.
 		}
 		code := apperr.CodeOf(err)
 		if !retryable(code) || attempt >= retry.MaxRetries {
-			ae := apperr.As(err)
-			if ae == nil {
-				ae = apperr.New(CodeModelRequestFailed, "%v", err)
-			}
-			return res, ae
+			return res, requestFailed(err)
 		}
 		wait := time.Duration(retry.IntervalMs) * time.Millisecond
 		if ae := apperr.As(err); ae != nil {
@@ -292,6 +288,24 @@ func (r *run) callModel(round int, convo []providers.Message, tools []providers.
 			return res, r.ctx.Err()
 		}
 	}
+}
+
+// requestFailed is the error of a run whose model request failed for good:
+// model.request_failed (AGENT.md §3), whatever the provider answered, so
+// a run's failures have one code; the provider's code stays in
+// details.cause (model.auth_failed, model.unreachable…) next to its
+// details (status, providerMessage), for the window to offer a fix.
+func requestFailed(err error) *apperr.Error {
+	ae := apperr.As(err)
+	if ae == nil {
+		return apperr.New(CodeModelRequestFailed, "the model request failed: %v", err)
+	}
+	details := make(map[string]any, len(ae.Details)+1)
+	for k, v := range ae.Details {
+		details[k] = v
+	}
+	details["cause"] = ae.Code
+	return apperr.New(CodeModelRequestFailed, "the model request failed (%s): %s", ae.Code, ae.Message).WithDetails(details)
 }
 
 // retryable reports whether a model failure is worth another try.

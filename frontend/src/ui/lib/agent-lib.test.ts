@@ -59,6 +59,10 @@ describe('agent words', () => {
     expect(agentErrorText({ code: 'agent.busy', message: 'x' }).message).toMatch(/^An agent is already working on this chat/);
     expect(agentErrorText({ code: 'agent.invalid_profile', message: 'bad', details: { field: 'tools.maxRounds' } }).message).toBe('The agent profile is not valid (tools.maxRounds): bad');
     expect(agentErrorText({ code: 'model.auth_failed', message: 'x' }).message).toMatch(/API key/);
+    // A run's failed model request keeps its code and is told by its cause.
+    const authFailed = { code: 'model.request_failed', message: 'x', details: { cause: 'model.auth_failed', status: 401 } };
+    expect(agentErrorText(authFailed)).toEqual({ code: 'model.request_failed', message: expect.stringMatching(/API key/) });
+    expect(agentErrorText({ code: 'model.request_failed', message: 'x', details: { cause: 'model.request_failed', providerMessage: 'no such model' } }).message).toMatch(/refused the request.*no such model/);
     expect(agentErrorText({ code: 'odd.code', message: 'as is' })).toEqual({ code: 'odd.code', message: 'as is' });
   });
 

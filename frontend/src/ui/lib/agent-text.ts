@@ -46,6 +46,12 @@ export function agentErrorText(err: unknown): { code: string; message: string } 
       return { code: e.code, message: `The reply could not be saved to the chat: ${e.message}` };
     case 'agent.interrupted':
       return { code: e.code, message: 'Hearth stopped before the run finished.' };
+    case 'model.request_failed': {
+      // A run's failed model request names the provider's code in details.cause; say what that one means.
+      const cause = typeof details.cause === 'string' && details.cause !== e.code ? details.cause : null;
+      if (cause === null) return generationErrorText(err);
+      return { code: e.code, message: generationErrorText({ code: cause, message: e.message, details }).message };
+    }
     default:
       if (e.code.startsWith('model.') || e.code === 'prompt.too_large') return generationErrorText(err);
       return { code: e.code, message: e.message };

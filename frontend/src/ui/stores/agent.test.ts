@@ -9,8 +9,8 @@ import { createToasts } from './toasts';
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
-function hostError(code: string, message = code) {
-  return Object.assign(new Error(message), { code });
+function hostError(code: string, message = code, details?: Record<string, unknown>) {
+  return Object.assign(new Error(message), { code }, details ? { details } : {});
 }
 
 function summary(runId: string, fields: Partial<AgentRunSummary> = {}): AgentRunSummary {
@@ -135,6 +135,19 @@ describe('agent store', () => {
       'agent.busy: Could not start the agent: An agent is already working on this chat — wait for it or cancel it.',
     ]);
     // Only the first is fixed in Connections; its toast opens them.
+    expect(get(toasts).map((t) => t.action?.label ?? null)).toEqual(['Open Connections', null]);
+    get(toasts)[0]?.action?.run();
+    expect(openConnections).toHaveBeenCalledTimes(1);
+  });
+
+  it('offers Connections for a failed model request whose cause is fixed there', async () => {
+    const { agent, store, toasts, openConnections } = await setup();
+    agent.startRunFromLegacyGenerate.mockRejectedValueOnce(
+      hostError('model.request_failed', 'the model request failed (model.auth_failed): bad key', { cause: 'model.auth_failed', status: 401 }),
+    );
+    await store.sendWithAgent('');
+    agent.startRunFromLegacyGenerate.mockRejectedValueOnce(hostError('model.request_failed', 'no such model', { cause: 'model.request_failed', status: 400 }));
+    await store.sendWithAgent('');
     expect(get(toasts).map((t) => t.action?.label ?? null)).toEqual(['Open Connections', null]);
     get(toasts)[0]?.action?.run();
     expect(openConnections).toHaveBeenCalledTimes(1);

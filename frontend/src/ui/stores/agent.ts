@@ -105,7 +105,8 @@ export function createAgentStore(deps: AgentDeps): AgentStore {
 
   function report(err: unknown, context: string): void {
     const t = agentErrorText(err);
-    toasts.error(t, context, connectionsAction(t.code, deps.openConnections));
+    const details = (err as { details?: Record<string, unknown> } | null)?.details;
+    toasts.error(t, context, connectionsAction(t.code, deps.openConnections, details));
   }
 
   function flush(): void {

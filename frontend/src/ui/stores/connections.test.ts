@@ -1,7 +1,7 @@
 import { get } from 'svelte/store';
 import { describe, expect, it, vi } from 'vitest';
 import type { Connection, HearthAbi } from '../../abi/types';
-import { createConnectionStore } from './connections';
+import { connectionsAction, createConnectionStore } from './connections';
 import type { ToastStore } from './toasts';
 
 function conn(id: string, name: string): Connection {
@@ -74,5 +74,21 @@ describe('connection store', () => {
     expect(get(store.activeId)).toBe('z');
     await store.select(null);
     expect(get(store.activeId)).toBeNull();
+  });
+});
+
+describe('connectionsAction', () => {
+  it('offers Connections for failures fixed there, an agent run’s model.request_failed by its cause', () => {
+    const open = vi.fn();
+    expect(connectionsAction('model.auth_failed', open)?.label).toBe('Open Connections');
+    expect(connectionsAction('model.request_failed', open, { cause: 'model.auth_failed', status: 401 })?.label).toBe('Open Connections');
+    expect(connectionsAction('model.request_failed', open, { cause: 'model.unreachable' })?.label).toBe('Open Connections');
+    expect(connectionsAction('model.request_failed', open, { cause: 'model.rate_limited' })).toBeUndefined();
+    // A generation's refused request has no cause: nothing in Connections fixes it.
+    expect(connectionsAction('model.request_failed', open, { status: 400 })).toBeUndefined();
+    expect(connectionsAction('model.request_failed', open)).toBeUndefined();
+    // Only model.request_failed defers to its cause.
+    expect(connectionsAction('agent.busy', open, { cause: 'model.auth_failed' })).toBeUndefined();
+    expect(connectionsAction('model.request_failed', undefined, { cause: 'model.auth_failed' })).toBeUndefined();
   });
 });

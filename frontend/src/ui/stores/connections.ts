@@ -8,9 +8,14 @@ import type { ToastAction, ToastStore } from './toasts';
 /** FIXED_IN_CONNECTIONS lists the failures a person fixes in the Connections dialog. */
 const FIXED_IN_CONNECTIONS = new Set(['generate.no_connection', 'agent.no_connection', 'agent.chat_completion_required', 'model.auth_failed', 'model.unreachable']);
 
-/** connectionsAction is the toast button that opens Connections, for a failure fixed there; undefined for any other (or with no way to open it). */
-export function connectionsAction(code: string, open: (() => void) | undefined): ToastAction | undefined {
-  return open && FIXED_IN_CONNECTIONS.has(code) ? { label: 'Open Connections', run: open } : undefined;
+/**
+ * connectionsAction is the toast button that opens Connections, for a failure fixed there; undefined for any other (or with no way to open it).
+ * An agent run's failed model request is model.request_failed with the provider's code in details.cause, so for that code the cause decides;
+ * a generation's model.request_failed (a refused request) has no cause and gets no button.
+ */
+export function connectionsAction(code: string, open: (() => void) | undefined, details?: Readonly<Record<string, unknown>> | null): ToastAction | undefined {
+  const cause = code === 'model.request_failed' && typeof details?.cause === 'string' ? details.cause : code;
+  return open && FIXED_IN_CONNECTIONS.has(cause) ? { label: 'Open Connections', run: open } : undefined;
 }
 
 export interface ConnectionStore {
