@@ -143,6 +143,13 @@ func applySpindlePatch(cur *StMessage, patch jsonx.Object, now time.Time) (*StMe
 	next := cur.Clone()
 	rawSwipes, hasSwipes := patch["swipes"]
 	rawDates, hasDates := patch["swipe_dates"]
+	to := next.SwipeID
+	if raw, ok := patch["swipe_id"]; ok {
+		var err error
+		if to, err = jsonx.Int(raw, "swipe_id"); err != nil {
+			return nil, err
+		}
+	}
 	if hasSwipes {
 		ss, err := jsonx.Strings(rawSwipes, "swipes")
 		if err != nil {
@@ -151,10 +158,13 @@ func applySpindlePatch(cur *StMessage, patch jsonx.Object, now time.Time) (*StMe
 		if len(ss) == 0 {
 			return nil, apperr.Invalid("swipes must not be empty")
 		}
-		next.Swipes = ss
-		if !hasDates {
-			alignSwipeInfo(next, now)
+		if to != next.SwipeID && next.SwipeID < len(ss) {
+			// The leaving swipe survives the rewrite: it keeps its
+			// per-swipe data, as navigate would save it.
+			mirrorActive(next)
 		}
+		next.Swipes = ss
+		alignSwipeInfo(next, now)
 	}
 	if hasDates {
 		var nums []json.Number
@@ -176,20 +186,18 @@ func applySpindlePatch(cur *StMessage, patch jsonx.Object, now time.Time) (*StMe
 			next.SwipeInfo[i] = info
 		}
 	}
-	to := next.SwipeID
-	if raw, ok := patch["swipe_id"]; ok {
-		var err error
-		if to, err = jsonx.Int(raw, "swipe_id"); err != nil {
-			return nil, err
-		}
-	}
 	if err := checkSwipe(to, len(next.Swipes)); err != nil {
 		return nil, err
 	}
-	if hasSwipes {
-		next.SwipeID = to
-	} else {
-		navigate(next, to)
+	if to != next.SwipeID {
+		// The active swipe's data was saved above (or went with its
+		// swipe when the rewrite dropped it); the arriving swipe's
+		// becomes the message's.
+		if hasSwipes {
+			arriveAt(next, to)
+		} else {
+			navigate(next, to)
+		}
 	}
 	if raw, ok := patch["content"]; ok {
 		text, err := jsonx.String(raw, "content")

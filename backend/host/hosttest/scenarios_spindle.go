@@ -16,6 +16,43 @@ func spindleMsg(t *testing.T, e *Env, index int) map[string]any {
 	return got[index]
 }
 
+// perSwipeStays checks that each swipe of message 1 listed in want still
+// carries its own reasoning and model ("" for a swipe with none): first
+// in swipe_info for the swipes not active, then by navigating to each.
+func perSwipeStays(t *testing.T, e *Env, want []string) {
+	t.Helper()
+	st := e.StMessages()[1]
+	active := int(st["swipe_id"].(float64))
+	infos := st["swipe_info"].([]any)
+	for k, w := range want {
+		x := Extra(e.StMessages(), 1)
+		if k != active {
+			x, _ = infos[k].(map[string]any)["extra"].(map[string]any)
+		}
+		checkSwipeData(t, "swipe_info", k, x, w)
+	}
+	for _, k := range []int{1, 0, len(want) - 1, active} {
+		if k >= len(want) {
+			continue
+		}
+		e.Must(nil, "chat.updateMessage", e.ChatID, e.IDs[1], map[string]any{"swipe_id": k})
+		checkSwipeData(t, "after navigating", k, Extra(e.StMessages(), 1), want[k])
+	}
+}
+
+func checkSwipeData(t *testing.T, when string, k int, x map[string]any, want string) {
+	t.Helper()
+	if want == "" {
+		if x["reasoning"] != nil || x["model"] != nil {
+			t.Errorf("%s: swipe %d has data %v, want none", when, k, x)
+		}
+		return
+	}
+	if x["reasoning"] != "r"+want || x["model"] != "m"+want {
+		t.Errorf("%s: swipe %d has %v, want r%s/m%s", when, k, x, want, want)
+	}
+}
+
 // SpindleScenarios cover the id-based writes (HOST-ABI 3.4), one
 // precedence rule per case.
 func SpindleScenarios() []Scenario {
@@ -147,6 +184,32 @@ func SpindleScenarios() []Scenario {
 					t.Error("reasoning not cleared")
 				}
 			}},
+		{Name: "updateMessage per-swipe data follows its swipe: swipes and swipe_id", Messages: Three(), Method: "chat.updateMessage",
+			Args: msgArgs(1, map[string]any{"swipes": []string{"First answer.", "Second answer."}, "swipe_id": 1}), WantEvents: swipeEdited,
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) { perSwipeStays(t, e, []string{"0", "1"}) }},
+		{Name: "updateMessage per-swipe data follows its swipe: swipes, swipe_id and content", Messages: Three(), Method: "chat.updateMessage",
+			Args: msgArgs(1, map[string]any{"swipes": []string{"A", "B"}, "swipe_id": 1, "content": "C"}), WantEvents: swipeEdited,
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) { perSwipeStays(t, e, []string{"0", "1"}) }},
+		{Name: "updateMessage per-swipe data follows its swipe: swipes grow, swipe_id and swipe_dates", Messages: Three(), Method: "chat.updateMessage",
+			Args: msgArgs(1, map[string]any{"swipes": []string{"A", "B", "C"}, "swipe_id": 2, "swipe_dates": []int{1000, 2000, 3000}}), WantEvents: swipeEdited,
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) { perSwipeStays(t, e, []string{"0", "1", ""}) }},
+		{Name: "updateMessage per-swipe data follows its swipe: swipe_id and content", Messages: Three(), Method: "chat.updateMessage",
+			Args: msgArgs(1, map[string]any{"swipe_id": 1, "content": "C"}), WantEvents: swipeEdited,
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) { perSwipeStays(t, e, []string{"0", "1"}) }},
+		{Name: "updateMessage per-swipe data follows its swipe: swipe_id and swipe_dates", Messages: Three(), Method: "chat.updateMessage",
+			Args: msgArgs(1, map[string]any{"swipe_id": 1, "swipe_dates": []int{1000, 2000}}), WantEvents: swipeEdited,
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) { perSwipeStays(t, e, []string{"0", "1"}) }},
+		{Name: "updateMessage per-swipe data follows its swipe: swipes alone", Messages: Three(), Method: "chat.updateMessage",
+			Args: msgArgs(1, map[string]any{"swipes": []string{"A", "B"}}), WantEvents: swipeEdited,
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) { perSwipeStays(t, e, []string{"0", "1"}) }},
+		{Name: "updateMessage per-swipe data follows its swipe: swipes and swipe_id from swipe 1", Messages: Three(), Method: "chat.updateMessage",
+			Prepare: func(e *Env) { e.Must(nil, "chat.updateMessage", e.ChatID, e.IDs[1], map[string]any{"swipe_id": 1}) },
+			Args:    msgArgs(1, map[string]any{"swipes": []string{"A", "B"}, "swipe_id": 0}), WantEvents: swipeEdited,
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) { perSwipeStays(t, e, []string{"0", "1"}) }},
+		{Name: "updateMessage per-swipe data follows its swipe: swipes shrink below the active swipe", Messages: Three(), Method: "chat.updateMessage",
+			Prepare: func(e *Env) { e.Must(nil, "chat.updateMessage", e.ChatID, e.IDs[1], map[string]any{"swipe_id": 1}) },
+			Args:    msgArgs(1, map[string]any{"swipes": []string{"A"}, "swipe_id": 0}), WantEvents: swipeEdited,
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) { perSwipeStays(t, e, []string{"0"}) }},
 		{Name: "updateMessage reasoning stays with its swipe", Messages: Three(), Method: "chat.updateMessage",
 			Prepare: func(e *Env) {
 				e.Must(nil, "chat.updateMessage", e.ChatID, e.IDs[1], map[string]any{"reasoning": map[string]any{"text": "mine0"}})
