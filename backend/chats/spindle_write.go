@@ -166,6 +166,7 @@ func applySpindlePatch(cur *StMessage, patch jsonx.Object, now time.Time) (*StMe
 		next.Swipes = ss
 		alignSwipeInfo(next, now)
 	}
+	var dates []json.RawMessage
 	if hasDates {
 		var nums []json.Number
 		if err := json.Unmarshal(rawDates, &nums); err != nil || jsonx.IsNull(rawDates) {
@@ -176,14 +177,13 @@ func applySpindlePatch(cur *StMessage, patch jsonx.Object, now time.Time) (*StMe
 				WithDetails(map[string]any{"swipes": len(next.Swipes), "swipe_dates": len(nums)})
 		}
 		alignSwipeInfo(next, now)
+		dates = make([]json.RawMessage, len(nums))
 		for i, n := range nums {
 			secs, err := n.Float64()
 			if err != nil {
 				return nil, apperr.Invalid("swipe_dates[%d] must be a number", i)
 			}
-			info := next.SwipeInfo[i].Clone()
-			info["send_date"] = isoTime(time.UnixMilli(int64(secs * 1000)))
-			next.SwipeInfo[i] = info
+			dates[i] = isoTime(time.UnixMilli(int64(secs * 1000)))
 		}
 	}
 	if err := checkSwipe(to, len(next.Swipes)); err != nil {
@@ -197,6 +197,17 @@ func applySpindlePatch(cur *StMessage, patch jsonx.Object, now time.Time) (*StMe
 			arriveAt(next, to)
 		} else {
 			navigate(next, to)
+		}
+	}
+	for i, d := range dates {
+		// Dates go in after navigation, so the leaving swipe's saved date
+		// does not overwrite its given one; the active swipe's date is
+		// also the message's, which the swipe_info mirror reads from.
+		info := next.SwipeInfo[i].Clone()
+		info["send_date"] = d
+		next.SwipeInfo[i] = info
+		if i == next.SwipeID {
+			next.Fields["send_date"] = d
 		}
 	}
 	if raw, ok := patch["content"]; ok {

@@ -138,6 +138,29 @@ func SpindleScenarios() []Scenario {
 			Check: func(t *testing.T, e *Env, _ json.RawMessage) {
 				Eq(t, "dates", spindleMsg(t, e, 1)["swipe_dates"], []int{1000, 2000})
 			}},
+		{Name: "updateMessage swipe_dates: the active swipe's date reads back", Messages: Three(), Method: "chat.updateMessage",
+			Args: msgArgs(1, map[string]any{"swipe_dates": []int{1000, 2000}, "reasoning": map[string]any{"text": "x"}}), WantEvents: swipeEdited,
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) {
+				Eq(t, "dates", spindleMsg(t, e, 1)["swipe_dates"], []int{1000, 2000})
+				Eq(t, "send_date", e.StMessages()[1]["send_date"], "1970-01-01T00:16:40.000Z")
+			}},
+		{Name: "updateMessage swipe_dates with swipe_id: both dates kept", Messages: Three(), Method: "chat.updateMessage",
+			Args: msgArgs(1, map[string]any{"swipe_id": 1, "swipe_dates": []int{1000, 2000}}), WantEvents: swipeEdited,
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) {
+				Eq(t, "dates", spindleMsg(t, e, 1)["swipe_dates"], []int{1000, 2000})
+				e.Must(nil, "chat.updateMessage", e.ChatID, e.IDs[1], map[string]any{"swipe_id": 0})
+				Eq(t, "dates after navigating back", spindleMsg(t, e, 1)["swipe_dates"], []int{1000, 2000})
+			}},
+		{Name: "swipe keeps the date swipe_dates gave the active swipe", Messages: Three(), Method: "chat.swipe",
+			Prepare: func(e *Env) {
+				e.Must(nil, "chat.updateMessage", e.ChatID, e.IDs[1], map[string]any{"swipe_dates": []int{1000, 2000}})
+			},
+			Args: chatArgs(1, map[string]any{"to": 1}), WantEvents: []string{"message_swiped"},
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) {
+				info := e.StMessages()[1]["swipe_info"].([]any)
+				Eq(t, "swipe 0 date", info[0].(map[string]any)["send_date"], "1970-01-01T00:16:40.000Z")
+				Eq(t, "dates", spindleMsg(t, e, 1)["swipe_dates"], []int{1000, 2000})
+			}},
 		{Name: "updateMessage swipes/swipe_dates mismatch", Messages: Three(), Method: "chat.updateMessage",
 			Args: msgArgs(1, map[string]any{"swipes": []string{"a", "b"}, "swipe_dates": []int{1}}), WantErr: "validation.invalid_argument"},
 		{Name: "updateMessage swipe_dates alone mismatch", Messages: Three(), Method: "chat.updateMessage",
