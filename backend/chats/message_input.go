@@ -236,7 +236,7 @@ func applyStPatch(cur *StMessage, patch jsonx.Object, label string, now time.Tim
 		}
 	}
 	if v, ok := patch["swipes"]; ok {
-		if next.Swipes, err = jsonx.Strings(v, label+".swipes"); err != nil {
+		if next.Swipes, err = jsonx.StrictStrings(v, label+".swipes"); err != nil {
 			return nil, err
 		}
 		if len(next.Swipes) == 0 {

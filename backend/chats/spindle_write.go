@@ -151,7 +151,7 @@ func applySpindlePatch(cur *StMessage, patch jsonx.Object, now time.Time) (*StMe
 		}
 	}
 	if hasSwipes {
-		ss, err := jsonx.Strings(rawSwipes, "swipes")
+		ss, err := jsonx.StrictStrings(rawSwipes, "swipes")
 		if err != nil {
 			return nil, err
 		}

@@ -446,7 +446,7 @@ func registerSpindle(r *Router, svc *chats.Service) {
 		if !a.IsArray(1) {
 			return nil, apperr.Invalid("ids must be an array of message ids")
 		}
-		ids, err := jsonx.Strings(a[1], "ids")
+		ids, err := jsonx.StrictStrings(a[1], "ids")
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package jsonx
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -116,6 +117,32 @@ func Strings(raw json.RawMessage, name string) ([]string, error) {
 		ss = []string{}
 	}
 	return ss, nil
+}
+
+// StrictStrings is Strings for a caller's input: a null element (what
+// JSON makes of undefined or NaN) is refused, naming its index, where
+// Strings, kept lenient for stored data, would read it as "".
+func StrictStrings(raw json.RawMessage, name string) ([]string, error) {
+	var items []json.RawMessage
+	if IsNull(raw) || json.Unmarshal(raw, &items) != nil {
+		return nil, apperr.Invalid("%s must be an array of strings", name)
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		if IsNull(it) || json.Unmarshal(it, &out[i]) != nil {
+			return nil, apperr.Invalid("%s[%d] must be a string, got %s", name, i, clip(it)).
+				WithDetails(map[string]any{"field": fmt.Sprintf("%s[%d]", name, i)})
+		}
+	}
+	return out, nil
+}
+
+// clip shortens a raw value for an error message.
+func clip(raw json.RawMessage) string {
+	if len(raw) > 40 {
+		return string(raw[:40]) + "…"
+	}
+	return string(raw)
 }
 
 // Objects decodes an array of objects.

@@ -3,7 +3,10 @@ package jsonx
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"hearth/backend/apperr"
 )
 
 // TestSplitEncodedMatchesDecode: on valid objects, SplitEncoded gives the
@@ -63,5 +66,29 @@ func TestSplitEncodedArrayMatchesDecode(t *testing.T) {
 		if e, ok := SplitEncodedArray([]byte(doc)); ok {
 			t.Errorf("%q split as an array: %q", doc, e)
 		}
+	}
+}
+
+// TestStrictStrings: a caller's null element is refused, naming its index;
+// Strings stays lenient for stored data.
+func TestStrictStrings(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{`[]`, true}, {`["a",""]`, true},
+		{`null`, false}, {`["a",null]`, false}, {`[null]`, false}, {`["a",1]`, false}, {`{}`, false},
+	} {
+		_, err := StrictStrings(json.RawMessage(tc.in), "swipes")
+		if tc.ok != (err == nil) || (err != nil && apperr.CodeOf(err) != apperr.CodeInvalidArgument) {
+			t.Errorf("StrictStrings(%s) = %v", tc.in, err)
+		}
+	}
+	if _, err := StrictStrings(json.RawMessage(`["a",null]`), "swipes"); err == nil || !strings.Contains(err.Error(), "swipes[1]") {
+		t.Errorf("error %v does not name swipes[1]", err)
+	}
+	if ss, _ := Strings(json.RawMessage(`["a",null]`), "stored"); len(ss) != 2 {
+		t.Errorf("Strings stays lenient for stored data, got %v", ss)
 	}
 }

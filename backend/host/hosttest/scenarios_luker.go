@@ -72,6 +72,8 @@ func LukerScenarios() []Scenario {
 				Eq(t, "swipes", m["swipes"], []string{"Edited.", "Second answer."})
 				Eq(t, "custom key", m["custom_key"], map[string]any{"kept": true})
 			}},
+		{Name: "updateMessages null swipe", Messages: Three(), Method: "chat.updateMessages",
+			RawArgs: func(e *Env) string { return `["` + e.ChatID + `",[{"index":1,"patch":{"swipes":["a",null]}}]]` }, WantErr: "validation.invalid_argument"},
 		{Name: "updateMessages batch", Messages: Three(), Method: "chat.updateMessages",
 			Args:       chatArgs([]map[string]any{{"index": 0, "patch": map[string]any{"mes": "A"}}, {"index": 2, "patch": map[string]any{"mes": "C", "extra": map[string]any{"model": "x"}}}}),
 			WantEvents: []string{"message_edited", "message_updated", "message_edited", "message_updated"},

@@ -165,6 +165,8 @@ func SpindleScenarios() []Scenario {
 			Args: msgArgs(1, map[string]any{"swipes": []string{"a", "b"}, "swipe_dates": []int{1}}), WantErr: "validation.invalid_argument"},
 		{Name: "updateMessage swipe_dates alone mismatch", Messages: Three(), Method: "chat.updateMessage",
 			Args: msgArgs(1, map[string]any{"swipe_dates": []int{1, 2, 3}}), WantErr: "validation.invalid_argument"},
+		{Name: "updateMessage null swipe", Messages: Three(), Method: "chat.updateMessage",
+			RawArgs: func(e *Env) string { return `["` + e.ChatID + `","` + e.IDs[1] + `",{"swipes":["a",null]}]` }, WantErr: "validation.invalid_argument"},
 		{Name: "updateMessage empty swipes", Messages: Three(), Method: "chat.updateMessage",
 			Args: msgArgs(1, map[string]any{"swipes": []string{}}), WantErr: "validation.invalid_argument"},
 		{Name: "updateMessage swipe_id out of range", Messages: Three(), Method: "chat.updateMessage",
@@ -291,6 +293,8 @@ func SpindleScenarios() []Scenario {
 			}, WantErr: "validation.too_many"},
 		{Name: "setMessagesHidden unknown id changes nothing", Messages: Three(), Method: "chat.setMessagesHidden",
 			Args: func(e *Env) []any { return []any{e.ChatID, []string{e.IDs[0], "ghost"}, true} }, WantErr: "message.not_found"},
+		{Name: "setMessagesHidden null id", Messages: Three(), Method: "chat.setMessagesHidden",
+			RawArgs: func(e *Env) string { return `["` + e.ChatID + `",["` + e.IDs[0] + `",null],true]` }, WantErr: "validation.invalid_argument"},
 		{Name: "setMessageHidden non-boolean", Messages: Three(), Method: "chat.setMessageHidden", Args: msgArgs(1, "yes"), WantErr: "validation.invalid_argument"},
 		{Name: "isMessageHidden unknown id", Messages: Three(), Method: "chat.isMessageHidden", Args: chatArgs("ghost"), WantErr: "message.not_found"},
 	}
