@@ -3,6 +3,8 @@ package chats
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"time"
 
 	"hearth/backend/apperr"
@@ -168,7 +170,7 @@ func applySpindlePatch(cur *StMessage, patch jsonx.Object, now time.Time) (*StMe
 	}
 	var dates []json.RawMessage
 	if hasDates {
-		var nums []json.Number
+		var nums []json.RawMessage
 		if err := json.Unmarshal(rawDates, &nums); err != nil || jsonx.IsNull(rawDates) {
 			return nil, apperr.Invalid("swipe_dates must be an array of numbers (unix seconds)")
 		}
@@ -179,11 +181,11 @@ func applySpindlePatch(cur *StMessage, patch jsonx.Object, now time.Time) (*StMe
 		alignSwipeInfo(next, now)
 		dates = make([]json.RawMessage, len(nums))
 		for i, n := range nums {
-			secs, err := n.Float64()
+			ms, err := swipeDateMillis(n, i)
 			if err != nil {
-				return nil, apperr.Invalid("swipe_dates[%d] must be a number", i)
+				return nil, err
 			}
-			dates[i] = isoTime(time.UnixMilli(int64(secs * 1000)))
+			dates[i] = isoTime(time.UnixMilli(ms))
 		}
 	}
 	if err := checkSwipe(to, len(next.Swipes)); err != nil {
@@ -258,6 +260,28 @@ func applySpindlePatch(cur *StMessage, patch jsonx.Object, now time.Time) (*StMe
 		mirrorActive(next)
 	}
 	return next, nil
+}
+
+// maxSwipeDate is the latest swipe date in unix seconds,
+// 9999-12-31T23:59:59Z: send_date is stored as an ISO string with a
+// four-digit year, and later years (JavaScript Date reaches 275760) would
+// not read back.
+const maxSwipeDate = 253402300799
+
+// swipeDateMillis reads swipe_dates[i], a JSON number of unix seconds
+// from 0 to maxSwipeDate (fractions kept to the millisecond). A quoted
+// number, null or anything else is refused, not coerced.
+func swipeDateMillis(raw json.RawMessage, i int) (int64, error) {
+	var secs float64
+	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) || json.Unmarshal(raw, &secs) != nil {
+		return 0, apperr.Invalid("swipe_dates[%d] must be a number (unix seconds), got %s", i, raw).
+			WithDetails(map[string]any{"field": fmt.Sprintf("swipe_dates[%d]", i)})
+	}
+	if math.IsNaN(secs) || secs < 0 || secs > maxSwipeDate {
+		return 0, apperr.Invalid("swipe_dates[%d] must be between 0 and %.0f unix seconds, got %s", i, float64(maxSwipeDate), raw).
+			WithDetails(map[string]any{"field": fmt.Sprintf("swipe_dates[%d]", i), "min": 0, "max": maxSwipeDate})
+	}
+	return int64(math.Round(secs * 1000)), nil
 }
 
 // DeleteMessage removes a message by id.

@@ -161,6 +161,22 @@ func SpindleScenarios() []Scenario {
 				Eq(t, "swipe 0 date", info[0].(map[string]any)["send_date"], "1970-01-01T00:16:40.000Z")
 				Eq(t, "dates", spindleMsg(t, e, 1)["swipe_dates"], []int{1000, 2000})
 			}},
+		{Name: "updateMessage swipe_dates quoted numbers", Messages: Three(), Method: "chat.updateMessage",
+			RawArgs: func(e *Env) string { return `["` + e.ChatID + `","` + e.IDs[1] + `",{"swipe_dates":["1000","2000"]}]` }, WantErr: "validation.invalid_argument"},
+		{Name: "updateMessage swipe_dates null", Messages: Three(), Method: "chat.updateMessage",
+			RawArgs: func(e *Env) string { return `["` + e.ChatID + `","` + e.IDs[1] + `",{"swipe_dates":[1000,null]}]` }, WantErr: "validation.invalid_argument"},
+		{Name: "updateMessage swipe_dates past JS Date's range", Messages: Three(), Method: "chat.updateMessage",
+			RawArgs: func(e *Env) string { return `["` + e.ChatID + `","` + e.IDs[1] + `",{"swipe_dates":[1e300,2000]}]` }, WantErr: "validation.invalid_argument"},
+		{Name: "updateMessage swipe_dates negative", Messages: Three(), Method: "chat.updateMessage",
+			RawArgs: func(e *Env) string { return `["` + e.ChatID + `","` + e.IDs[1] + `",{"swipe_dates":[1000,-5]}]` }, WantErr: "validation.invalid_argument"},
+		{Name: "updateMessage swipe_dates at the range's ends", Messages: Three(), Method: "chat.updateMessage",
+			RawArgs: func(e *Env) string { return `["` + e.ChatID + `","` + e.IDs[1] + `",{"swipe_dates":[0,253402300799]}]` }, WantEvents: swipeEdited,
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) {
+				Eq(t, "dates", spindleMsg(t, e, 1)["swipe_dates"], []int64{0, 253402300799})
+				if _, err := e.Call("chat.updateMessage", e.ChatID, e.IDs[1], map[string]any{"swipe_dates": []int64{0, 253402300800}}); err == nil {
+					t.Error("a date past 9999-12-31T23:59:59Z was accepted")
+				}
+			}},
 		{Name: "updateMessage swipes/swipe_dates mismatch", Messages: Three(), Method: "chat.updateMessage",
 			Args: msgArgs(1, map[string]any{"swipes": []string{"a", "b"}, "swipe_dates": []int{1}}), WantErr: "validation.invalid_argument"},
 		{Name: "updateMessage swipe_dates alone mismatch", Messages: Three(), Method: "chat.updateMessage",
