@@ -236,6 +236,12 @@ func applySpindlePatch(cur *StMessage, patch jsonx.Object, now time.Time) (*StMe
 		if err != nil {
 			return nil, err
 		}
+		for k := range r {
+			if k != "text" && k != "duration" {
+				return nil, apperr.Invalid("unknown reasoning field %q (allowed: text, duration)", k).
+					WithDetails(map[string]any{"field": "reasoning." + k})
+			}
+		}
 		if v, ok := r["text"]; ok {
 			if jsonx.IsNull(v) {
 				delete(next.Extra, "reasoning")
@@ -257,7 +263,11 @@ func applySpindlePatch(cur *StMessage, patch jsonx.Object, now time.Time) (*StMe
 		touchedExtra = true
 	}
 	if touchedExtra {
-		mirrorActive(next)
+		// Only the extra: mirroring the times too would rewrite a swipe
+		// date the caller never asked to change.
+		info := next.SwipeInfo[next.SwipeID].Clone()
+		info["extra"], _ = swipeExtra(next.Extra).MarshalJSON()
+		next.SwipeInfo[next.SwipeID] = info
 	}
 	return next, nil
 }

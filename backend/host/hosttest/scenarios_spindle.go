@@ -251,6 +251,10 @@ func SpindleScenarios() []Scenario {
 			Prepare: func(e *Env) { e.Must(nil, "chat.updateMessage", e.ChatID, e.IDs[1], map[string]any{"swipe_id": 1}) },
 			Args:    msgArgs(1, map[string]any{"swipes": []string{"A"}, "swipe_id": 0}), WantEvents: swipeEdited,
 			Check: func(t *testing.T, e *Env, _ json.RawMessage) { perSwipeStays(t, e, []string{"0"}) }},
+		{Name: "updateMessage unknown reasoning field", Messages: Three(), Method: "chat.updateMessage",
+			Args: msgArgs(1, map[string]any{"reasoning": map[string]any{"txt": "typo"}}), WantErr: "validation.invalid_argument"},
+		{Name: "updateMessage reasoning as it is writes nothing", Messages: Three(), Method: "chat.updateMessage",
+			Args: msgArgs(1, map[string]any{"reasoning": map[string]any{"text": "r0"}}), NoOp: true},
 		{Name: "updateMessage reasoning stays with its swipe", Messages: Three(), Method: "chat.updateMessage",
 			Prepare: func(e *Env) {
 				e.Must(nil, "chat.updateMessage", e.ChatID, e.IDs[1], map[string]any{"reasoning": map[string]any{"text": "mine0"}})
