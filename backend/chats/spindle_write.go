@@ -254,8 +254,11 @@ func applySpindlePatch(cur *StMessage, patch jsonx.Object, now time.Time) (*StMe
 		if v, ok := r["duration"]; ok {
 			if jsonx.IsNull(v) {
 				delete(next.Extra, "reasoning_duration")
-			} else if _, err := jsonx.Number(v, "reasoning.duration"); err != nil {
+			} else if d, err := jsonx.Number(v, "reasoning.duration"); err != nil {
 				return nil, err
+			} else if d < 0 {
+				return nil, apperr.Invalid("reasoning.duration must not be negative, got %s", v).
+					WithDetails(map[string]any{"field": "reasoning.duration"})
 			} else {
 				next.Extra["reasoning_duration"] = v
 			}

@@ -253,6 +253,13 @@ func SpindleScenarios() []Scenario {
 			Check: func(t *testing.T, e *Env, _ json.RawMessage) { perSwipeStays(t, e, []string{"0"}) }},
 		{Name: "updateMessage unknown reasoning field", Messages: Three(), Method: "chat.updateMessage",
 			Args: msgArgs(1, map[string]any{"reasoning": map[string]any{"txt": "typo"}}), WantErr: "validation.invalid_argument"},
+		{Name: "updateMessage negative reasoning duration", Messages: Three(), Method: "chat.updateMessage",
+			Args: msgArgs(1, map[string]any{"reasoning": map[string]any{"duration": -5}}), WantErr: "validation.invalid_argument"},
+		{Name: "updateMessage reasoning duration 0", Messages: Three(), Method: "chat.updateMessage",
+			Args: msgArgs(1, map[string]any{"reasoning": map[string]any{"duration": 0}}), WantEvents: edited,
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) {
+				Eq(t, "duration", Extra(e.StMessages(), 1)["reasoning_duration"], 0)
+			}},
 		{Name: "updateMessage reasoning as it is writes nothing", Messages: Three(), Method: "chat.updateMessage",
 			Args: msgArgs(1, map[string]any{"reasoning": map[string]any{"text": "r0"}}), NoOp: true},
 		{Name: "updateMessage reasoning stays with its swipe", Messages: Three(), Method: "chat.updateMessage",

@@ -2,6 +2,7 @@
 // positional arguments), plus the window-local parts that never reach the
 // backend (select/current/loaded).
 import type { ChatCache, SelectOptions } from './chat-cache';
+import { HostError } from './errors';
 import type { Call } from './host';
 import { uploadMedia, type MediaUpload } from './media';
 import type { BranchOptions, ChatApi, ChatSummary } from './types';
@@ -63,10 +64,33 @@ async function createBranch(call: Call, cache: ChatCache, chatId: string, index:
   return summary;
 }
 
+/**
+ * updateMessage refuses a reasoning.duration that is a non-finite number
+ * before sending: JSON makes NaN and Infinity null, which the host reads
+ * as "clear the duration" (HOST-ABI §0: a wrong value is an error, and a
+ * failed call changes nothing).
+ */
+async function updateMessage(call: Call, args: unknown[]): Promise<unknown> {
+  const patch = args[2];
+  if (typeof patch === 'object' && patch !== null) {
+    const reasoning = (patch as { reasoning?: unknown }).reasoning;
+    if (typeof reasoning === 'object' && reasoning !== null) {
+      const duration = (reasoning as { duration?: unknown }).duration;
+      if (typeof duration === 'number' && !Number.isFinite(duration)) {
+        throw new HostError('validation.invalid_argument', `reasoning.duration must be a finite number, got ${String(duration)}`, {
+          field: 'reasoning.duration',
+        });
+      }
+    }
+  }
+  return call('chat.updateMessage', ...args);
+}
+
 /** createChatApi returns the frozen api.chat over the host and this window's cache. */
 export function createChatApi(call: Call, cache: ChatCache): ChatApi {
   return Object.freeze({
     ...bind(call, 'chat', CHAT_METHODS),
+    updateMessage: (...args: unknown[]) => updateMessage(call, args),
     createBranch: (chatId: string, index: number, options?: BranchOptions) => createBranch(call, cache, chatId, index, options),
     select: (chatId: string | null, options?: SelectOptions) => cache.select(chatId, options),
     current: () => cache.current(),
