@@ -64,15 +64,19 @@ func (r *Range) bounds(n int) (int, int, error) {
 		end := min(*r.Before, n)
 		return max(0, end-*r.Limit), end, nil
 	default:
+		// A reversed range is refused as given, before either end is cut
+		// to the chat's length, so the answer does not depend on how long
+		// the chat is (chat.search's start and end do the same).
+		if r.Start != nil && r.End != nil && *r.Start > *r.End {
+			return 0, 0, apperr.Invalid("range.start (%d) is after range.end (%d)", *r.Start, *r.End).
+				WithDetails(map[string]any{"start": *r.Start, "end": *r.End})
+		}
 		start, end := 0, n
 		if r.Start != nil {
 			start = min(*r.Start, n)
 		}
 		if r.End != nil {
 			end = min(*r.End, n)
-		}
-		if start > end {
-			return 0, 0, apperr.Invalid("range.start (%d) is after range.end (%d)", start, end)
 		}
 		return start, end, nil
 	}

@@ -41,10 +41,12 @@ func rangeArg(a Args, i int) (*chats.Range, error) {
 		return nil, err
 	}
 	r := &chats.Range{}
-	for key, dst := range map[string]**int{"start": &r.Start, "end": &r.End, "tail": &r.Tail, "before": &r.Before, "limit": &r.Limit} {
-		raw, ok := o[key]
+	members := map[string]**int{"start": &r.Start, "end": &r.End, "tail": &r.Tail, "before": &r.Before, "limit": &r.Limit}
+	for key, raw := range o {
+		dst, ok := members[key]
 		if !ok {
-			continue
+			return nil, apperr.Invalid("unknown range field %q (allowed: start, end, tail, before, limit)", key).
+				WithDetails(map[string]any{"field": "range." + key})
 		}
 		n, err := jsonx.Int(raw, "range."+key)
 		if err != nil {

@@ -163,6 +163,17 @@ func LukerScenarios() []Scenario {
 		{Name: "getStMessages before/limit", Messages: Three(), Method: "chat.getStMessages", Args: chatArgs(map[string]any{"before": 2, "limit": 5}),
 			Check: func(t *testing.T, e *Env, out json.RawMessage) { Eq(t, "n", len(Decode[[]any](t, out)), 2) }},
 		{Name: "getStMessages negative start", Messages: Three(), Method: "chat.getStMessages", Args: chatArgs(map[string]any{"start": -1}), WantErr: "message.index_out_of_range"},
+		{Name: "getMessages unknown range field", Messages: Three(), Method: "chat.getMessages", Args: chatArgs(map[string]any{"tial": 1}), WantErr: "validation.invalid_argument"},
+		{Name: "getStMessages range start after end past the chat", Messages: Three(), Method: "chat.getStMessages", Args: chatArgs(map[string]any{"start": 5, "end": 3}), WantErr: "validation.invalid_argument"},
+		{Name: "getStMessages range start after end", Messages: Three(), Method: "chat.getStMessages", Args: chatArgs(map[string]any{"start": 2, "end": 1}), WantErr: "validation.invalid_argument"},
+		{Name: "getStMessages range past the end reads to the end", Messages: Three(), Method: "chat.getStMessages", Args: chatArgs(map[string]any{"start": 1, "end": 9}),
+			Check: func(t *testing.T, e *Env, out json.RawMessage) {
+				Eq(t, "len", len(Decode[[]map[string]any](t, out)), 2)
+			}},
+		{Name: "getStMessages range starting past the end is empty", Messages: Three(), Method: "chat.getStMessages", Args: chatArgs(map[string]any{"start": 5}),
+			Check: func(t *testing.T, e *Env, out json.RawMessage) {
+				Eq(t, "len", len(Decode[[]map[string]any](t, out)), 0)
+			}},
 		{Name: "getStMessages mixed range forms", Messages: Three(), Method: "chat.getStMessages", Args: chatArgs(map[string]any{"start": 0, "tail": 1}), WantErr: "validation.invalid_argument"},
 		{Name: "getStMessages fractional tail", Messages: Three(), Method: "chat.getStMessages", RawArgs: raw(`{"tail": 0.5}`), WantErr: "validation.invalid_argument"},
 		{Name: "count", Messages: Three(), Method: "chat.count", Args: chatArgs(),
