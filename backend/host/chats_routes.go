@@ -13,8 +13,19 @@ import (
 // writeOpts decodes the options argument every chat write takes.
 func writeOpts(a Args, i int) (chats.WriteOptions, error) {
 	var o chats.WriteOptions
-	err := a.OptOptions(i, &o, "ifRevision")
+	err := optWriteOptions(a, i, &o)
 	return o, err
+}
+
+// optWriteOptions decodes the write options i into dst (chats.WriteOptions
+// or a struct embedding it), refusing null in ifRevision, in silent and in
+// the other boolean members named in bools: the decoder would read a null
+// boolean as false, so { silent: null } wrote and sent events.
+func optWriteOptions(a Args, i int, dst any, bools ...string) error {
+	if err := a.OptOptions(i, dst, "ifRevision"); err != nil || !a.Has(i) {
+		return err
+	}
+	return jsonx.RefuseNullBools(a[i], "options", append([]string{"silent"}, bools...)...)
 }
 
 // oneOrMany returns argument i as a list, and whether it was a single value.
@@ -246,7 +257,7 @@ func registerChatWrites(r *Router, svc *chats.Service) {
 			if err != nil {
 				return nil, err
 			}
-			if err := a.OptOptions(2, &opts.WriteOptions, "ifRevision"); err != nil {
+			if err := optWriteOptions(a, 2, &opts.WriteOptions); err != nil {
 				return nil, err
 			}
 			// Present means a swipe: null (NaN) is refused, never read as
@@ -356,7 +367,7 @@ func registerChatWrites(r *Router, svc *chats.Service) {
 			chats.WriteOptions
 			Select bool `json:"select"`
 		}
-		if err := a.OptOptions(3, &opts, "ifRevision"); err != nil {
+		if err := optWriteOptions(a, 3, &opts, "select"); err != nil {
 			return nil, err
 		}
 		sid, err := svc.AddSwipe(ctx, id, index, content, opts.Select, opts.WriteOptions)

@@ -88,3 +88,14 @@ func RefuseNulls(raw json.RawMessage, name string, keys ...string) error {
 	}
 	return nil
 }
+
+// RefuseNullBools is RefuseNulls for boolean members: null is never a
+// boolean (JSON.stringify leaves an undefined member out), so a null is a
+// wrong value, not "left out" to read as false.
+func RefuseNullBools(raw json.RawMessage, name string, keys ...string) error {
+	if k, ok := NullMember(raw, keys...); ok {
+		return apperr.Invalid("%s.%s must be a boolean, got null", name, k).
+			WithDetails(map[string]any{"field": name + "." + k})
+	}
+	return nil
+}

@@ -41,6 +41,8 @@ func LukerScenarios() []Scenario {
 				Eq(t, "default assistant name", msgs[1]["name"], "Seraphina")
 				Eq(t, "default user name", msgs[0]["name"], "User")
 			}},
+		{Name: "deleteMessages silent null", Messages: Three(), Method: "chat.deleteMessages",
+			Args: chatArgs([]int{0}, map[string]any{"silent": nil}), WantErr: "validation.invalid_argument"},
 		{Name: "addMessages silent emits nothing but commits", Method: "chat.addMessages",
 			Args: chatArgs(map[string]any{"mes": "quiet"}, map[string]any{"silent": true}),
 			Check: func(t *testing.T, e *Env, out json.RawMessage) {

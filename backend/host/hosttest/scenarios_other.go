@@ -33,6 +33,8 @@ func SwipeMetadataScenarios() []Scenario {
 				Eq(t, "active unchanged", m["mes"], "First answer.")
 				Eq(t, "info aligned", len(m["swipe_info"].([]any)), 3)
 			}},
+		{Name: "addSwipe select null", Messages: Three(), Method: "chat.addSwipe", Args: chatArgs(1, "Third.", map[string]any{"select": nil}), WantErr: "validation.invalid_argument"},
+		{Name: "addSwipe silent null", Messages: Three(), Method: "chat.addSwipe", Args: chatArgs(1, "Third.", map[string]any{"silent": nil}), WantErr: "validation.invalid_argument"},
 		{Name: "addSwipe with select", Messages: Three(), Method: "chat.addSwipe", Args: chatArgs(1, "Third.", map[string]any{"select": true}), WantEvents: []string{"message_swiped"},
 			Check: func(t *testing.T, e *Env, out json.RawMessage) {
 				m := e.StMessages()[1]

@@ -84,6 +84,8 @@ func SpindleScenarios() []Scenario {
 				Eq(t, "type", Extra(e.StMessages(), 0)["type"], "narrator")
 				Eq(t, "role", spindleMsg(t, e, 0)["role"], "system")
 			}},
+		{Name: "appendMessage silent null", Method: "chat.appendMessage",
+			Args: chatArgs(map[string]any{"role": "user", "content": "hi"}, map[string]any{"silent": nil}), WantErr: "validation.invalid_argument"},
 		{Name: "appendMessage bad role", Method: "chat.appendMessage", Args: chatArgs(map[string]any{"role": "bot", "content": "x"}), WantErr: "validation.invalid_argument"},
 		{Name: "appendMessage missing content", Method: "chat.appendMessage", Args: chatArgs(map[string]any{"role": "user"}), WantErr: "validation.invalid_argument"},
 		{Name: "updateMessage content overwrites active slot", Messages: Three(), Method: "chat.updateMessage",
