@@ -41,6 +41,9 @@ func (s *Service) AppendMessage(ctx context.Context, chatID string, in AppendInp
 			return nil, err
 		}
 	}
+	if err := checkAppendType(in.Role, extra); err != nil {
+		return nil, err
+	}
 	if !jsonx.IsNull(in.Metadata) {
 		meta, err := jsonx.DecodeObject(in.Metadata, "metadata")
 		if err != nil {
@@ -79,6 +82,27 @@ func (s *Service) AppendMessage(ctx context.Context, chatID string, in AppendInp
 		return nil, err
 	}
 	return &out, nil
+}
+
+// checkAppendType refuses an extra.type that contradicts role: the role is
+// read back from is_user and extra.type (narrator is system), so an
+// assistant or user message typed narrator would not read back as what was
+// asked, and a system message's type is narrator, not the caller's.
+func checkAppendType(role string, extra jsonx.Object) error {
+	raw, ok := extra["type"]
+	if !ok {
+		return nil
+	}
+	var t string
+	narrator := json.Unmarshal(raw, &t) == nil && t == "narrator"
+	if narrator == (role == "system") {
+		return nil
+	}
+	if len(raw) > 40 {
+		raw = append(raw[:40:40], "…"...)
+	}
+	return apperr.Invalid("extra.type %s contradicts role %q (role 'system' is what makes a narrator message)", raw, role).
+		WithDetails(map[string]any{"field": "extra.type"})
 }
 
 // spindlePatchKeys are the keys updateMessage understands.
