@@ -83,18 +83,21 @@ func NullMember(raw json.RawMessage, keys ...string) (string, bool) {
 // RefuseNulls refuses the integer members of the JSON object raw named in
 // keys whose value is null (see NullMember); name labels the object.
 func RefuseNulls(raw json.RawMessage, name string, keys ...string) error {
-	if k, ok := NullMember(raw, keys...); ok {
-		return apperr.Invalid("%s.%s must be an integer, got null (NaN or undefined?)", name, k)
-	}
-	return nil
+	return refuseNull(raw, name, "an integer, got null (NaN or undefined?)", keys)
 }
 
 // RefuseNullBools is RefuseNulls for boolean members: null is never a
 // boolean (JSON.stringify leaves an undefined member out), so a null is a
 // wrong value, not "left out" to read as false.
 func RefuseNullBools(raw json.RawMessage, name string, keys ...string) error {
+	return refuseNull(raw, name, "a boolean, got null", keys)
+}
+
+// refuseNull refuses the first of keys that is null in raw, saying what
+// the member must be and naming it in details.field.
+func refuseNull(raw json.RawMessage, name, must string, keys []string) error {
 	if k, ok := NullMember(raw, keys...); ok {
-		return apperr.Invalid("%s.%s must be a boolean, got null", name, k).
+		return apperr.Invalid("%s.%s must be %s", name, k, must).
 			WithDetails(map[string]any{"field": name + "." + k})
 	}
 	return nil

@@ -130,19 +130,11 @@ func StrictStrings(raw json.RawMessage, name string) ([]string, error) {
 	out := make([]string, len(items))
 	for i, it := range items {
 		if IsNull(it) || json.Unmarshal(it, &out[i]) != nil {
-			return nil, apperr.Invalid("%s[%d] must be a string, got %s", name, i, clip(it)).
+			return nil, apperr.Invalid("%s[%d] must be a string, got %s", name, i, abbreviate(it)).
 				WithDetails(map[string]any{"field": fmt.Sprintf("%s[%d]", name, i)})
 		}
 	}
 	return out, nil
-}
-
-// clip shortens a raw value for an error message.
-func clip(raw json.RawMessage) string {
-	if len(raw) > 40 {
-		return string(raw[:40]) + "…"
-	}
-	return string(raw)
 }
 
 // Objects decodes an array of objects.
