@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,9 +35,11 @@ type watcher struct {
 	w   *fsnotify.Watcher
 
 	mu      sync.Mutex
-	roots   map[string]*run      // workspace root → run
-	pending map[string]*settling // absolute path → its change, settling
-	seen    uint64               // changes seen so far, to order a flush
+	roots   map[string]*run          // workspace root → run
+	pending map[string]*settling     // absolute path → its change, settling
+	seen    uint64                   // changes seen so far, to order a flush
+	syncs   map[string]chan struct{} // catchUp markers, closed when seen
+	synced  uint64                   // catchUp markers made so far, for their names
 	done    chan struct{}
 }
 
@@ -55,7 +58,8 @@ func newWatcher(s *Service) (*watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	wt := &watcher{svc: s, w: w, roots: map[string]*run{}, pending: map[string]*settling{}, done: make(chan struct{})}
+	wt := &watcher{svc: s, w: w, roots: map[string]*run{}, pending: map[string]*settling{},
+		syncs: map[string]chan struct{}{}, done: make(chan struct{})}
 	go wt.loop()
 	return wt, nil
 }
@@ -69,13 +73,20 @@ func (wt *watcher) add(r *run) {
 	wt.watchTree(root)
 }
 
-// remove stops watching r's workspace. Changes still settling are
-// reported now, in the order they were seen: a run that writes and
-// finishes within settleDelay ends before their timers would fire, and
-// stopping the timers lost its last WORKSPACE_FILE_CHANGED. The run calls
-// remove before its last event, so these come before it.
+// syncWait bounds how long remove waits for the watcher to catch up: a
+// watcher that lost events (a full inotify queue) must not hold a run's end.
+const syncWait = 2 * time.Second
+
+// remove stops watching r's workspace. It first lets the watcher catch up
+// with the changes already made (on a busy machine their events can still
+// be queued when the run ends), then reports the changes still settling,
+// in the order they were seen: a run that writes and finishes within
+// settleDelay ends before their timers would fire, and stopping the timers
+// lost its last WORKSPACE_FILE_CHANGED. The run calls remove before its
+// last event, so these come before it.
 func (wt *watcher) remove(r *run) {
 	root := r.dir.Root()
+	wt.catchUp(root)
 	prefix := root + string(filepath.Separator)
 	type change struct {
 		abs string
@@ -100,6 +111,34 @@ func (wt *watcher) remove(r *run) {
 	slices.SortFunc(flush, func(a, b change) int { return cmp.Compare(a.p.seq, b.p.seq) })
 	for _, c := range flush {
 		wt.report(c.p.r, c.p.rel, c.abs)
+	}
+}
+
+// catchUp returns once the watcher has taken in every event of changes
+// made in root before the call: it writes a marker file there and waits
+// for the marker's own event, which fsnotify delivers after theirs (one
+// inotify queue, read in order). The marker has the temp-file prefix, so
+// nothing reports or lists it.
+func (wt *watcher) catchUp(root string) {
+	wt.mu.Lock()
+	wt.synced++
+	marker := filepath.Join(root, fmt.Sprintf("%ssync-%d", workspace.TmpPrefix, wt.synced))
+	seen := make(chan struct{})
+	wt.syncs[marker] = seen
+	wt.mu.Unlock()
+	defer func() {
+		wt.mu.Lock()
+		delete(wt.syncs, marker)
+		wt.mu.Unlock()
+		_ = os.Remove(marker)
+	}()
+	if err := os.WriteFile(marker, nil, 0o600); err != nil {
+		return // the workspace is gone: nothing to catch up with
+	}
+	select {
+	case <-seen:
+	case <-time.After(syncWait):
+		wt.svc.log.Warn("agent: workspace watcher did not catch up", "root", root)
 	}
 }
 
@@ -146,6 +185,12 @@ func (wt *watcher) loop() {
 
 // event settles one fsnotify event per path.
 func (wt *watcher) event(ev fsnotify.Event) {
+	wt.mu.Lock()
+	if seen, ok := wt.syncs[ev.Name]; ok && ev.Has(fsnotify.Create) {
+		delete(wt.syncs, ev.Name)
+		close(seen)
+	}
+	wt.mu.Unlock()
 	r, rel := wt.owner(ev.Name)
 	if r == nil {
 		return
@@ -156,7 +201,7 @@ func (wt *watcher) event(ev fsnotify.Event) {
 			return
 		}
 	}
-	if strings.HasPrefix(filepath.Base(ev.Name), ".hearth-tmp-") || rel == "" {
+	if strings.HasPrefix(filepath.Base(ev.Name), workspace.TmpPrefix) || rel == "" {
 		return
 	}
 	wt.mu.Lock()

@@ -41,7 +41,7 @@ func writeAtomic(r *os.Root, rel string, src io.Reader, durable bool) error {
 
 // tmpName returns a fresh temp-file name; the prefix marks it as in flight
 // for listings and the random part keeps concurrent writers apart.
-func tmpName() string { return tmpPrefix + rand.Text() }
+func tmpName() string { return TmpPrefix + rand.Text() }
 
 // syncDir fsyncs a directory inside r so a rename or a new entry in it
 // survives a crash.

@@ -71,7 +71,7 @@ func (b *Blobs) Put(data []byte) (string, error) {
 // over MaxFileBytes that a checkpoint still has to keep. It returns the
 // hash and the size.
 func (b *Blobs) putReader(r io.Reader) (string, int64, error) {
-	tmp, err := os.CreateTemp(b.dir, tmpPrefix)
+	tmp, err := os.CreateTemp(b.dir, TmpPrefix)
 	if err != nil {
 		return "", 0, fmt.Errorf("workspace: blob: %w", err)
 	}
@@ -100,7 +100,7 @@ func (b *Blobs) store(sha string, write func(io.Writer) error) error {
 	if err := b.mkFan(fan); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(fan, tmpPrefix)
+	tmp, err := os.CreateTemp(fan, TmpPrefix)
 	if err != nil {
 		return fmt.Errorf("workspace: blob %s: %w", sha, err)
 	}

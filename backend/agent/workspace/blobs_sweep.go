@@ -58,7 +58,7 @@ func (b *Blobs) Sweep(ctx context.Context, keep func(sha string) bool, cutoff ti
 			return nil
 		}
 		name := d.Name()
-		temp := strings.HasPrefix(name, tmpPrefix)
+		temp := strings.HasPrefix(name, TmpPrefix)
 		if !temp {
 			if _, ok := b.path(name); !ok || filepath.Base(filepath.Dir(p)) != strings.ToLower(name[:2]) || keep(strings.ToLower(name)) {
 				return nil
@@ -100,7 +100,7 @@ func SweepTemps(ctx context.Context, dir string, cutoff time.Time) (int, error) 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if d.IsDir() || !strings.HasPrefix(d.Name(), tmpPrefix) || d.Type()&fs.ModeSymlink != 0 {
+		if d.IsDir() || !strings.HasPrefix(d.Name(), TmpPrefix) || d.Type()&fs.ModeSymlink != 0 {
 			return nil
 		}
 		fi, err := d.Info()

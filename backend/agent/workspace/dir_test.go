@@ -303,7 +303,7 @@ func keys[V any](m map[string]V) []string {
 func assertNoTemp(t testing.TB, root string) {
 	t.Helper()
 	_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(e.Name(), tmpPrefix) {
+		if err == nil && strings.HasPrefix(e.Name(), TmpPrefix) {
 			t.Errorf("temp file left: %s", p)
 		}
 		return nil

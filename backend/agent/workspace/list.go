@@ -134,7 +134,7 @@ func (d *Dir) walk(dirs []string, depth int, fn func(rel string, info fs.FileInf
 				}
 				return nil
 			}
-			if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), tmpPrefix) {
+			if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), TmpPrefix) {
 				return nil
 			}
 			if _, err := Clean(rel, Roots); err != nil {

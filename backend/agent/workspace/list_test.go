@@ -25,7 +25,7 @@ func TestList(t *testing.T) {
 		mustWrite(t, d, p, "content of "+p)
 	}
 	// Debris a listing must not show: an in-flight temp file and a symlink.
-	if err := os.WriteFile(filepath.Join(d.Root(), "output", tmpPrefix+"123"), []byte("x"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(d.Root(), "output", TmpPrefix+"123"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if runtime.GOOS != "windows" {

@@ -133,12 +133,12 @@ func modelError(t *testing.T, err error) {
 func TestUpdateIgnoresWhatScanIgnores(t *testing.T) {
 	t.Parallel()
 	d, b := newWorkspace(t)
-	for _, p := range []string{"stray.txt", "output/odd.", "output/" + tmpPrefix + "1"} {
+	for _, p := range []string{"stray.txt", "output/odd.", "output/" + TmpPrefix + "1"} {
 		if err := os.WriteFile(filepath.Join(d.Root(), filepath.FromSlash(p)), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	m, err := Update(d, b, nil, []string{"../x", "stray.txt", "output/odd.", "output/" + tmpPrefix + "1", "output/none"})
+	m, err := Update(d, b, nil, []string{"../x", "stray.txt", "output/odd.", "output/" + TmpPrefix + "1", "output/none"})
 	if err != nil || m == nil || len(m) != 0 {
 		t.Errorf("Update = %v, %v", m, err)
 	}

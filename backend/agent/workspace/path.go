@@ -98,10 +98,10 @@ var reasonText = map[string]string{
 // is ever reachable.
 var Roots = []string{"output", "scratch", "plan", "summaries", "persist"}
 
-// tmpPrefix starts the names of in-flight temp files. Paths may not use it,
+// TmpPrefix starts the names of in-flight temp files. Paths may not use it,
 // so the model can neither read a half-written file nor collide with one,
 // and listings can skip them.
-const tmpPrefix = ".hearth-tmp-"
+const TmpPrefix = ".hearth-tmp-"
 
 // Clean checks p against the path policy and returns its normal form:
 // segments joined by "/", without "." or empty segments. The first segment
@@ -197,7 +197,7 @@ func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 // isReserved reports Windows device names (CON, NUL.txt, COM1, …), which
 // open a device instead of a file there, and the temp-file prefix.
 func isReserved(seg string) bool {
-	if strings.HasPrefix(seg, tmpPrefix) {
+	if strings.HasPrefix(seg, TmpPrefix) {
 		return true
 	}
 	base, _, _ := strings.Cut(seg, ".")

@@ -70,7 +70,7 @@ func TestClean(t *testing.T) {
 		{name: "device lower with extension", in: "output/nul.txt", reason: ReasonReservedName},
 		{name: "com port", in: "output/com1", reason: ReasonReservedName},
 		{name: "lpt superscript", in: "output/LPT\u00b9", reason: ReasonReservedName},
-		{name: "temp file name", in: "output/" + tmpPrefix + "x", reason: ReasonReservedName},
+		{name: "temp file name", in: "output/" + TmpPrefix + "x", reason: ReasonReservedName},
 		{name: "unknown root", in: "secret/x", reason: ReasonNotVisible},
 		{name: "root case differs", in: "OUTPUT/x", reason: ReasonNotVisible},
 		{name: "hidden root", in: "scratch/x", visible: []string{"output"}, reason: ReasonNotVisible},
