@@ -8,6 +8,7 @@ import (
 
 	"hearth/backend/agent/runstore"
 	"hearth/backend/agent/workspace"
+	"hearth/backend/apperr"
 	"hearth/backend/store"
 )
 
@@ -79,18 +80,39 @@ func (r *run) changed(paths ...string) []string {
 // content as seen by the model and checkpoints it. It returns the file's
 // new hash.
 func (r *run) writeFile(path string, data []byte, mode, reason string) (workspace.Entry, error) {
-	return r.ownWrite(path, func() error {
-		if mode == "append" {
-			return r.dir.Append(path, data)
+	next, known := data, seenText{hash: hashOf(data)}.with(span{0, len(data)})
+	if mode == "append" {
+		var err error
+		if next, known, err = r.appended(path, data); err != nil {
+			return workspace.Entry{}, err
 		}
-		return r.dir.Write(path, data)
-	}, reason, "workspace_file_written", map[string]any{"mode": mode})
+	}
+	return r.ownWrite(path, next, known, reason, "workspace_file_written", map[string]any{"mode": mode})
 }
 
-// ownWrite runs write, a change the run makes to path, and records it
-// (afterWrite), with path marked as being written throughout so the
-// watcher never takes the run's own write for an outside edit.
-func (r *run) ownWrite(path string, write func() error, reason, typ string, payload map[string]any) (workspace.Entry, error) {
+// appended returns the content of path with data appended (a missing file
+// is empty) and what the run will have seen of it: the appended bytes, and
+// what it had seen of the old content if that is still what the file
+// holds. The run reads the file itself, rather than leave it to
+// workspace.Dir.Append, to know the old content's hash.
+func (r *run) appended(path string, data []byte) ([]byte, seenText, error) {
+	old, err := r.dir.Read(path)
+	if err != nil && apperr.CodeOf(err) != workspace.CodeFileNotFound {
+		return nil, seenText{}, err
+	}
+	next := append(old[:len(old):len(old)], data...)
+	seen := r.seenOf(path)
+	if seen.hash != hashOf(old) {
+		seen = seenText{}
+	}
+	return next, seenText{hash: hashOf(next), spans: seen.spans}.with(span{len(old), len(next)}), nil
+}
+
+// ownWrite replaces path with next, a change the run makes, and records it
+// (afterWrite) with known, what the run has seen of next; path is marked
+// as being written throughout so the watcher never takes the run's own
+// write for an outside edit.
+func (r *run) ownWrite(path string, next []byte, known seenText, reason, typ string, payload map[string]any) (workspace.Entry, error) {
 	r.mu.Lock()
 	r.writing[path]++
 	r.mu.Unlock()
@@ -101,15 +123,18 @@ func (r *run) ownWrite(path string, write func() error, reason, typ string, payl
 		}
 		r.mu.Unlock()
 	}()
-	if err := write(); err != nil {
+	if err := r.dir.Write(path, next); err != nil {
 		return workspace.Entry{}, err
 	}
-	return r.afterWrite(path, reason, typ, payload)
+	return r.afterWrite(path, known, reason, typ, payload)
 }
 
-// afterWrite records a write the run made: the new hash as seen and
-// written by the run, a new manifest and its checkpoint with the event.
-func (r *run) afterWrite(path, reason, typ string, payload map[string]any) (workspace.Entry, error) {
+// afterWrite records a write the run made: what the run has seen of path
+// now, the new hash as written by the run, a new manifest and its
+// checkpoint with the event. known is keyed by the hash of the bytes the
+// run wrote, not the file's: an outside edit that landed right after the
+// write leaves them apart, and the model reads the file before patching.
+func (r *run) afterWrite(path string, known seenText, reason, typ string, payload map[string]any) (workspace.Entry, error) {
 	files := r.changed(path)
 	next, err := workspace.Update(r.dir, r.svc.blobs, r.manifest, files)
 	if err != nil {
@@ -120,7 +145,7 @@ func (r *run) afterWrite(path, reason, typ string, payload map[string]any) (work
 		return workspace.Entry{}, fmt.Errorf("the file %s vanished right after it was written", path)
 	}
 	r.mu.Lock()
-	r.read[path], r.wrote[path] = entry.SHA256, entry.SHA256
+	r.seen[path], r.wrote[path] = known, entry.SHA256
 	r.mu.Unlock()
 	r.manifest = next
 	payload["path"], payload["bytes"], payload["sha256"] = path, entry.Bytes, entry.SHA256

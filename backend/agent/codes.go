@@ -36,7 +36,9 @@ const (
 	CodeMaxRounds = "agent.max_rounds"
 	CodeMaxCalls  = "agent.max_calls"
 	// CodeStaleFile: apply_patch on a file the run has not read since it
-	// last changed. The model reads it again and retries.
+	// last changed, or whose old_string reaches lines the run has not
+	// read since. The model reads them (the message names them) and
+	// retries.
 	CodeStaleFile = "workspace.stale_file"
 	// CodeNoConnection: nothing to send the model requests to.
 	CodeNoConnection = "agent.no_connection"

@@ -53,9 +53,10 @@ type run struct {
 	calls      int
 
 	mu sync.Mutex
-	// read maps a path to the content hash the model last saw (read or
-	// wrote); apply_patch refuses a file whose hash moved on since.
-	read map[string]string
+	// seen maps a path to what the model has seen of its content (read
+	// or wrote); apply_patch refuses a file whose hash moved on since, or
+	// an old_string outside the seen text.
+	seen map[string]seenText
 	// wrote maps a path to the hash the run's tools last wrote, so the
 	// watcher can tell the run's own writes from outside edits.
 	wrote map[string]string
@@ -90,7 +91,7 @@ var errFinished = errors.New("finished")
 func (r *run) start() {
 	r.ctx, r.cancel = context.WithCancel(r.svc.base)
 	r.done = make(chan struct{})
-	r.read, r.wrote, r.dirty, r.writing = map[string]string{}, map[string]string{}, map[string]bool{}, map[string]int{}
+	r.seen, r.wrote, r.dirty, r.writing = map[string]seenText{}, map[string]string{}, map[string]bool{}, map[string]int{}
 	r.decisions = make(chan decision, 1)
 	r.budget = skills.NewBudget(r.prof.Skills.MaxReadCharsPerCall, r.prof.Skills.MaxReadCharsPerRun)
 	r.svc.wg.Add(1)

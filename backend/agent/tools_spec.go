@@ -50,7 +50,7 @@ var specs = map[string]toolSpec{
 		`{"type":"object","properties":{"query":{"type":"string"},"path":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":100},"context_lines":{"type":"integer","minimum":0,"maximum":5}},"required":["query"]}`,
 	},
 	profile.ToolWorkspaceReadFile: {
-		"Read a workspace file, with line numbers. Read a file before you patch it.",
+		"Read a workspace file, with line numbers: line_count lines (default 400) from start_line (default 1), up to 40,000 characters. Read the lines you will patch first.",
 		`{"type":"object","properties":{"path":{"type":"string"},"start_line":{"type":"integer","minimum":1},"line_count":{"type":"integer","minimum":1}},"required":["path"]}`,
 	},
 	profile.ToolWorkspaceWriteFile: {
@@ -58,7 +58,7 @@ var specs = map[string]toolSpec{
 		`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"},"mode":{"type":"string","enum":["replace","append"]}},"required":["path","content"]}`,
 	},
 	profile.ToolWorkspaceApplyPatch: {
-		"Replace old_string with new_string in a file you have read since it last changed. old_string must occur exactly once unless replace_all is true.",
+		"Replace old_string with new_string in a file. old_string must lie in lines you have read since the file last changed (text you wrote or patched counts as read), and occur exactly once unless replace_all is true.",
 		`{"type":"object","properties":{"path":{"type":"string"},"old_string":{"type":"string"},"new_string":{"type":"string"},"replace_all":{"type":"boolean"}},"required":["path","old_string","new_string"]}`,
 	},
 	profile.ToolWorkspaceCommit: {

@@ -86,9 +86,6 @@ func (r *run) readFile(args json.RawMessage) (any, error) {
 	if !utf8.Valid(data) {
 		return nil, apperr.New("workspace.not_text", "%s is not UTF-8 text", path)
 	}
-	r.mu.Lock()
-	r.read[path] = hashOf(data)
-	r.mu.Unlock()
 	lines := strings.SplitAfter(string(data), "\n")
 	if lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
@@ -100,6 +97,8 @@ func (r *run) readFile(args json.RawMessage) (any, error) {
 	}
 	var b strings.Builder
 	end := start - 1
+	from := lineOffset(lines, start-1)
+	shown := span{from, from}
 	for i := start - 1; i < len(lines) && i < start-1+count; i++ {
 		line := fmt.Sprintf("%6d| %s", i+1, lines[i])
 		if b.Len()+len(line) > maxReadChars && b.Len() > 0 {
@@ -107,7 +106,9 @@ func (r *run) readFile(args json.RawMessage) (any, error) {
 		}
 		b.WriteString(line)
 		end = i + 1
+		shown.end += len(lines[i])
 	}
+	r.noteRead(path, hashOf(data), shown)
 	return map[string]any{
 		"path": path, "start_line": start, "end_line": end, "total_lines": len(lines), "bytes": len(data),
 		"text": b.String(), "more": end < len(lines),
@@ -161,12 +162,10 @@ func (r *run) applyPatch(args json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
-	seen := r.read[path]
-	r.mu.Unlock()
-	if seen != hashOf(data) {
+	seen := r.seenOf(path)
+	if seen.hash != hashOf(data) {
 		why := "it changed since you last read it"
-		if seen == "" {
+		if seen.hash == "" {
 			why = "you have not read it in this run"
 		}
 		return nil, apperr.New(CodeStaleFile, "cannot patch %s: %s; read it with workspace_read_file, then patch again", path, why).
@@ -180,11 +179,16 @@ func (r *run) applyPatch(args json.RawMessage) (any, error) {
 	case n > 1 && !a.ReplaceAll:
 		return nil, apperr.New("workspace.patch_ambiguous", "old_string occurs %d times in %s: give more context, or set replace_all", n, path)
 	}
+	at := occurrences(text, a.OldString, a.ReplaceAll)
+	if ranges, more := seen.unread(text, at, len(a.OldString)); len(ranges) > 0 {
+		return nil, unreadError(path, ranges, more)
+	}
 	if !a.ReplaceAll {
 		n = 1
 	}
 	next := []byte(strings.Replace(text, a.OldString, a.NewString, n))
-	e, err := r.ownWrite(path, func() error { return r.dir.Write(path, next) }, "patch "+path, "workspace_patch_applied", map[string]any{"replacements": n})
+	known := seen.replaced(hashOf(next), at, len(a.OldString), len(a.NewString))
+	e, err := r.ownWrite(path, next, known, "patch "+path, "workspace_patch_applied", map[string]any{"replacements": n})
 	if err != nil {
 		return nil, err
 	}
@@ -205,6 +209,53 @@ func (r *run) finish(args json.RawMessage) (any, error) {
 		}
 	}
 	return map[string]any{"finished": true, "commits": len(r.commits)}, errFinished
+}
+
+// unreadError is the stale-file error of a patch whose old_string reaches
+// lines the run has not read since the file last changed. It names those
+// lines, so that reading them lets the same patch through.
+func unreadError(path string, ranges []lineRange, more bool) error {
+	where := rangesText(ranges, more)
+	how := ""
+	if len(ranges) == 1 && !more {
+		how = fmt.Sprintf(" (workspace_read_file with start_line %d, line_count %d)", ranges[0].first, ranges[0].last-ranges[0].first+1)
+	}
+	lines := make([]map[string]int, len(ranges))
+	for i, r := range ranges {
+		lines[i] = map[string]int{"start_line": r.first, "end_line": r.last}
+	}
+	return apperr.New(CodeStaleFile, "cannot patch %s: old_string reaches %s, which you have not read since the file last changed; read %s of %s first%s, then patch again",
+		path, where, where, path, how).WithDetails(map[string]any{"path": path, "lines": lines})
+}
+
+// noteRead records that the model read sp of path's content with hash. A
+// read of other content voids what was seen of the old: that text is gone.
+func (r *run) noteRead(path, hash string, sp span) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.seen[path]
+	if s.hash != hash {
+		s = seenText{hash: hash}
+	}
+	r.seen[path] = s.with(sp)
+}
+
+// seenOf returns what the run has seen of path; its hash is "" when the
+// run has neither read nor written it.
+func (r *run) seenOf(path string) seenText {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen[path]
+}
+
+// lineOffset returns the offset of line i (0-based) of lines, or the end
+// of the text when there is no such line.
+func lineOffset(lines []string, i int) int {
+	off := 0
+	for _, l := range lines[:min(i, len(lines))] {
+		off += len(l)
+	}
+	return off
 }
 
 // uncommittedArtifact returns the first required artifact of the profile

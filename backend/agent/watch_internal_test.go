@@ -34,7 +34,7 @@ func TestReportTellsOwnWritesFromOutsideEdits(t *testing.T) {
 	}
 	svc := &Service{d: Deps{DB: db, Bus: bus, Runs: runs}, log: slog.New(slog.DiscardHandler)}
 	wt := &watcher{svc: svc}
-	r := &run{svc: svc, id: row.ID, read: map[string]string{}, wrote: map[string]string{}, dirty: map[string]bool{}, writing: map[string]int{}}
+	r := &run{svc: svc, id: row.ID, seen: map[string]seenText{}, wrote: map[string]string{}, dirty: map[string]bool{}, writing: map[string]int{}}
 	abs := filepath.Join(t.TempDir(), "main.md")
 	write := func(text string) {
 		if err := os.WriteFile(abs, []byte(text), 0o600); err != nil {
