@@ -206,15 +206,13 @@ func (r *run) complete() {
 	r.emit("run_completed", map[string]any{"commits": len(r.commits)}, runstore.Change{Status: runstore.StatusCompleted})
 }
 
-// fail ends the run failed with err's code.
+// fail ends the run failed with err's code. The run's error and its
+// run_failed event tell the same failure (runFailure).
 func (r *run) fail(err error) {
-	ae := apperr.As(err)
-	if ae == nil {
-		ae = apperr.Local(err)
-	}
+	ae := runFailure(err)
 	r.svc.log.Warn("agent run failed", "run", r.id, "code", ae.Code, "err", err)
 	r.svc.release(r)
-	r.emitLevel(runstore.LevelError, "run_failed", map[string]any{"code": ae.Code, "message": ae.Message},
+	r.emitLevel(runstore.LevelError, "run_failed", failedPayload(ae),
 		runstore.Change{Status: runstore.StatusFailed, Error: ae})
 }
 
@@ -289,24 +287,6 @@ func (r *run) callModel(round int, convo []providers.Message, tools []providers.
 			return res, r.ctx.Err()
 		}
 	}
-}
-
-// requestFailed is the error of a run whose model request failed for good:
-// model.request_failed (AGENT.md §3), whatever the provider answered, so
-// a run's failures have one code; the provider's code stays in
-// details.cause (model.auth_failed, model.unreachable…) next to its
-// details (status, providerMessage), for the window to offer a fix.
-func requestFailed(err error) *apperr.Error {
-	ae := apperr.As(err)
-	if ae == nil {
-		return apperr.New(CodeModelRequestFailed, "the model request failed: %v", err)
-	}
-	details := make(map[string]any, len(ae.Details)+1)
-	for k, v := range ae.Details {
-		details[k] = v
-	}
-	details["cause"] = ae.Code
-	return apperr.New(CodeModelRequestFailed, "the model request failed (%s): %s", ae.Code, ae.Message).WithDetails(details)
 }
 
 // retryable reports whether a model failure is worth another try.
