@@ -139,6 +139,15 @@ describe('folding a run’s events', () => {
     expect(v.tools.c2?.error?.code).toBe('failed');
   });
 
+  it('keeps a failed run’s details, which name the cause of a failed model request', () => {
+    const details = { cause: 'model.auth_failed', status: 401, providerMessage: 'bad key' };
+    const v = foldEvents(emptyRun('r1'), events([['run_created', {}], ['run_failed', { code: 'model.request_failed', message: 'refused', details }]]));
+    expect(v.error).toEqual({ code: 'model.request_failed', message: 'refused', details });
+    // Details that are not an object are left out, as is a run_failed without any.
+    const odd = foldEvents(emptyRun('r1'), events([['run_created', {}], ['run_failed', { code: 'agent.max_rounds', message: 'm', details: ['x'] }]]));
+    expect(odd.error).toEqual({ code: 'agent.max_rounds', message: 'm' });
+  });
+
   it('clears a pending approval when the run is cancelled or interrupted', () => {
     const base = events([
       ['run_created', {}],

@@ -22,6 +22,13 @@ export interface RoundView {
   retry: { code: string; waitMs: number } | null;
 }
 
+/** RunError is a failure as a run's events tell it; details (run_failed's, with cause for a failed model request) when it has any. */
+export interface RunError {
+  code: string;
+  message: string;
+  details?: Readonly<Record<string, unknown>>;
+}
+
 /** How far a tool call got. */
 export type ToolState = 'running' | 'awaiting' | 'denied' | 'completed' | 'failed';
 
@@ -34,7 +41,7 @@ export interface ToolCard {
   round: number;
   /** tool_call_completed's result (a summary of what the model got back). */
   result: unknown;
-  error: { code: string; message: string } | null;
+  error: RunError | null;
   /** Why the user denied it, or the note they approved it with. */
   reason: string;
   approved: boolean;
@@ -63,7 +70,8 @@ export interface RunView {
   items: RunItem[];
   /** The call awaiting the user's answer. */
   pending: { callId: string; tool: string; args: unknown } | null;
-  error: { code: string; message: string } | null;
+  /** How the run failed (run_failed), or why it stopped (run_interrupted). */
+  error: RunError | null;
   commits: number;
   /** The checkpoints the events named, oldest first. */
   checkpoints: string[];
@@ -188,8 +196,11 @@ function withTool(v: RunView, p: P, fn: (c: ToolCard) => ToolCard): RunView {
   return next;
 }
 
-function errorOf(p: P): { code: string; message: string } {
-  return { code: str(p.code, 'internal'), message: str(p.message) };
+/** errorOf reads a failure event's { code, message, details? }; details are kept as sent, for the text and the fix to read. */
+function errorOf(p: P): RunError {
+  const e: RunError = { code: str(p.code, 'internal'), message: str(p.message) };
+  if (typeof p.details === 'object' && p.details !== null && !Array.isArray(p.details)) e.details = p.details as P;
+  return e;
 }
 
 /**

@@ -153,6 +153,26 @@ describe('agent store', () => {
     expect(openConnections).toHaveBeenCalledTimes(1);
   });
 
+  it('offers Connections under a run that failed on a refused key, by run_failed’s details.cause', async () => {
+    const { store, handlers, openConnections } = await setup([summary('r1', { status: 'calling_model' }), summary('r2', { status: 'calling_model', createdMs: 500 })]);
+    const h = handlers.get('r1');
+    h?.(ev('r1', 1, 'run_created', {}));
+    h?.(ev('r1', 2, 'model_request_created', { round: 1 }));
+    await flush();
+    expect(get(store.failureAction)).toBeNull();
+    h?.(ev('r1', 3, 'run_failed', { code: 'model.request_failed', message: 'the model request failed (model.auth_failed): bad key', details: { cause: 'model.auth_failed', status: 401 } }));
+    await flush();
+    expect(get(store.failureAction)?.label).toBe('Open Connections');
+    get(store.failureAction)?.run();
+    expect(openConnections).toHaveBeenCalledTimes(1);
+    // A refused request is not fixed in Connections: no button.
+    store.select('r2');
+    handlers.get('r2')?.(ev('r2', 1, 'run_failed', { code: 'model.request_failed', message: 'no such model', details: { cause: 'model.request_failed', status: 400 } }));
+    await flush();
+    expect(get(store.run)?.status).toBe('failed');
+    expect(get(store.failureAction)).toBeNull();
+  });
+
   it('lists the chat’s runs newest first, opens the newest, and adds new ones live', async () => {
     const { fake, store, known, agent, unsubscribed } = await setup([summary('r1', { createdMs: 1000 }), summary('r2', { createdMs: 2000, status: 'failed' })]);
     expect(get(store.runs).map((r) => r.runId)).toEqual(['r2', 'r1']);

@@ -10,7 +10,7 @@ import { agentErrorText } from '../lib/agent-text';
 import { emptyRun, foldEvent, foldEvents, isActive, statusAfter, TERMINAL, type RunView } from './agent-run';
 import type { ChatViewStore } from './chat';
 import { connectionsAction } from './connections';
-import type { ToastStore } from './toasts';
+import type { ToastAction, ToastStore } from './toasts';
 
 /** DEFAULT_PROFILE is the built-in profile every Hearth has. */
 export const DEFAULT_PROFILE = 'default-writer';
@@ -34,6 +34,11 @@ export interface AgentStore {
   selectedId: Readable<string | null>;
   /** run is the selected run as its events tell it (null: none selected, or the panel is closed). */
   run: Readable<RunView | null>;
+  /**
+   * failureAction is the button under the selected run's failure that leads to its fix, as a toast of the same failure
+   * would offer it ("Open Connections" for a refused key, by run_failed's details.cause); null for any other run.
+   */
+  failureAction: Readable<ToastAction | null>;
   /** active is a run of the open chat that has not ended (the newest one). */
   active: Readable<AgentRunSummary | null>;
   starting: Readable<boolean>;
@@ -235,6 +240,8 @@ export function createAgentStore(deps: AgentDeps): AgentStore {
     attach(open ? get(selectedId) : null);
   }
 
+  const failureAction = derived(run, (v) => (v?.error ? (connectionsAction(v.error.code, deps.openConnections, v.error.details) ?? null) : null));
+
   async function loadProfiles(): Promise<void> {
     try {
       const res = await api.profiles.list();
@@ -258,6 +265,7 @@ export function createAgentStore(deps: AgentDeps): AgentStore {
     runs,
     selectedId,
     run,
+    failureAction,
     active: derived(runs, (all) => all.find((r) => isActive(r.status)) ?? null),
     starting,
     async sendWithAgent(text, attachments = []) {
