@@ -10,7 +10,9 @@
 // take the reply back out" after a later edit shows the conflict; without
 // it the workspace rolls back. A page closed while the model stalls: the
 // run finishes anyway, and a new page shows the reply and the completed
-// run. A phone shows the panel as a full-screen sheet with 44 px targets.
+// run. A run whose key the provider refuses fails in the panel with an
+// "Open Connections" button that opens them. A phone shows the panel as a
+// full-screen sheet with 44 px targets.
 // Screenshots at 1280×800 and 390×844.
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -28,7 +30,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * with next(): { text: [chunks], calls: [{ id, name, args }] (streamed as
  * delta.tool_calls, arguments in two pieces, then finish_reason
  * 'tool_calls'), stallAt (a text chunk index: wait there until release()
- * or the client hangs up), delayMs }. Every request body is kept.
+ * or the client hangs up), delayMs }, or { status, message }: that HTTP
+ * error with OpenAI's error body. Every request body is kept.
  */
 function scriptedModel() {
   const queue = [];
@@ -47,6 +50,10 @@ function scriptedModel() {
     for await (const chunk of req) raw += chunk;
     requests.push(JSON.parse(raw));
     const s = queue.shift() ?? { text: ['(the test queued no script)'] };
+    if (s.status) {
+      res.writeHead(s.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: s.message ?? 'refused' } }));
+      return;
+    }
     let closed = false;
     res.on('close', () => (closed = true));
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -403,6 +410,23 @@ describe('agent runs in the UI', () => {
     await panel.getByRole('region', { name: 'Model round 1' }).getByText('Slowly thinking it over.').waitFor();
     assert.equal(await panel.locator('details[data-call]').count(), 3);
     assert.match(await panel.getByRole('combobox', { name: 'Agent run' }).inputValue(), /^run_/);
+  });
+
+  it('a run the provider refuses (401) fails in the panel with Open Connections, which opens them', async () => {
+    const chatId = await newChat();
+    const page = await open(chatId);
+    llm.next({ status: 401, message: 'Incorrect API key provided' });
+    await sendWithAgent(page, 'Are you there?');
+    const panel = page.getByRole('complementary', { name: 'Agent panel' });
+    await panel.locator('.summary [data-status="failed"]').waitFor();
+    // The run's code is model.request_failed; run_failed's details.cause says the key was refused.
+    const failure = panel.getByRole('alert');
+    await failure.getByText('model.request_failed').waitFor();
+    await failure.getByText(/API key/).waitFor();
+    assert.equal((await runsOf(chatId)).runs[0]?.error?.details?.cause, 'model.auth_failed');
+    await screenshot(page, 'agent-failed-auth');
+    await failure.getByRole('button', { name: 'Open Connections' }).click();
+    await page.getByRole('dialog', { name: 'Connections' }).waitFor();
   });
 
   it('on a phone: the panel is a full-screen sheet with 44 px targets', async () => {
