@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"hearth/backend/agent"
+	"hearth/backend/agent/workspace"
 	pt "hearth/backend/providers/providertest"
 )
 
@@ -156,15 +158,7 @@ func TestPatchTouchesOnlyReadText(t *testing.T) {
 			t.Parallel()
 			r := newRig(t)
 			h := r.runSteps(tc.steps)
-			for i, s := range tc.steps {
-				res := r.toolResults(i + 1)
-				got := res[len(res)-1]
-				for _, w := range s.want {
-					if !strings.Contains(got, w) {
-						t.Errorf("step %d (%s %v) answered %s; want %q in it", i+1, s.call.name, s.call.args, got, w)
-					}
-				}
-			}
+			r.wantAnswers(tc.steps)
 			for path, want := range tc.final {
 				var file struct {
 					Text string `json:"text"`
@@ -175,6 +169,56 @@ func TestPatchTouchesOnlyReadText(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPatchTooLargeRefusedUnbuilt: a replace_all whose result would pass
+// workspace.MaxFileBytes is refused with the write's own
+// workspace.file_too_large, and before the result is built: replacing
+// each byte of a 16 KiB file with 64 KiB asks for 1 GiB, which the run
+// must not allocate (a model can ask for terabytes the same way). The
+// file stays as it was.
+func TestPatchTooLargeRefusedUnbuilt(t *testing.T) {
+	// Not parallel: TotalAlloc counts the allocations of every test
+	// running, and parallel tests wait for this one to end.
+	r := newRig(t)
+	text, long := strings.Repeat("a", 16<<10), strings.Repeat("b", 64<<10)
+	wouldBe := len(text) * len(long)
+	steps := []patchStep{
+		{outside: map[string]string{"scratch/a.md": text}, call: read("scratch/a.md", 0, 0), want: []string{`"more":false`}},
+		{call: patchAll("scratch/a.md", "a", long), want: []string{
+			workspace.CodeFileTooLarge, fmt.Sprintf("scratch/a.md would be %d bytes; the limit is %d", wouldBe, workspace.MaxFileBytes),
+		}},
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	h := r.runSteps(steps)
+	runtime.ReadMemStats(&after)
+	r.wantAnswers(steps)
+	if n := after.TotalAlloc - before.TotalAlloc; n > uint64(wouldBe/4) {
+		t.Errorf("the run allocated %d MiB; the patch it refused would have been %d MiB", n>>20, wouldBe>>20)
+	}
+	var file struct {
+		Text string `json:"text"`
+	}
+	r.call(&file, "agent.readWorkspaceFile", map[string]any{"runId": h.RunID, "path": "scratch/a.md"})
+	if file.Text != text {
+		t.Errorf("scratch/a.md is %d bytes after the refused patch; want the %d it had", len(file.Text), len(text))
+	}
+}
+
+// wantAnswers checks that the answer to each step's call contains the
+// texts the step wants; the run answered the model in request i+1.
+func (r *rig) wantAnswers(steps []patchStep) {
+	r.t.Helper()
+	for i, s := range steps {
+		res := r.toolResults(i + 1)
+		got := res[len(res)-1]
+		for _, w := range s.want {
+			if !strings.Contains(got, w) {
+				r.t.Errorf("step %d (%s %v) answered %s; want %q in it", i+1, s.call.name, s.call.args, got, w)
+			}
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -179,12 +180,12 @@ func (r *run) applyPatch(args json.RawMessage) (any, error) {
 	case n > 1 && !a.ReplaceAll:
 		return nil, apperr.New("workspace.patch_ambiguous", "old_string occurs %d times in %s: give more context, or set replace_all", n, path)
 	}
+	if err := workspace.CheckSize(path, patchedSize(len(text), n, len(a.OldString), len(a.NewString))); err != nil {
+		return nil, err
+	}
 	at := occurrences(text, a.OldString, a.ReplaceAll)
 	if ranges, more := seen.unread(text, at, len(a.OldString)); len(ranges) > 0 {
 		return nil, unreadError(path, ranges, more)
-	}
-	if !a.ReplaceAll {
-		n = 1
 	}
 	next := []byte(strings.Replace(text, a.OldString, a.NewString, n))
 	known := seen.replaced(hashOf(next), at, len(a.OldString), len(a.NewString))
@@ -209,6 +210,19 @@ func (r *run) finish(args json.RawMessage) (any, error) {
 		}
 	}
 	return map[string]any{"finished": true, "commits": len(r.commits)}, errFinished
+}
+
+// patchedSize is the length of a text of size bytes once n occurrences of
+// oldLen bytes are replaced by newLen bytes; math.MaxInt64 when that does
+// not fit in an int64. applyPatch checks it before building the text, as
+// a replace_all of a one-byte old_string with a long new_string asks for
+// size times that length.
+func patchedSize(size, n, oldLen, newLen int) int64 {
+	grow := int64(newLen) - int64(oldLen)
+	if grow > 0 && int64(n) > (math.MaxInt64-int64(size))/grow {
+		return math.MaxInt64
+	}
+	return int64(size) + int64(n)*grow
 }
 
 // unreadError is the stale-file error of a patch whose old_string reaches

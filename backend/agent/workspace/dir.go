@@ -288,6 +288,17 @@ func notAFile(rel string) error {
 	return apperr.New(CodeNotAFile, "%s is not a file", rel).WithDetails(map[string]any{"path": rel})
 }
 
+// CheckSize refuses n bytes of content at rel with the error Write would
+// give, so a caller that knows a write's size before building its content
+// (apply_patch with replace_all can ask for terabytes) refuses it without
+// allocating.
+func CheckSize(rel string, n int64) error {
+	if n > MaxFileBytes {
+		return tooLarge(rel, n)
+	}
+	return nil
+}
+
 func tooLarge(rel string, n int64) error {
 	return apperr.New(CodeFileTooLarge, "%s would be %d bytes; the limit is %d", rel, n, MaxFileBytes).
 		WithDetails(map[string]any{"path": rel, "bytes": n, "limit": MaxFileBytes})
