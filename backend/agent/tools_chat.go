@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -68,7 +69,9 @@ func (r *run) chatReadMessages(args json.RawMessage) (any, error) {
 		if m.Index < 0 || m.StartChar < 0 {
 			return nil, apperr.Invalid("index and start_char cannot be negative")
 		}
-		end := m.Index + 1
+		// Capped so an index of math.MaxInt reads as past the end (no
+		// such message) rather than wrapping to a negative end.
+		end := min(m.Index, math.MaxInt-1) + 1
 		msgs, err := r.svc.d.Chats.Messages(r.ctx, r.chatID, &chats.Range{Start: &m.Index, End: &end})
 		if err != nil {
 			return nil, err

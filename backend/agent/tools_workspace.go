@@ -100,7 +100,9 @@ func (r *run) readFile(args json.RawMessage) (any, error) {
 	end := start - 1
 	from := lineOffset(lines, start-1)
 	shown := span{from, from}
-	for i := start - 1; i < len(lines) && i < start-1+count; i++ {
+	// i-(start-1) < count, not i < start-1+count: a model's line_count of
+	// math.MaxInt would overflow the sum and read nothing.
+	for i := start - 1; i < len(lines) && i-(start-1) < count; i++ {
 		line := fmt.Sprintf("%6d| %s", i+1, lines[i])
 		if b.Len()+len(line) > maxReadChars && b.Len() > 0 {
 			break
