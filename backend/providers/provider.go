@@ -5,8 +5,10 @@
 // A Provider streams one completion: text and reasoning deltas as they
 // arrive, and at the end the whole text, the tool calls the model made and
 // the token usage. Failures come back as HostErrors with stable model.*
-// codes (see errors.go). Retries are the caller's choice (generation and
-// agent runs have their own policies), so the SDKs' own retries are off.
+// codes (see errors.go) and the connection's key taken out of their text,
+// since some servers echo it (see redact.go). Retries are the caller's
+// choice (generation and agent runs have their own policies), so the SDKs'
+// own retries are off.
 package providers
 
 import (
@@ -180,6 +182,16 @@ func New(cfg Config) (Provider, error) {
 		cfg.Transport = newTransport(cfg)
 	}
 	cfg.Transport = cappedTransport{base: cfg.Transport}
+	r := redactor{key: cfg.APIKey}
+	p, err := newProvider(cfg)
+	if err != nil {
+		return nil, r.err(err)
+	}
+	return redactingProvider{inner: p, r: r}, nil
+}
+
+// newProvider builds the Provider of cfg's kind.
+func newProvider(cfg Config) (Provider, error) {
 	switch cfg.Kind {
 	case KindOpenAICompatible:
 		return newOpenAI(cfg)

@@ -59,6 +59,9 @@ type Server struct {
 	URL string
 	// Models is what GET /v1/models lists.
 	Models []string
+	// ModelsError, when its Status is set, is the answer to GET /v1/models
+	// instead: a server that refuses the key before any completion.
+	ModelsError Script
 
 	// stream tells the path of streamed completions; models writes the
 	// model list, served at modelsPath.
@@ -125,6 +128,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	if r.Method == http.MethodGet && r.URL.Path == s.modelsPath {
+		if s.ModelsError.Status != 0 {
+			s.answer(w, r, s.ModelsError)
+			return
+		}
 		writeJSON(w, s.models(s.Models))
 		return
 	}
