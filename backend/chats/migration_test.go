@@ -161,3 +161,73 @@ func TestMigrationSharesBodies(t *testing.T) {
 		t.Fatalf("%d bodies, %d swipes left with the branch alone; want 3, 5", b, s)
 	}
 }
+
+// TestMigrationMovesFloorKeys opens a database from before a floor commit
+// held its first key (schema v17): each commit's smallest key moves into
+// its row and leaves floor_commit_keys, no settle work is left noted, and a
+// delete afterwards settles key by key from both places.
+func TestMigrationMovesFloorKeys(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "hearth.db")
+	chatID := seedOldChat(t, path, 16, []oldMessage{
+		{name: "Ava", extra: `{}`, swipes: []string{"Hi"}},
+		{name: "User", isUser: true, extra: `{}`, swipes: []string{"two keys"}},
+		{name: "Ava", extra: `{}`, swipes: []string{"one key"}},
+	})
+	ctx := context.Background()
+	db, err := store.Open(ctx, path, store.Options{UpTo: 17})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.InTx(ctx, func(tx *store.Tx) error {
+		for _, q := range []string{
+			`INSERT INTO floor_states (chat_id, ns, next_seq, log_rev, entangled) VALUES (1, 'keys', 3, 2, 0), (1, 'whole', 2, 1, 1)`,
+			`INSERT INTO floor_commits (chat_id, ns, seq, message_id, swipe_id, ops) VALUES
+				(1, 'keys', 1, 2, 0, '[{"op":"add","path":"/b","value":2},{"op":"add","path":"/a","value":1}]'),
+				(1, 'keys', 2, 3, 0, '[{"op":"add","path":"/c","value":3}]'),
+				(1, 'whole', 1, 3, 0, '[{"op":"replace","path":"","value":{"x":1}}]')`,
+			`INSERT INTO floor_commit_keys (chat_id, ns, key, seq) VALUES (1, 'keys', 'b', 1), (1, 'keys', 'a', 1), (1, 'keys', 'c', 2)`,
+			`INSERT INTO chat_state (chat_id, ns, value, revision) VALUES (1, 'keys', '{"a":1,"b":2,"c":3}', 2), (1, 'whole', '{"x":1}', 1)`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r := openUpgraded(t, path, chatID)
+	rows, err := r.db.Reader().QueryContext(ctx, `SELECT ns || ':' || seq || '=' || coalesce(key, '-') FROM floor_commits
+		UNION ALL SELECT 'extra ' || ns || ':' || seq || '=' || key FROM floor_commit_keys
+		UNION ALL SELECT 'dirty ' || ns FROM floor_dirty UNION ALL SELECT 'dirty key ' || key FROM floor_dirty_keys ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	rows.Close()
+	if want := []string{"extra keys:1=b", "keys:1=a", "keys:2=c", "whole:1=-"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("floor keys after the upgrade: %q, want %q", got, want)
+	}
+
+	if _, err := r.s.DeleteMessages(ctx, chatID, []int{1}, DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var keys, whole string
+	if err := r.db.Reader().QueryRowContext(ctx, `SELECT (SELECT value FROM chat_state WHERE ns = 'keys'), (SELECT value FROM chat_state WHERE ns = 'whole')`).Scan(&keys, &whole); err != nil {
+		t.Fatal(err)
+	}
+	if keys != `{"c":3}` || whole != `{"x":1}` {
+		t.Fatalf("after deleting the two-key commit's message: keys %s, whole %s; want {\"c\":3}, {\"x\":1}", keys, whole)
+	}
+}

@@ -159,15 +159,11 @@ func (s *Service) floorWrite(ctx context.Context, chatID, ns string, opts FloorO
 			}
 		}
 		seq := meta.nextSeq
-		if _, err := tx.ExecContext(ctx, `INSERT INTO floor_commits (chat_id, ns, seq, message_id, swipe_id, ops) VALUES (?, ?, ?, ?, ?, ?)`,
-			chat, ns, seq, row, swipe, string(ops)); err != nil {
-			return fmt.Errorf("append floor commit %s: %w", ns, err)
+		if err := appendCommit(ctx, tx, chat, ns, seq, row, swipe, ops); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE floor_states SET next_seq = ?, log_rev = log_rev + 1 WHERE chat_id = ? AND ns = ?`, seq+1, chat, ns); err != nil {
 			return fmt.Errorf("append floor commit %s: %w", ns, err)
-		}
-		if err := recordKeys(ctx, tx, chat, ns, seq, ops); err != nil {
-			return err
 		}
 		value := cur // a commit on an inactive swipe waits in the log
 		if swipe == active {

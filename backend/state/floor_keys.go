@@ -11,8 +11,9 @@ import (
 )
 
 // A floor state's value is an object, and an operation on /k/... reads and
-// writes key k alone. Each commit's keys are recorded (floor_commit_keys,
-// migration 0006), so settling replays only the keys a change affects.
+// writes key k alone. Each commit's keys are recorded (its first in its
+// row, others in floor_commit_keys; migrations 0006 and 0018), so
+// settling replays only the keys a change affects.
 // Operations on the whole value, or moving or copying one key into
 // another, entangle the keys: the namespace is then always replayed whole.
 
@@ -65,14 +66,23 @@ func unescapeKey(seg string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
 }
 
-// recordKeys notes the keys of a commit just appended, and entangles its
-// namespace when the commit calls for it.
-func recordKeys(ctx context.Context, q queryer, chat int64, ns string, seq int64, ops []byte) error {
+// appendCommit stores a commit with the keys it touches: the first in its
+// row, any others in floor_commit_keys (migration 0018); a commit that
+// calls for it entangles its namespace.
+func appendCommit(ctx context.Context, q queryer, chat int64, ns string, seq, row int64, swipe int, ops []byte) error {
 	keys, entangled, err := commitKeys(ops)
 	if err != nil {
 		return err
 	}
-	for _, k := range keys {
+	var first any
+	if len(keys) > 0 {
+		first = keys[0]
+	}
+	if _, err := q.ExecContext(ctx, `INSERT INTO floor_commits (chat_id, ns, seq, message_id, swipe_id, ops, key) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		chat, ns, seq, row, swipe, string(ops), first); err != nil {
+		return fmt.Errorf("append floor commit %s: %w", ns, err)
+	}
+	for _, k := range keys[min(len(keys), 1):] {
 		if _, err := q.ExecContext(ctx, `INSERT INTO floor_commit_keys (chat_id, ns, key, seq) VALUES (?, ?, ?, ?)`, chat, ns, k, seq); err != nil {
 			return fmt.Errorf("record floor commit keys %s: %w", ns, err)
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // Commit is one entry of a floor state's log as callers see it.
@@ -75,11 +74,6 @@ func replayRows(ctx context.Context, q queryer, chat int64, ns string) ([]logRow
 		out = append(out, r)
 	}
 	return out, rows.Err()
-}
-
-// placeholders is "?,?,…" for n arguments.
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
 // floorMeta is a floor_states row.

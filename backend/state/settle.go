@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -58,9 +59,12 @@ func dropSwipe(ctx context.Context, tx *store.Tx, chat int64, r SwipeRemoval) er
 		return fmt.Errorf("renumber swipe commits: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO floor_dirty_keys (chat_id, ns, key)
+		SELECT fc.chat_id, fc.ns, fc.key FROM floor_commits fc
+		WHERE fc.message_id = ?1 AND fc.swipe_id > ?2 AND fc.key IS NOT NULL
+		UNION ALL
 		SELECT fk.chat_id, fk.ns, fk.key FROM floor_commits fc
 		JOIN floor_commit_keys fk ON fk.chat_id = fc.chat_id AND fk.ns = fc.ns AND fk.seq = fc.seq
-		WHERE fc.message_id = ? AND fc.swipe_id > ?`, r.RowID, r.Swipe); err != nil {
+		WHERE fc.message_id = ?1 AND fc.swipe_id > ?2`, r.RowID, r.Swipe); err != nil {
 		return fmt.Errorf("renumber swipe commits: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE floor_commits SET swipe_id = swipe_id - 1 WHERE message_id = ? AND swipe_id > ?`, r.RowID, r.Swipe); err != nil {
@@ -134,36 +138,37 @@ func (t todoList) at(ns string) *work {
 // movedKeys adds the keys of every commit on the moved rows; a commit
 // with no keys (it touched the whole value) calls for a whole replay.
 func movedKeys(ctx context.Context, tx *store.Tx, chat int64, moved []int64, todo todoList) error {
-	for len(moved) > 0 {
-		batch := moved[:min(len(moved), 500)]
-		moved = moved[len(batch):]
-		args := []any{chat}
-		for _, id := range batch {
-			args = append(args, id)
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT fc.ns, fk.key FROM floor_commits fc
-			LEFT JOIN floor_commit_keys fk ON fk.chat_id = fc.chat_id AND fk.ns = fc.ns AND fk.seq = fc.seq
-			WHERE fc.chat_id = ? AND fc.message_id IN (`+placeholders(len(batch))+`)`, args...)
-		if err != nil {
+	if len(moved) == 0 {
+		return nil
+	}
+	ids, _ := json.Marshal(moved)
+	// A commit's first key is in its row (NULL: it touched no key, so the
+	// whole value), any others in floor_commit_keys.
+	rows, err := tx.QueryContext(ctx, `SELECT fc.ns, fc.key FROM floor_commits fc
+		WHERE fc.chat_id = ?1 AND fc.message_id IN (SELECT value FROM json_each(?2))
+		UNION
+		SELECT fk.ns, fk.key FROM floor_commits fc
+		JOIN floor_commit_keys fk ON fk.chat_id = fc.chat_id AND fk.ns = fc.ns AND fk.seq = fc.seq
+		WHERE fc.chat_id = ?1 AND fc.message_id IN (SELECT value FROM json_each(?2))`, chat, string(ids))
+	if err != nil {
+		return fmt.Errorf("settle floor states: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ns string
+		var key sql.NullString
+		if err := rows.Scan(&ns, &key); err != nil {
 			return fmt.Errorf("settle floor states: %w", err)
 		}
-		for rows.Next() {
-			var ns string
-			var key sql.NullString
-			if err := rows.Scan(&ns, &key); err != nil {
-				rows.Close()
-				return fmt.Errorf("settle floor states: %w", err)
-			}
-			w := todo.at(ns)
-			if key.Valid {
-				w.keys[key.String] = true
-			} else {
-				w.whole = true
-			}
+		w := todo.at(ns)
+		if key.Valid {
+			w.keys[key.String] = true
+		} else {
+			w.whole = true
 		}
-		if err := rows.Close(); err != nil {
-			return fmt.Errorf("settle floor states: %w", err)
-		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("settle floor states: %w", err)
 	}
 	return nil
 }

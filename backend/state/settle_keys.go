@@ -121,12 +121,21 @@ func keyOps(ctx context.Context, q queryer, chat int64, pairs [][2]string) (out 
 		return out, broken, nil
 	}
 	arg, _ := json.Marshal(pairs)
-	rows, err := q.QueryContext(ctx, `SELECT fk.ns, fk.key, fc.ops FROM json_each(?) j
-		CROSS JOIN floor_commit_keys fk ON fk.chat_id = ? AND fk.ns = json_extract(j.value, '$[0]') AND fk.key = json_extract(j.value, '$[1]')
-		JOIN floor_commits fc ON fc.chat_id = fk.chat_id AND fc.ns = fk.ns AND fc.seq = fk.seq
-		JOIN messages m ON m.id = fc.message_id
-		JOIN message_bodies b ON b.id = m.body_id AND b.swipe_id = fc.swipe_id
-		ORDER BY fk.ns, fk.key, fk.seq`, string(arg), chat)
+	// A commit touches a key as its first (its own row) or a later one
+	// (floor_commit_keys).
+	rows, err := q.QueryContext(ctx, `WITH want (ns, key) AS (
+			SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(?1) j),
+		hits AS (
+			SELECT w.ns, w.key, fc.seq, fc.ops, fc.message_id, fc.swipe_id FROM want w
+			CROSS JOIN floor_commits fc ON fc.chat_id = ?2 AND fc.ns = w.ns AND fc.key = w.key
+			UNION ALL
+			SELECT w.ns, w.key, fc.seq, fc.ops, fc.message_id, fc.swipe_id FROM want w
+			CROSS JOIN floor_commit_keys fk ON fk.chat_id = ?2 AND fk.ns = w.ns AND fk.key = w.key
+			JOIN floor_commits fc ON fc.chat_id = fk.chat_id AND fc.ns = fk.ns AND fc.seq = fk.seq)
+		SELECT h.ns, h.key, h.ops FROM hits h
+		JOIN messages m ON m.id = h.message_id
+		JOIN message_bodies b ON b.id = m.body_id AND b.swipe_id = h.swipe_id
+		ORDER BY h.ns, h.key, h.seq`, string(arg), chat)
 	if err != nil {
 		return nil, nil, fmt.Errorf("settle floor states: %w", err)
 	}
