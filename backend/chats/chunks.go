@@ -2,6 +2,8 @@ package chats
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 
 	"hearth/backend/store"
@@ -13,7 +15,10 @@ import (
 //
 //   - triggers queue in chunks_pending every message row inserted and every
 //     change to a message's active text, role or hidden flag, whatever code
-//     makes it (chat creation, a branch's INSERT … SELECT, an import, undo);
+//     makes it (chat creation, an import, undo);
+//   - a checkpoint or branch, which copies thousands of rows at once, leaves
+//     one chunks_backlog row instead (migration 0019), worked through in
+//     batches by the background indexer or a search's catch-up;
 //   - a chat write (Service.settle) rebuilds, in its transaction, the
 //     chunks queued for its chat, unless it skips the rebuild
 //     (updateMessage's skipChunkRebuild), which leaves them queued;
@@ -96,6 +101,42 @@ func (s *Service) rebuildChunksForChat(ctx context.Context, tx *store.Tx, chatRo
 // large backlog (a fresh import) does not hold the write lock for long.
 const flushBatch = 500
 
+// rebuildBacklog rebuilds the chunks of up to limit messages of one chat
+// with a backlog (chatRowID's; 0: any), the next in id order, and moves
+// its cursor past them; a backlog with no message left goes. It reports
+// the messages rebuilt plus the backlogs dropped: 0 when there was none.
+func rebuildBacklog(ctx context.Context, tx *store.Tx, chatRowID int64, limit int) (int64, error) {
+	pick, args := `SELECT chat_id, next_message_id FROM chunks_backlog LIMIT 1`, []any{}
+	if chatRowID != 0 {
+		pick, args = `SELECT chat_id, next_message_id FROM chunks_backlog WHERE chat_id = ?`, []any{chatRowID}
+	}
+	var chat, from int64
+	if err := tx.QueryRowContext(ctx, pick, args...).Scan(&chat, &from); errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	} else if err != nil {
+		return 0, fmt.Errorf("rebuild chunk backlog: %w", err)
+	}
+	var last sql.NullInt64
+	var n int64
+	if err := tx.QueryRowContext(ctx, `SELECT max(id), count(*) FROM (SELECT id FROM messages WHERE chat_id = ? AND id >= ? ORDER BY id LIMIT ?)`,
+		chat, from, limit).Scan(&last, &n); err != nil {
+		return 0, fmt.Errorf("rebuild chunk backlog: %w", err)
+	}
+	if !last.Valid {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_backlog WHERE chat_id = ?`, chat); err != nil {
+			return 0, fmt.Errorf("rebuild chunk backlog: %w", err)
+		}
+		return 1, nil
+	}
+	if _, err := tx.ExecContext(ctx, chunkUpsert+`chat_id = ? AND message_id BETWEEN ? AND ?`+chunkUpsertConflict, chat, from, last.Int64); err != nil {
+		return 0, fmt.Errorf("rebuild chunk backlog: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE chunks_backlog SET next_message_id = ? WHERE chat_id = ?`, last.Int64+1, chat); err != nil {
+		return 0, fmt.Errorf("rebuild chunk backlog: %w", err)
+	}
+	return n, nil
+}
+
 // flushChunks makes the chunks and the index of chatRowID (0: of every
 // chat) current before a search reads them, in write transactions of
 // their own.
@@ -110,8 +151,12 @@ func (s *Service) flushChunks(ctx context.Context, chatRowID int64) error {
 		}
 		var n int64
 		err = s.db.InTx(ctx, func(tx *store.Tx) error {
-			var err error
-			n, err = rebuildQueued(ctx, tx, chatRowID, flushBatch)
+			queued, err := rebuildQueued(ctx, tx, chatRowID, flushBatch)
+			if err != nil {
+				return err
+			}
+			backlog, err := rebuildBacklog(ctx, tx, chatRowID, flushBatch)
+			n = queued + backlog
 			return err
 		})
 		if err != nil {
@@ -125,11 +170,11 @@ func (s *Service) flushChunks(ctx context.Context, chatRowID int64) error {
 }
 
 // chunksPending reports, from the readers, whether chunks of chatRowID
-// (0: of any chat) are queued.
+// (0: of any chat) are queued or in a backlog.
 func (s *Service) chunksPending(ctx context.Context, chatRowID int64) (bool, error) {
-	q, args := `SELECT EXISTS (SELECT 1 FROM chunks_pending)`, []any{}
+	q, args := `SELECT EXISTS (SELECT 1 FROM chunks_pending) OR EXISTS (SELECT 1 FROM chunks_backlog)`, []any{}
 	if chatRowID != 0 {
-		q, args = `SELECT EXISTS (SELECT 1 FROM chunks_pending WHERE chat_id = ?)`, []any{chatRowID}
+		q, args = `SELECT EXISTS (SELECT 1 FROM chunks_pending WHERE chat_id = ?1) OR EXISTS (SELECT 1 FROM chunks_backlog WHERE chat_id = ?1)`, []any{chatRowID}
 	}
 	var pending bool
 	if err := s.db.Reader().QueryRowContext(ctx, q, args...).Scan(&pending); err != nil {

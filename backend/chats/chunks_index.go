@@ -21,6 +21,9 @@ import (
 const (
 	searchIndexBatch     = 512
 	backgroundIndexBatch = 32
+	// backgroundBacklogBatch is the chunks of a copied chat rebuilt per
+	// background transaction: a few milliseconds of the write lock.
+	backgroundBacklogBatch = 256
 )
 
 // chunkPad is indexed twice after every body (migration 0003): then every
@@ -81,6 +84,25 @@ func (s *Service) indexPaced(ctx context.Context, chatRowID int64, batch int, re
 		if rest > 0 {
 			time.Sleep(time.Since(began) * rest)
 		}
+	}
+}
+
+// backlogPaced works through every chunk backlog (a copied chat's chunks
+// to rebuild), batch messages per transaction, resting rest times each
+// batch's duration after it. The rebuilt chunks queue their index work.
+func (s *Service) backlogPaced(ctx context.Context, batch int, rest time.Duration) error {
+	for {
+		var n int64
+		began := time.Now()
+		err := s.db.InTx(ctx, func(tx *store.Tx) error {
+			var err error
+			n, err = rebuildBacklog(ctx, tx, 0, batch)
+			return err
+		})
+		if err != nil || n == 0 {
+			return err
+		}
+		time.Sleep(time.Since(began) * rest)
 	}
 }
 
@@ -166,7 +188,8 @@ const indexGather = 30 * time.Millisecond
 // only while there is work, so nothing lingers once it is done.
 var indexers sync.Map
 
-// indexInBackground works through the whole index queue in a goroutine,
+// indexInBackground works through the chunk backlogs and then the whole
+// index queue in a goroutine,
 // unless one already does. Errors end it quietly: the queue stays in the
 // database, and the next search does the work (and reports them).
 func (s *Service) indexInBackground() {
@@ -177,7 +200,10 @@ func (s *Service) indexInBackground() {
 		ctx := context.Background()
 		for {
 			time.Sleep(indexGather)
-			err := s.indexPaced(ctx, 0, backgroundIndexBatch, backgroundRest)
+			err := s.backlogPaced(ctx, backgroundBacklogBatch, backgroundRest)
+			if err == nil {
+				err = s.indexPaced(ctx, 0, backgroundIndexBatch, backgroundRest)
+			}
 			indexers.Delete(s.db)
 			if err != nil {
 				return
@@ -185,7 +211,7 @@ func (s *Service) indexInBackground() {
 			// A write that committed while this one finished saw it running
 			// and left its work here: look once more.
 			var queued bool
-			if s.db.Reader().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_unindexed)`).Scan(&queued) != nil || !queued {
+			if s.db.Reader().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_unindexed) OR EXISTS (SELECT 1 FROM chunks_backlog)`).Scan(&queued) != nil || !queued {
 				return
 			}
 			if _, running := indexers.LoadOrStore(s.db, true); running {

@@ -102,7 +102,7 @@ func (r *searchRig) checkIndexInSync() {
 	q := r.db.Reader()
 	var pending, orphans, missing, wrong int
 	if err := q.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM chunks_pending) + (SELECT count(*) FROM chunks_unindexed),
+		(SELECT count(*) FROM chunks_pending) + (SELECT count(*) FROM chunks_unindexed) + (SELECT count(*) FROM chunks_backlog),
 		(SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = c.message_id)),
 		(SELECT count(*) FROM messages m WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message_id = m.id)),
 		(SELECT count(*) FROM chunks c JOIN chunk_source s USING (message_id)

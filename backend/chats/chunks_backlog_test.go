@@ -1,0 +1,150 @@
+package chats
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"hearth/backend/store"
+)
+
+// holdIndexer waits for the background indexer of r's database to finish
+// and keeps it away until the test ends: it runs only while it holds the
+// mark, and a write that finds the mark taken leaves its work to whoever
+// holds it. The test's
+// counts of queued work then stay what the writes left.
+func holdIndexer(t *testing.T, r *searchRig) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, running := indexers.LoadOrStore(r.db, true); !running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background indexer of a small rig ran for 30 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Cleanup(func() { indexers.Delete(r.db) })
+}
+
+// chunkQueues counts backlog rows and messages queued one by one.
+func (r *searchRig) chunkQueues() (backlog, queued int) {
+	r.t.Helper()
+	if err := r.db.Reader().QueryRowContext(context.Background(),
+		`SELECT (SELECT count(*) FROM chunks_backlog), (SELECT count(*) FROM chunks_pending)`).Scan(&backlog, &queued); err != nil {
+		r.t.Fatal(err)
+	}
+	return backlog, queued
+}
+
+// TestBranchChunksFromBacklog: a branch's copied messages are not queued
+// one by one; one backlog row stands for them, and the next writes to the
+// branch rebuild only their own rows. Messages deleted, inserted and
+// appended while the backlog is unworked still end up with exactly their
+// chunks, found by a search of the branch and of every chat.
+func TestBranchChunksFromBacklog(t *testing.T) {
+	t.Parallel()
+	r := newSearchRig(t)
+	ctx := context.Background()
+	msgs := make([]map[string]any, 1200)
+	for i := range msgs {
+		msgs[i] = msgBot(fmt.Sprintf("line %d of the long watch", i))
+	}
+	msgs[7] = msgBot("a heron at the ford")
+	msgs[1100] = msgUser("a second heron")
+	r.add(r.chatID, msgs...)
+	r.checkIndexInSync()
+	holdIndexer(t, r)
+
+	b, err := r.s.CreateBranch(ctx, r.chatID, 1150, BranchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if backlog, queued := r.chunkQueues(); backlog != 1 || queued != 0 {
+		t.Fatalf("after branching 1,151 messages: %d backlog rows, %d messages queued; want 1, 0", backlog, queued)
+	}
+	if _, err := r.s.DeleteMessages(ctx, b.ChatID, []int{3}, DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.add(b.ChatID, msgUser("an appended heron"))
+	inserted, _ := json.Marshal(msgBot("an inserted heron"))
+	if _, err := r.s.Patch(ctx, b.ChatID, []json.RawMessage{json.RawMessage(`{"op":"add","path":"/messages/500","value":` + string(inserted) + `}`)}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if backlog, queued := r.chunkQueues(); backlog != 1 || queued != 0 {
+		t.Fatalf("after writes to the branch: %d backlog rows, %d messages queued; want 1, 0", backlog, queued)
+	}
+
+	hits, err := r.s.Search(ctx, b.ChatID, "heron", noOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]bool{}
+	for _, h := range hits {
+		got[h.Index] = true
+	}
+	// 7 moved to 6 (3 deleted); 1100 went to 1099 and back to 1100 (the
+	// insert at 500); the append is last: 1,151 - 1 + 2 = 1,152 messages.
+	for _, want := range []int{6, 500, 1100, 1151} {
+		if !got[want] {
+			t.Errorf("branch search for heron: %+v, missing index %d", hits, want)
+		}
+	}
+	if len(hits) != 4 {
+		t.Errorf("branch search for heron: %d hits, want 4", len(hits))
+	}
+	if backlog, _ := r.chunkQueues(); backlog != 0 {
+		t.Errorf("a search of the branch left %d backlog rows", backlog)
+	}
+	all, err := r.s.SearchAll(ctx, "heron", noOpts)
+	if err != nil || len(all) != 6 {
+		t.Errorf("search all for heron: %d hits, %v; want 6", len(all), err)
+	}
+	r.checkIndexInSync()
+}
+
+// TestBacklogQueuesReusedIDs: a message whose id is below its chat's
+// backlog cursor (SQLite reuses ids above the largest left once the
+// largest rows are gone) is queued on its own, since the backlog will not
+// reach it.
+func TestBacklogQueuesReusedIDs(t *testing.T) {
+	t.Parallel()
+	r := newSearchRig(t)
+	ctx := context.Background()
+	r.add(r.chatID, msgUser("one"), msgBot("two"), msgUser("three"))
+	holdIndexer(t, r)
+	b, err := r.s.CreateBranch(ctx, r.chatID, 2, BranchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Work the backlog's three messages; its cursor passes them.
+	var rebuilt int64
+	if err := r.db.InTx(ctx, func(tx *store.Tx) error {
+		rebuilt, err = rebuildBacklog(ctx, tx, 0, 10)
+		return err
+	}); err != nil || rebuilt != 3 {
+		t.Fatalf("rebuilt %d from the backlog, %v; want 3", rebuilt, err)
+	}
+	if _, err := r.s.DeleteMessages(ctx, b.ChatID, []int{1, 2}, DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.add(b.ChatID, msgBot("a kestrel on a reused id"))
+	var id, cursor int64
+	if err := r.db.Reader().QueryRowContext(ctx, `SELECT max(m.id), max(k.next_message_id) FROM messages m, chunks_backlog k`).Scan(&id, &cursor); err != nil {
+		t.Fatal(err)
+	}
+	if id >= cursor {
+		t.Fatalf("the new message has id %d, the cursor is %d: the test did not reuse an id", id, cursor)
+	}
+	if backlog, queued := r.chunkQueues(); backlog != 1 || queued != 0 {
+		t.Fatalf("%d backlog rows, %d queued after the write; want 1, 0 (the write rebuilt its own)", backlog, queued)
+	}
+	hits, err := r.s.Search(ctx, b.ChatID, "kestrel", noOpts)
+	if err != nil || len(hits) != 1 || hits[0].Index != 1 {
+		t.Fatalf("branch search for the message on a reused id: %+v, %v", hits, err)
+	}
+	r.checkIndexInSync()
+}
