@@ -95,6 +95,11 @@ func dsn(path string, writer bool) string {
 	q.Add("_pragma", "mmap_size(0)")
 	if writer {
 		q.Add("_pragma", "wal_autocheckpoint(0)") // the checkpointer's job
+		// 32 MiB of page cache (SQLite's default is 2 MiB): a branch of a long
+		// chat dirties more pages than 2 MiB hold, and SQLite then wrote
+		// them to the WAL in the middle of the transaction; the one writer
+		// also keeps the pages of the chats being written hot.
+		q.Add("_pragma", "cache_size(-32768)")
 		q.Add("_txlock", "immediate")
 	} else {
 		q.Add("_pragma", "query_only(ON)")

@@ -40,6 +40,10 @@ func TestPragmas(t *testing.T) {
 			t.Errorf("journal_mode=%s foreign_keys=%d busy_timeout=%d", mode, fk, busy)
 		}
 	}
+	var cache int
+	if err := s.write.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache); err != nil || cache != -32768 {
+		t.Errorf("writer cache_size = %d, %v; want -32768 (32 MiB)", cache, err)
+	}
 	if _, err := s.read.ExecContext(ctx, "CREATE TABLE nope (x)"); err == nil {
 		t.Error("reader pool accepted a write")
 	}
