@@ -82,21 +82,6 @@ func rebuildQueued(ctx context.Context, tx *store.Tx, chatRowID int64, limit int
 	return res.RowsAffected()
 }
 
-// rebuildChunksForChat rebuilds every chunk of a chat inside tx, for code
-// that writes message rows outside Service.mutate (a branch or checkpoint
-// copying rows, an import): their chunks are then current when it commits,
-// and indexed in the background right after, instead of at the first
-// search or write of the chat.
-func (s *Service) rebuildChunksForChat(ctx context.Context, tx *store.Tx, chatRowID int64) error {
-	if _, err := tx.ExecContext(ctx, chunkUpsert+`chat_id = ?`+chunkUpsertConflict, chatRowID); err != nil {
-		return fmt.Errorf("rebuild chunks of chat: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_pending WHERE chat_id = ?`, chatRowID); err != nil {
-		return fmt.Errorf("rebuild chunks of chat: %w", err)
-	}
-	return s.indexAfterCommit(ctx, tx)
-}
-
 // flushBatch bounds one transaction of a search's catch-up rebuild, so a
 // large backlog (a fresh import) does not hold the write lock for long.
 const flushBatch = 500

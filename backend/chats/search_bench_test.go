@@ -28,7 +28,7 @@ import (
 // is realistic, unlike chatgen's few hundred words that each turn up in a
 // third of all messages), and in 15% of the messages a Japanese or Chinese
 // sentence. Rows are bulk-inserted with SQL; their chunks and index are
-// built by rebuildChunksForChat, the code path a branch or import uses.
+// built by rebuildChunksForChat, in the transaction that inserts them.
 //
 // ms/op is the median of the timed searches; docs is how many messages
 // contain the query (the work a query has, whatever its limit). Goal
@@ -280,4 +280,17 @@ func (fx *searchBench) docs(b *testing.B, chatID, q string) int {
 		b.Fatal(err)
 	}
 	return n
+}
+
+// rebuildChunksForChat rebuilds every chunk of a chat inside tx, for the
+// fixture's rows bulk-inserted outside Service.mutate: their chunks are
+// current when it commits, and indexed in the background right after.
+func (s *Service) rebuildChunksForChat(ctx context.Context, tx *store.Tx, chatRowID int64) error {
+	if _, err := tx.ExecContext(ctx, chunkUpsert+`chat_id = ?`+chunkUpsertConflict, chatRowID); err != nil {
+		return fmt.Errorf("rebuild chunks of chat: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_pending WHERE chat_id = ?`, chatRowID); err != nil {
+		return fmt.Errorf("rebuild chunks of chat: %w", err)
+	}
+	return s.indexAfterCommit(ctx, tx)
 }
