@@ -154,7 +154,19 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	tx := &Tx{Tx: sqlTx, cache: s.cache}
-	if err := fn(tx); err != nil {
+	// A panic in fn (the router recovers it and fails just that call) must
+	// not leave the transaction open: the writer would be held by it, and
+	// every later write would wait for it forever.
+	finished := false
+	defer func() {
+		if !finished {
+			_ = sqlTx.Rollback()
+			s.cache.prepare(s.write)
+		}
+	}()
+	err = fn(tx)
+	finished = true
+	if err != nil {
 		_ = sqlTx.Rollback()
 		s.cache.prepare(s.write)
 		return err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func open(t *testing.T, dir string) *Store {
@@ -81,6 +82,50 @@ func TestInTxRollsBackAndDropsHooks(t *testing.T) {
 	}
 	if len(order) != 3 || order[0] != 0 || order[2] != 2 {
 		t.Errorf("hooks ran as %v", order)
+	}
+}
+
+// TestInTxRollsBackOnPanic: a transaction whose function panics is rolled
+// back, and the store takes the next write (the writer is not left held by
+// the open transaction).
+func TestInTxRollsBackOnPanic(t *testing.T) {
+	t.Parallel()
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the panic did not reach the caller")
+			}
+		}()
+		_ = s.InTx(ctx, func(tx *Tx) error {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('a', '1')`); err != nil {
+				return err
+			}
+			panic("boom")
+		})
+	}()
+	done := make(chan error, 1)
+	go func() {
+		done <- s.InTx(ctx, func(tx *Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('b', '2')`)
+			return err
+		})
+	}()
+	ctx2, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx2.Done():
+		t.Fatal("the write after a panicked transaction never ran")
+	}
+	var keys string
+	s.read.QueryRowContext(ctx, `SELECT group_concat(key) FROM settings`).Scan(&keys)
+	if keys != "b" {
+		t.Errorf("settings keys %q, want only b (the panicked insert rolled back)", keys)
 	}
 }
 
