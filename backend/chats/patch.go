@@ -262,7 +262,7 @@ func applyOne(doc []byte, op patchOp, strip int, index int) ([]byte, error) {
 	if err != nil {
 		return nil, patchInvalid(index, err.Error())
 	}
-	out, err := p.ApplyWithOptions(doc, patchOptions)
+	out, err := jsonx.ApplyPatch(doc, p, patchOptions)
 	if err != nil {
 		if op.op == "test" {
 			return nil, apperr.New(apperr.CodePatchTestFailed, "patch op %d: test failed at %s", index, joinPointer(op.path)).

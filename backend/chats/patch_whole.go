@@ -33,7 +33,7 @@ func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) er
 	if err != nil {
 		return apperr.New(apperr.CodePatchInvalid, "patch: %v", err)
 	}
-	newDoc, err := p.ApplyWithOptions(oldDoc, patchOptions)
+	newDoc, err := jsonx.ApplyPatch(oldDoc, p, patchOptions)
 	var tooBig *jsonpatch.AccumulatedCopySizeError
 	if errors.As(err, &tooBig) {
 		// Not worth finding the op: replaying them one by one would copy

@@ -103,7 +103,7 @@ func applyStripped(doc []byte, ops []patchOp, strip, first int) ([]byte, error) 
 		return p
 	}
 	apply := func(doc []byte, ops []patchOp) ([]byte, error) {
-		return build(ops).ApplyWithOptions(doc, patchOptions)
+		return jsonx.ApplyPatch(doc, build(ops), patchOptions)
 	}
 	out, err := apply(doc, ops)
 	if err == nil {
@@ -144,7 +144,7 @@ func sameMembers(a, b jsonx.Object, ignoreID bool) bool {
 			continue
 		}
 		w, ok := b[k]
-		if !ok || !(bytes.Equal(v, w) || jsonpatch.Equal(v, w)) {
+		if !ok || !(bytes.Equal(v, w) || jsonx.Equal(v, w)) {
 			return false
 		}
 	}

@@ -104,7 +104,7 @@ func (s *Service) FloorPatch(ctx context.Context, chatID, ns string, ops json.Ra
 		if len(list) == 0 {
 			return nil, nil, nil
 		}
-		out, err := patch.ApplyWithOptions(cur, strictPatch)
+		out, err := jsonx.ApplyPatch(cur, patch, strictPatch)
 		if err != nil {
 			return nil, nil, apperr.New(apperr.CodePatchInvalid, "ops do not apply to the current state: %v", err)
 		}

@@ -9,6 +9,7 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"hearth/backend/events"
+	"hearth/backend/jsonx"
 )
 
 // emptyState is the value replay starts from.
@@ -42,7 +43,7 @@ func materialize(rows []logRow) (value []byte, failAt int, err error) {
 		return emptyState, -1, nil
 	}
 	if p, err := jsonpatch.DecodePatch(all.Bytes()); err == nil {
-		if out, err := p.Apply(emptyState); err == nil && isObject(out) {
+		if out, err := jsonx.ApplyPatch(emptyState, p, nil); err == nil && isObject(out) {
 			return out, -1, nil
 		}
 	}
@@ -67,7 +68,7 @@ func applyOps(doc []byte, ops json.RawMessage) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	out, err := p.Apply(doc)
+	out, err := jsonx.ApplyPatch(doc, p, nil)
 	if err != nil || !isObject(out) {
 		return nil, false
 	}

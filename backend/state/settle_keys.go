@@ -11,6 +11,7 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"hearth/backend/events"
+	"hearth/backend/jsonx"
 )
 
 // settleAll brings the floor states in todo in line with their logs after
@@ -230,7 +231,7 @@ func applyList(ops []json.RawMessage) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	out, err := p.Apply(emptyState)
+	out, err := jsonx.ApplyPatch(emptyState, p, nil)
 	if err != nil || !isObject(out) {
 		return nil, false
 	}

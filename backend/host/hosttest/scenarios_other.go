@@ -98,6 +98,26 @@ func PatchScenarios() []Scenario {
 			}},
 		{Name: "patch failed test changes nothing", Messages: Three(), Method: "chat.patch",
 			Args: chatArgs([]map[string]any{{"op": "replace", "path": "/messages/0/mes", "value": "Z"}, {"op": "test", "path": "/messages/1/mes", "value": "nope"}}), WantErr: "patch.test_failed"},
+		// The patch library panics comparing arrays that hold null; the
+		// call must answer (and the next write go through) all the same.
+		{Name: "patch test of an array holding null", Messages: Three(), Method: "chat.patch",
+			Prepare: func(e *Env) {
+				e.Must(nil, "chat.patch", e.ChatID, []map[string]any{{"op": "add", "path": "/metadata/list", "value": []any{nil, 1}}})
+			},
+			Args:       chatArgs([]map[string]any{{"op": "test", "path": "/metadata/list", "value": []any{nil, 1}}, {"op": "add", "path": "/metadata/k", "value": 1}}),
+			WantEvents: []string{"chat_patched", "chat_metadata_updated"},
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) {
+				e.Must(nil, "chat.patch", e.ChatID, []map[string]any{{"op": "add", "path": "/metadata/next", "value": true}})
+				var meta map[string]any
+				e.Must(&meta, "chat.getMetadata", e.ChatID)
+				Eq(t, "metadata", []any{meta["k"], meta["next"]}, []any{1, true})
+			}},
+		{Name: "patch failed test of an array holding null changes nothing", Messages: Three(), Method: "chat.patch",
+			Prepare: func(e *Env) {
+				e.Must(nil, "chat.patch", e.ChatID, []map[string]any{{"op": "add", "path": "/messages/1/extra/list", "value": []any{nil}}})
+			},
+			Args:    chatArgs([]map[string]any{{"op": "replace", "path": "/messages/0/mes", "value": "Z"}, {"op": "test", "path": "/messages/1/extra/list", "value": []any{"x"}}}),
+			WantErr: "patch.test_failed"},
 		{Name: "patch bad path", Messages: Three(), Method: "chat.patch",
 			Args: chatArgs([]map[string]any{{"op": "replace", "path": "/messages/9/mes", "value": "Z"}}), WantErr: "patch.invalid"},
 		{Name: "patch path outside document", Messages: Three(), Method: "chat.patch",

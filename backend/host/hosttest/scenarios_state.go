@@ -140,6 +140,12 @@ func StateScenarios() []Scenario {
 				Eq(t, "log", log, map[string]any{"version": 1, "commits": []any{map[string]any{"seq": 1, "floor": 2, "swipeId": 0,
 					"ops": []any{map[string]any{"op": "add", "path": "/hp", "value": 10}}}}})
 			}},
+		{Name: "floor patch testing an array holding null", Messages: Three(), Prepare: floorCommit("fs", map[string]any{"list": []any{nil}}, nil),
+			Method: "state.floorPatch", Args: chatArgs("fs", []map[string]any{{"op": "test", "path": "/list", "value": []any{nil}}, {"op": "add", "path": "/list/-", "value": 1}}),
+			WantEvents: []string{stateChanged},
+			Check: func(t *testing.T, e *Env, _ json.RawMessage) {
+				Eq(t, "value", stateValue(t, e, "fs"), map[string]any{"list": []any{nil, 1}})
+			}},
 		{Name: "floor commit of no change", Messages: Three(), Prepare: floorCommit("fs", map[string]any{"hp": 10}, nil),
 			Method: "state.floorUpdate", Args: chatArgs("fs", map[string]any{"hp": 10}), NoOp: true,
 			Check: func(t *testing.T, e *Env, out json.RawMessage) {
