@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/wI2L/jsondiff"
+
 	"hearth/backend/apperr"
 	"hearth/backend/jsonx"
 	"hearth/backend/state"
@@ -57,21 +59,31 @@ func stringMember(o jsonx.Object, name string, dst **string) bool {
 // them. It reports the paths that drifted when they are not.
 func (s *Service) applyStep(ctx context.Context, m *mutation, ops, check []patchOp) (drifted []string, err error) {
 	d := newSparseDoc(ctx, m.tx, m.chat)
-	err = d.apply(ops)
-	if err == nil {
-		back := d.clone()
-		if err := back.apply(check); err != nil {
-			return nil, err
-		}
-		if drifted, err := back.differences(); err != nil || len(drifted) > 0 {
-			return drifted, err
-		}
-		return nil, s.commitSparse(ctx, m, d)
-	}
-	if err != errWholeDocument {
+	switch err := d.apply(ops); {
+	case err == errWholeDocument:
+		return s.applyWholeStep(ctx, m, ops, check)
+	case err != nil:
 		return nil, err
 	}
-	return s.applyWholeStep(ctx, m, ops, check)
+	if replacesInPlace(ops, check) {
+		drifted, err = d.driftedValues(check)
+	} else {
+		drifted, err = d.driftedBack(check)
+	}
+	if err != nil || len(drifted) > 0 {
+		return drifted, err
+	}
+	return nil, s.commitSparse(ctx, m, d, ops, check)
+}
+
+// driftedBack applies check to a copy of d and returns where the result
+// is not the chat as stored.
+func (d *sparseDoc) driftedBack(check []patchOp) ([]string, error) {
+	back := d.clone()
+	if err := back.apply(check); err != nil {
+		return nil, err
+	}
+	return back.differences()
 }
 
 // applyWholeStep is applyStep for operations only the whole document can
@@ -109,25 +121,47 @@ func jsonEqualBytes(a, b []byte) bool {
 // their stored index), the removed messages (highest index first), then
 // the added ones at their final positions (lowest first). Each path is
 // valid against the document the previous operation left.
-func (s *Service) commitSparse(ctx context.Context, m *mutation, d *sparseDoc) error {
+//
+// ops took the chat to d and inverse (checked by the caller) takes d back.
+// When d only edits messages in place and each stores as d has it, those
+// two are the write's journal entry as they are, and diffing each message
+// again (a third of an undo's time) is skipped.
+func (s *Service) commitSparse(ctx context.Context, m *mutation, d *sparseDoc, ops, inverse []patchOp) error {
 	if d.metaPatched {
 		if err := setMetadata(m, d.meta); err != nil {
 			return err
 		}
 	}
-	for _, i := range slices.Sorted(maps.Keys(d.patched)) {
+	indexes := slices.Sorted(maps.Keys(d.patched))
+	next := make(map[int]*StMessage, len(indexes))
+	encoded := make(map[int][]byte, len(indexes))
+	verbatim := !d.metaPatched && d.order == nil
+	for _, i := range indexes {
+		if d.removed[i] {
+			continue
+		}
+		msg, err := messageFromPatched(d.loaded[i].msg, d.docs[i], i, s.now)
+		if err != nil {
+			return err
+		}
+		next[i], encoded[i] = msg, msg.mustJSON()
+		if verbatim {
+			stored, ok := jsonx.SplitEncoded(encoded[i])
+			verbatim = ok && sameMembers(stored, d.docs[i], false)
+		}
+	}
+	if verbatim {
+		return s.rewriteVerbatim(ctx, m, d, indexes, next, encoded, ops, inverse)
+	}
+	for _, i := range indexes {
 		if d.removed[i] {
 			continue
 		}
 		sm := d.loaded[i]
-		msg, err := messageFromPatched(sm.msg, d.docs[i], i, s.now)
-		if err != nil {
+		if _, err := s.rewrite(ctx, m, sm, next[i]); err != nil {
 			return err
 		}
-		if _, err := s.rewrite(ctx, m, sm, msg); err != nil {
-			return err
-		}
-		if err := followSwipes(ctx, m, sm.rowID, sm.msg, msg); err != nil {
+		if err := followSwipes(ctx, m, sm.rowID, sm.msg, next[i]); err != nil {
 			return err
 		}
 	}
@@ -135,6 +169,50 @@ func (s *Service) commitSparse(ctx context.Context, m *mutation, d *sparseDoc) e
 		return err
 	}
 	return s.insertAdded(ctx, m, d)
+}
+
+// rewriteVerbatim stores the messages d edited in place (next, encoded
+// as encoded) and journals ops and inverse as the write's change. A
+// message that encodes as stored changes nothing; when none changed,
+// neither does the write.
+func (s *Service) rewriteVerbatim(ctx context.Context, m *mutation, d *sparseDoc, indexes []int, next map[int]*StMessage, encoded map[int][]byte, ops, inverse []patchOp) error {
+	changed := false
+	for _, i := range indexes {
+		sm := d.loaded[i]
+		if string(encoded[i]) == string(sm.json()) {
+			continue
+		}
+		if err := m.rewriteRow(ctx, sm.rowID, sm.msg, next[i]); err != nil {
+			return err
+		}
+		if err := followSwipes(ctx, m, sm.rowID, sm.msg, next[i]); err != nil {
+			return err
+		}
+		m.chat.bytes += int64(len(encoded[i]) - len(sm.json()))
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	m.ops = append(m.ops, journalOps(ops)...)
+	m.inverse = append(m.inverse, journalOps(inverse))
+	m.changed = true
+	return nil
+}
+
+// journalOps turns checked operations back into the journal's form.
+func journalOps(ops []patchOp) jsondiff.Patch {
+	out := make(jsondiff.Patch, len(ops))
+	for i, op := range ops {
+		out[i] = jsondiff.Operation{Type: op.op, Path: joinPointer(op.path)}
+		if op.from != nil {
+			out[i].From = joinPointer(op.from)
+		}
+		if op.val != nil {
+			out[i].Value = op.val
+		}
+	}
+	return out
 }
 
 // removeStored deletes the stored messages d removed.
