@@ -120,6 +120,21 @@ describe('chat view store', () => {
     expect(get(store.view)).toMatchObject({ chatId: 'c1', start: 0, total: 2, loading: false });
   });
 
+  it('finishes opening a chat when a script selects the same chat and is done before the UI hears it was replaced', async () => {
+    const { fake, store } = setup();
+    let fail!: (err: unknown) => void;
+    fake.chat.select!.mockImplementation(() => new Promise<void>((_, reject) => (fail = reject)));
+    const mine = store.select('c1');
+    // The script's select() overtook the UI's: the whole chat is in, its CHAT_CHANGED has gone…
+    fake.setLoaded({ chatId: 'c1', start: 0, total: 2, messages: [message('m0'), message('m1')] }, true);
+    fake.emit('chat_load_progress', { chatId: 'c1' });
+    fake.emit('chat_id_changed', { chatId: 'c1' });
+    // …and only then does the UI's select() hear that it was replaced.
+    fail(Object.assign(new Error('replaced'), { code: 'chat.select_superseded' }));
+    await mine;
+    expect(get(store.view)).toMatchObject({ chatId: 'c1', start: 0, total: 2, loading: false });
+  });
+
   it('closes the view when the script that took over closes the chat', async () => {
     const { fake, store } = setup();
     fake.chat.select!.mockRejectedValueOnce(

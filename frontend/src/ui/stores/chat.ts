@@ -125,6 +125,12 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
     view.set({ ...EMPTY, chatId, avatar, loading, version: ++version });
   }
 
+  /** finishLoading shows the open chat whole: the cache has all of it. */
+  function finishLoading(): void {
+    refresh();
+    view.update((v) => ({ ...v, loading: false }));
+  }
+
   /** locate finds a message's whole-chat index and data by id in the loaded window. */
   function locate(messageId: string): { chatId: string; index: number; message: Readonly<StMessage> } | null {
     const v = current();
@@ -170,8 +176,17 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
       if ((err as { code?: unknown } | null)?.code === SUPERSEDED) {
         // A script's select() took over. Of another chat, the view switches
         // to it at its first page; of this same chat, the view is already
-        // showing it and finishes at its CHAT_CHANGED.
-        following = hearth.api.chat.current()?.chatId === chatId ? chatId : NEXT_CHAT;
+        // showing it and finishes at its CHAT_CHANGED, unless that select
+        // is done already (its calls overtook this one's): its CHAT_CHANGED
+        // then came while this select still counted as the view's own, was
+        // let pass, and no other one follows.
+        const cur = hearth.api.chat.current();
+        if (cur?.chatId === chatId && hearth.getContext().getCurrentChatId() !== undefined) {
+          following = null;
+          finishLoading();
+          return;
+        }
+        following = cur?.chatId === chatId ? chatId : NEXT_CHAT;
         return;
       }
       toasts.error(err, 'Could not open the chat');
@@ -179,8 +194,7 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
       return;
     }
     if (mine !== selectSeq) return;
-    refresh();
-    view.update((v) => ({ ...v, loading: false }));
+    finishLoading();
   }
 
   async function run(what: string, fn: () => Promise<unknown>): Promise<boolean> {
@@ -313,8 +327,7 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
           // The script's select() opened its chat (or closed the window's).
           following = null;
           if (chatId === v.chatId) {
-            refresh();
-            view.update((w) => ({ ...w, loading: false }));
+            finishLoading();
           } else {
             show(chatId, cur?.avatar ?? null, false);
             refresh();
@@ -323,8 +336,7 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
         }
         if (following !== null && following === chatId && v.chatId === chatId) {
           following = null;
-          refresh();
-          view.update((w) => ({ ...w, loading: false }));
+          finishLoading();
           return;
         }
         // Someone else (an extension, the console) switched or closed this window's chat.
