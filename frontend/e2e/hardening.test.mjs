@@ -4,7 +4,8 @@
 // that would fetch is dropped by parsing (escapes and image-set included),
 // the served CSP allows no foreign WebSocket, a card nested thousands of
 // levels deep is refused, and a script's select at start-up is never
-// replaced by the window's own restore of the last chat.
+// replaced by the window's own restore of the last chat, nor leaves the
+// window loading when it selects the chat being restored and ends first.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -216,6 +217,41 @@ describe('a script selecting a chat as the window starts', () => {
       assert.deepEqual(page.errors, [], `round ${round}: page errors`);
       await page.close();
     }
+    await context.close();
+  });
+
+  it('of the chat the window is restoring, and done first, leaves that chat open and usable', async () => {
+    const card = await env.server.invoke('characters.create', { name: 'Overtaken', first_mes: 'Opened twice.' });
+    await env.server.invoke('chat.create', { avatar: card.avatar });
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    // Hold the window's own first chat.get (its restore at start-up) until
+    // the script's select() of that same chat has finished, so the script's
+    // calls overtake the window's.
+    let restoring;
+    const restored = new Promise((r) => (restoring = r));
+    let release;
+    const released = new Promise((r) => (release = r));
+    let held = false;
+    await context.route('**/api/invoke', async (route) => {
+      const call = route.request().postDataJSON();
+      if (call?.method === 'chat.get' && !held) {
+        held = true;
+        restoring(call.args[0]);
+        await released;
+      }
+      await route.continue();
+    });
+    const page = await openApp(context, env.server.url);
+    const chatId = await restored;
+    assert.equal(await page.evaluate((id) => window.__HEARTH__.api.chat.select(id).then(() => 'resolved'), chatId), 'resolved');
+    release();
+    // The window's select() now hears it was replaced: the chat it shows is
+    // complete, so it is no longer loading and the composer's menu works.
+    await waitFor(() => page.getByRole('button', { name: 'Reply actions' }).isEnabled(), 'the reply menu to be enabled');
+    assert.doesNotMatch(await page.locator('header .status').innerText(), /Loading|Opening/);
+    assert.equal(await page.evaluate(() => window.__HEARTH__.api.chat.current()?.chatId), chatId);
+    await messageRow(page, 0).waitFor();
+    assert.deepEqual(page.errors, []);
     await context.close();
   });
 });
