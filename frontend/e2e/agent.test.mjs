@@ -19,7 +19,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { messageRow, openApp, screenshot, useHearth, waitFor } from './harness.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -31,11 +31,13 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * delta.tool_calls, arguments in two pieces, then finish_reason
  * 'tool_calls'), stallAt (a text chunk index: wait there until release()
  * or the client hangs up), delayMs }, or { status, message }: that HTTP
- * error with OpenAI's error body. Every request body is kept.
+ * error with OpenAI's error body. Every request body is kept. reset()
+ * forgets the scripts not yet used and cuts off the streams still open.
  */
 function scriptedModel() {
   const queue = [];
   const requests = [];
+  const streams = new Set();
   let gate = null;
   const server = createServer(async (req, res) => {
     if (req.method === 'GET' && req.url === '/v1/models') {
@@ -55,7 +57,11 @@ function scriptedModel() {
       return;
     }
     let closed = false;
-    res.on('close', () => (closed = true));
+    streams.add(res);
+    res.on('close', () => {
+      closed = true;
+      streams.delete(res);
+    });
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const chunk = (choices, extra = {}) => res.write(`data: ${JSON.stringify({ id: 'chatcmpl-e2e', object: 'chat.completion.chunk', created: 1, model: 'scripted', choices, ...extra })}\n\n`);
     const send = (delta, finish = null) => chunk([{ index: 0, delta, finish_reason: finish }]);
@@ -95,6 +101,13 @@ function scriptedModel() {
         pending: () => queue.length,
         stalled: () => waitFor(() => gate !== null, 'the model stream to stall'),
         release() {
+          const g = gate;
+          gate = null;
+          g?.release();
+        },
+        reset() {
+          queue.length = 0;
+          for (const res of streams) res.destroy();
           const g = gate;
           gate = null;
           g?.release();
@@ -178,6 +191,7 @@ describe('agent runs in the UI', () => {
   }
 
   const runsOf = (chatId) => env.server.invoke('agent.listRuns', { chatId });
+  const FINISHED = new Set(['completed', 'cancelled', 'failed', 'interrupted']);
 
   before(async () => {
     llm = await scriptedModel();
@@ -185,6 +199,16 @@ describe('agent runs in the UI', () => {
     avatar = card.avatar;
     const conn = await env.server.invoke('connections.save', { name: 'Scripted', provider: 'openai-compatible', baseUrl: llm.url, model: 'scripted', apiKey: 'sk-e2e' });
     await env.server.invoke('connections.select', conn.id);
+  });
+
+  // A test that fails half-way leaves its run going and its scripts
+  // queued, which the next test's run would get. Each test starts clean:
+  // the runs still going are cancelled (cancel returns once a run ended),
+  // then the model forgets what is left.
+  afterEach(async () => {
+    const { runs } = await env.server.invoke('agent.listRuns', { limit: 100 });
+    for (const run of runs) if (!FINISHED.has(run.status)) await env.server.invoke('agent.cancel', run.runId);
+    llm.reset();
   });
 
   after(async () => {

@@ -14,7 +14,7 @@
 // its longest main-thread task printed (never asserted, as in bigchat).
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { messages } from './chatgen.mjs';
 import { messageRow, openApp, screenshot, useHearth, waitFor } from './harness.mjs';
 
@@ -27,10 +27,13 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * as the chunk is written], reasoning: [chunks],
  * delayMs, stallAt (a text chunk index: wait there until release() or the
  * client hangs up), status (answer with this HTTP error instead) }.
+ * reset() forgets the scripts not yet used and cuts off the streams still
+ * open.
  */
 function scriptedModel() {
   const queue = [];
   const requests = [];
+  const streams = new Set();
   let gate = null;
   const server = createServer(async (req, res) => {
     if (req.method === 'GET' && req.url === '/v1/models') {
@@ -51,7 +54,11 @@ function scriptedModel() {
       return;
     }
     let closed = false;
-    res.on('close', () => (closed = true));
+    streams.add(res);
+    res.on('close', () => {
+      closed = true;
+      streams.delete(res);
+    });
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const send = (delta, finish = null) =>
       res.write(`data: ${JSON.stringify({ id: 'chatcmpl-e2e', object: 'chat.completion.chunk', created: 1, model: 'scripted', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
@@ -91,6 +98,13 @@ function scriptedModel() {
           gate = null;
           g?.release();
         },
+        reset() {
+          queue.length = 0;
+          for (const res of streams) res.destroy();
+          const g = gate;
+          gate = null;
+          g?.release();
+        },
       }),
     ),
   );
@@ -115,6 +129,14 @@ describe('generation in the UI', () => {
     page = await openApp(env.browser, env.server.url);
     await page.evaluate((id) => window.__HEARTH__.api.chat.select(id), chatId);
     await messageRow(page, 0).waitFor();
+  });
+
+  // A test that fails half-way leaves its scripts queued and perhaps a
+  // reply being written, which the next test would get: each test starts
+  // with neither.
+  afterEach(async () => {
+    llm.reset();
+    await waitFor(async () => !(await env.server.invoke('generate.status')).generating, 'the reply to end');
   });
 
   after(async () => {
