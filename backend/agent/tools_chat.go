@@ -131,8 +131,20 @@ func (r *run) worldInfoRead(args json.RawMessage) (any, error) {
 		}
 		return map[string]any{"entries": list}, nil
 	}
+	if len(a.Entries) > maxReadMessages {
+		return nil, apperr.Invalid("name at most %d entries", maxReadMessages)
+	}
+	// The same budget as reading messages: the model names entries, and a
+	// lorebook's entries may be long.
+	budget := maxReadMessageChars
 	out := make([]map[string]any, 0, len(a.Entries))
 	for _, want := range a.Entries {
+		if want.StartChar < 0 {
+			return nil, apperr.Invalid("start_char cannot be negative")
+		}
+		if budget <= 0 {
+			break
+		}
 		i, err := strconv.Atoi(strings.SplitN(want.Ref, ":", 2)[0])
 		if err != nil || i < 0 || i >= len(entries) || activationRef(i, entries[i]) != want.Ref {
 			out = append(out, map[string]any{"ref": want.Ref, "error": "no activated entry " + cut(want.Ref, 80)})
@@ -142,8 +154,10 @@ func (r *run) worldInfoRead(args json.RawMessage) (any, error) {
 		if limit <= 0 || limit > maxMessageChars {
 			limit = maxMessageChars
 		}
-		text, total := window(entries[i].Content, max(want.StartChar, 0), limit)
-		out = append(out, map[string]any{"ref": want.Ref, "displayName": entries[i].DisplayName, "text": text, "total_chars": total})
+		text, total := window(entries[i].Content, want.StartChar, min(limit, budget))
+		budget -= utf8.RuneCountInString(text)
+		out = append(out, map[string]any{"ref": want.Ref, "displayName": entries[i].DisplayName, "text": text,
+			"start_char": want.StartChar, "total_chars": total, "more": want.StartChar+utf8.RuneCountInString(text) < total})
 	}
 	return map[string]any{"entries": out}, nil
 }

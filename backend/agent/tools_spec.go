@@ -26,7 +26,7 @@ var specs = map[string]toolSpec{
 		`{"type":"object","properties":{"messages":{"type":"array","maxItems":20,"items":{"type":"object","properties":{"index":{"type":"integer","minimum":0},"start_char":{"type":"integer","minimum":0},"max_chars":{"type":"integer","minimum":1,"maximum":8000}},"required":["index"]}}},"required":["messages"]}`,
 	},
 	profile.ToolWorldInfoReadActivated: {
-		"Read the lorebook (World Info) entries activated for this turn. Without entries, lists them; with entries, reads each by ref.",
+		"Read the lorebook (World Info) entries activated for this turn. Without entries, lists them; with entries, reads each by ref: at most 20 entries, 8,000 characters each and 20,000 in all; use start_char to read on.",
 		`{"type":"object","properties":{"entries":{"type":"array","maxItems":20,"items":{"type":"object","properties":{"ref":{"type":"string"},"start_char":{"type":"integer","minimum":0},"max_chars":{"type":"integer","minimum":1}},"required":["ref"]}}}}`,
 	},
 	profile.ToolSkillList: {
