@@ -125,7 +125,7 @@ func jsonEqualBytes(a, b []byte) bool {
 // ops took the chat to d and inverse (checked by the caller) takes d back.
 // When d only edits messages in place and each stores as d has it, those
 // two are the write's journal entry as they are, and diffing each message
-// again (a third of an undo's time) is skipped.
+// again (about 0.4 ms of an undo of one edit) is skipped.
 func (s *Service) commitSparse(ctx context.Context, m *mutation, d *sparseDoc, ops, inverse []patchOp) error {
 	if d.metaPatched {
 		if err := setMetadata(m, d.meta); err != nil {
