@@ -154,7 +154,7 @@ func member(v json.RawMessage, key string, opts *jsonpatch.ApplyOptions) (json.R
 			i += len(elems)
 		}
 		if i < 0 || i >= len(elems) {
-			return nil, false, fmt.Errorf("Unable to access invalid index: %s: %w", key, jsonpatch.ErrInvalidIndex)
+			return nil, false, fmt.Errorf("unable to access invalid index: %s: %w", key, jsonpatch.ErrInvalidIndex)
 		}
 		return elems[i], true, nil
 	}
