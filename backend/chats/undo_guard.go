@@ -85,28 +85,12 @@ func (d *sparseDoc) driftedValues(check []patchOp) ([]string, error) {
 	return out, nil
 }
 
-// valueAt follows path (JSON pointer segments) into o's members without
-// decoding what it passes over; ok is false where nothing is.
+// valueAt follows path (JSON pointer segments) into o's members, reading
+// array indexes as the patch that was just applied there did.
 func valueAt(o jsonx.Object, path []string) (json.RawMessage, bool) {
 	v, ok := o[path[0]]
-	for _, seg := range path[1:] {
-		if !ok {
-			return nil, false
-		}
-		switch t := bytes.TrimSpace(v); {
-		case len(t) > 0 && t[0] == '{':
-			members, _ := jsonx.SplitEncoded(t)
-			v, ok = members[seg]
-		case len(t) > 0 && t[0] == '[':
-			elems, _ := jsonx.SplitEncodedArray(t)
-			i, valid := messageIndex(seg)
-			ok = valid && i < len(elems)
-			if ok {
-				v = elems[i]
-			}
-		default:
-			return nil, false
-		}
+	if !ok {
+		return nil, false
 	}
-	return v, ok
+	return jsonx.Lookup(v, path[1:], patchOptions)
 }

@@ -120,9 +120,19 @@ func pointerGet(doc []byte, pointer string, opts *jsonpatch.ApplyOptions) (json.
 	if pointer[0] != '/' {
 		return nil, false
 	}
-	v := json.RawMessage(doc)
-	for _, tok := range strings.Split(pointer[1:], "/") {
-		next, found, err := member(v, unescapeToken(tok), opts)
+	tokens := strings.Split(pointer[1:], "/")
+	for i, tok := range tokens {
+		tokens[i] = unescapeToken(tok)
+	}
+	return Lookup(doc, tokens, opts)
+}
+
+// Lookup follows tokens (a JSON pointer's segments, unescaped) into v
+// without decoding what it passes over, reading array indexes as the
+// patch library does under opts; ok is false where nothing is.
+func Lookup(v json.RawMessage, tokens []string, opts *jsonpatch.ApplyOptions) (json.RawMessage, bool) {
+	for _, tok := range tokens {
+		next, found, err := member(v, tok, opts)
 		if !found || err != nil {
 			return nil, false
 		}
