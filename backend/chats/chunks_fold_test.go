@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
+	"math/rand/v2"
 	"os"
 	"sort"
 	"strings"
@@ -179,6 +180,32 @@ func TestFoldedMatcher(t *testing.T) {
 		}
 		if want != c.n {
 			t.Errorf("oracle count(%q, %q) = %d, want %d", c.s, c.pat, want, c.n)
+		}
+	}
+}
+
+// TestFoldedMatcherCount checks count, which skips to the bytes a match can
+// start with, against scan on random text of the runes where skipping could
+// go wrong: both cases, ſ and the Kelvin sign (which fold to s and k),
+// multi-byte runes and invalid UTF-8.
+func TestFoldedMatcherCount(t *testing.T) {
+	t.Parallel()
+	alphabet := []string{"a", "A", "b", "B", "s", "S", "ſ", "k", "K", "\u212A", "é", "É", "東", " ", "\xff", "\xe6\x9d"}
+	r := rand.New(rand.NewPCG(1, 2))
+	word := func(n int) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for i := 0; i < 20000; i++ {
+		m := newFoldedMatcher(foldString(word(1 + r.IntN(3))))
+		s := word(r.IntN(40))
+		want := 0
+		m.scan(s, func(int) bool { want++; return true })
+		if got := m.count(s); got != want {
+			t.Fatalf("count(%q, %q) = %d, scan finds %d", s, string(m.pat), got, want)
 		}
 	}
 }
