@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"hearth/backend/app"
+	"hearth/backend/internal/benchdir"
 	"hearth/backend/internal/chatgen"
 	"hearth/backend/transport/httpapi"
 )
@@ -30,6 +31,26 @@ import (
 
 // benchChatSize is the message count of the benchmark chat, greeting included.
 const benchChatSize = 10000
+
+// benchDirPrefix names the temp dirs of this package's fixtures.
+const benchDirPrefix = "hearth-bench"
+
+// TestMain removes the benchmark fixtures' temp dirs (over a GB with the
+// state fixture) once every test and benchmark has run, closing their
+// apps first.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixture != nil {
+		_ = fixture.app.Close()
+	}
+	if stateFx != nil {
+		_ = stateFx.app.Close()
+	}
+	if err := benchdir.RemoveAll(); err != nil {
+		fmt.Fprintln(os.Stderr, "remove benchmark fixtures:", err)
+	}
+	os.Exit(code)
+}
 
 // benchFixture is the generated chat, built once per process and shared by
 // every benchmark here (they keep its size steady).
@@ -54,9 +75,10 @@ var (
 
 // loadFixture returns the shared fixture, generating it on first use.
 //
-// It lives in a process-wide temp dir named after the pid, since it
-// outlives every single benchmark; dirs left by earlier runs (their pid
-// gone) are removed when the next run starts.
+// It lives in a process-wide temp dir (benchdir.Make), since it outlives
+// every single benchmark; TestMain removes it when the run ends, and dirs
+// left by runs that ended early (their pid gone) are removed when the next
+// run starts.
 func loadFixture(b *testing.B) *benchFixture {
 	b.Helper()
 	fixtureOnce.Do(func() { fixture, fixtureErr = buildFixture() })
@@ -68,8 +90,7 @@ func loadFixture(b *testing.B) *benchFixture {
 
 func buildFixture() (*benchFixture, error) {
 	started := time.Now()
-	sweepStaleBenchDirs()
-	dir, err := os.MkdirTemp("", fmt.Sprintf("hearth-bench-%d-", os.Getpid()))
+	dir, err := benchdir.Make(benchDirPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -376,26 +397,4 @@ func benchFileSize(path string) int64 {
 		return 0
 	}
 	return st.Size()
-}
-
-// sweepStaleBenchDirs removes fixture dirs of benchmark processes that no
-// longer run (only where /proc tells which pids are alive).
-func sweepStaleBenchDirs() {
-	if _, err := os.Stat("/proc/self"); err != nil {
-		return
-	}
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "hearth-bench-*-*"))
-	for _, d := range dirs {
-		parts := strings.SplitN(filepath.Base(d), "-", 4)
-		if len(parts) != 4 {
-			continue
-		}
-		pid, err := strconv.Atoi(parts[2])
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); os.IsNotExist(err) {
-			_ = os.RemoveAll(d)
-		}
-	}
 }

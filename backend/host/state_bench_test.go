@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"hearth/backend/app"
+	"hearth/backend/internal/benchdir"
 	"hearth/backend/internal/chatgen"
 )
 
@@ -75,8 +76,7 @@ func loadStateFixture(b *testing.B) *stateFixture {
 }
 
 func buildStateFixture() (*stateFixture, error) {
-	sweepStaleBenchDirs()
-	dir, err := os.MkdirTemp("", fmt.Sprintf("hearth-bench-%d-", os.Getpid()))
+	dir, err := benchdir.Make(benchDirPrefix)
 	if err != nil {
 		return nil, err
 	}
