@@ -16,6 +16,7 @@ import (
 
 	"hearth/backend/characters"
 	"hearth/backend/events"
+	"hearth/backend/internal/benchdir"
 	"hearth/backend/internal/chatgen"
 	"hearth/backend/jsonx"
 	"hearth/backend/media"
@@ -33,6 +34,11 @@ import (
 // ms/op is the median of the timed searches; docs is how many messages
 // contain the query (the work a query has, whatever its limit). Goal
 // (make bench): a typical one-word query of all chats ≤ 20 ms.
+//
+// The fixture (about 1.4 GB) lives in a process-wide temp dir
+// (benchdir.Make), since it outlives every single benchmark; TestMain
+// removes it when the run ends, and dirs left by runs that ended early
+// are removed when the next run starts.
 
 const (
 	searchBenchChats   = 10
@@ -53,6 +59,19 @@ var (
 	searchBenchFx   *searchBench
 	searchBenchErr  error
 )
+
+// TestMain removes the search fixture's temp dir once every test and
+// benchmark has run, closing its database first.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if searchBenchFx != nil {
+		_ = searchBenchFx.db.Close()
+	}
+	if err := benchdir.RemoveAll(); err != nil {
+		fmt.Fprintln(os.Stderr, "remove benchmark fixtures:", err)
+	}
+	os.Exit(code)
+}
 
 func loadSearchBench(b *testing.B) *searchBench {
 	b.Helper()
@@ -120,7 +139,7 @@ func benchText(r *rand.Rand, prose string, lexicon []string, zipf *rand.Zipf) st
 func buildSearchBench() (*searchBench, error) {
 	started := time.Now()
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "hearth-searchbench-")
+	dir, err := benchdir.Make("hearth-searchbench")
 	if err != nil {
 		return nil, err
 	}
