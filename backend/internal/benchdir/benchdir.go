@@ -10,6 +10,7 @@
 package benchdir
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -40,9 +41,10 @@ func Make(prefix string) (string, error) {
 }
 
 // Sweep removes the dirs <prefix>-<pid>-* in os.TempDir whose pid is not a
-// running process. It leaves everything else alone: this process's dirs,
-// other names, files and symlinks. Where /proc does not tell which pids
-// run, it removes nothing.
+// running process (gone, or a zombie: killed and not yet reaped). It
+// leaves everything else alone: this process's dirs, other names, files
+// and symlinks. Where /proc does not tell which pids run, it removes
+// nothing.
 func Sweep(prefix string) {
 	if _, err := os.Stat("/proc/self"); err != nil {
 		return
@@ -56,10 +58,25 @@ func Sweep(prefix string) {
 		if !ok || pid == os.Getpid() || !e.IsDir() {
 			continue
 		}
-		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); errors.Is(err, os.ErrNotExist) {
+		if !running(pid) {
 			_ = os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
 		}
 	}
+}
+
+// running reports whether /proc shows pid as a process that is not a
+// zombie. It answers true when it cannot tell.
+func running(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	// "pid (comm) state ...": comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || !bytes.HasPrefix(stat[i+1:], []byte(" Z"))
 }
 
 // pidOf returns the pid in name when name is <prefix>-<pid>-<something>.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // deadPid returns the pid of a process that ran and was reaped.
@@ -23,6 +24,33 @@ func deadPid(t *testing.T) int {
 	return pid
 }
 
+// zombiePid returns the pid of a child that was killed and is not yet
+// reaped; it is reaped when the test ends.
+func zombiePid(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("no sleep to start: %v", err)
+	}
+	t.Cleanup(func() { _ = cmd.Wait() })
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(stat), ") Z ") {
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d is not a zombie: %s", pid, stat)
+		}
+	}
+}
+
 func TestMakeSweepsDirsOfDeadProcesses(t *testing.T) {
 	if _, err := os.Stat("/proc/self"); err != nil {
 		t.Skip("no /proc: Sweep removes nothing here")
@@ -30,7 +58,7 @@ func TestMakeSweepsDirsOfDeadProcesses(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	const prefix = "hearth-bench"
-	dead, self, parent := deadPid(t), os.Getpid(), os.Getppid()
+	dead, zombie, self, parent := deadPid(t), zombiePid(t), os.Getpid(), os.Getppid()
 	if _, err := os.Stat(fmt.Sprint("/proc/", parent)); err != nil {
 		t.Skipf("parent pid %d not in /proc", parent)
 	}
@@ -47,6 +75,7 @@ func TestMakeSweepsDirsOfDeadProcesses(t *testing.T) {
 	stale := []string{
 		mkdir(fmt.Sprintf("%s-%d-123", prefix, dead)),
 		mkdir(fmt.Sprintf("%s-%d-x-y", prefix, dead)),
+		mkdir(fmt.Sprintf("%s-%d-123", prefix, zombie)),
 	}
 	kept := []string{
 		mkdir(fmt.Sprintf("%s-%d-123", prefix, self)),   // this process's own
