@@ -2,7 +2,6 @@ package providers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
@@ -80,7 +79,7 @@ func (p *anthropicProvider) failure(ctx context.Context, err error) error {
 	}
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) {
-		msg := anthropicMessage(apiErr.RawJSON())
+		msg := errorText(apiErr.RawJSON())
 		status := apiErr.StatusCode
 		if s, ok := anthropicErrorStatus[string(apiErr.Type())]; ok && (status < 400 || status == 0) {
 			status = s // an error event after a 200
@@ -96,19 +95,6 @@ func (p *anthropicProvider) failure(ctx context.Context, err error) error {
 		return statusError(status, h, msg, time.Now())
 	}
 	return transportError(err)
-}
-
-// anthropicMessage is the message of an error body {"error": {"message"}}.
-func anthropicMessage(raw string) string {
-	var body struct {
-		Error struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal([]byte(raw), &body) == nil && body.Error.Message != "" {
-		return body.Error.Message
-	}
-	return raw
 }
 
 // Models implements Provider.

@@ -42,9 +42,10 @@ const maxProviderMessage = 500
 // errStalled is the cause of a stream cancelled for silence.
 var errStalled = errors.New("the stream stalled")
 
-// statusError maps an HTTP error answer to its HostError.
+// statusError maps an HTTP error answer to its HostError. providerMessage
+// may be the answer's whole body: its text is taken out (errorText).
 func statusError(status int, header http.Header, providerMessage string, now time.Time) *apperr.Error {
-	msg := shorten(providerMessage)
+	msg := shorten(errorText(providerMessage))
 	details := map[string]any{"status": status}
 	if msg != "" {
 		details["providerMessage"] = msg

@@ -44,7 +44,7 @@ func newGemini(ctx context.Context, cfg Config) (*geminiProvider, error) {
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{
 		APIKey:      cfg.APIKey,
 		Backend:     genai.BackendGeminiAPI,
-		HTTPClient:  &http.Client{Transport: cfg.Transport},
+		HTTPClient:  &http.Client{Transport: notingTransport{base: cfg.Transport}},
 		HTTPOptions: opts,
 	})
 	if err != nil {
@@ -59,7 +59,7 @@ func (p *geminiProvider) Stream(ctx context.Context, req Request, onDelta func(D
 	if err != nil {
 		return Result{}, err
 	}
-	ctx, watch := watchIdle(ctx, p.cfg.IdleTimeout)
+	ctx, watch := watchIdle(withStatusNote(ctx), p.cfg.IdleTimeout)
 	defer watch.stop()
 	// The SDK sends the request on the first pull, so the idle timeout
 	// also bounds the wait for the response headers here.
@@ -104,10 +104,9 @@ func (p *geminiProvider) failure(ctx context.Context, err error) error {
 	if err := interrupted(ctx, p.cfg.IdleTimeout); err != nil {
 		return err
 	}
-	var apiErr genai.APIError
-	if errors.As(err, &apiErr) && apiErr.Code >= 400 {
-		e := statusError(apiErr.Code, nil, apiErr.Message, time.Now())
-		if d, ok := geminiRetryDelay(apiErr.Details); ok && apiErr.Code == http.StatusTooManyRequests {
+	if status, apiErr, ok := geminiAPIError(ctx, err); ok {
+		e := statusError(status, nil, apiErr.Message, time.Now())
+		if d, ok := geminiRetryDelay(apiErr.Details); ok && status == http.StatusTooManyRequests {
 			e.Details["retryAfterMs"] = d.Milliseconds()
 		}
 		return e
@@ -116,6 +115,21 @@ func (p *geminiProvider) failure(ctx context.Context, err error) error {
 		return apperr.New(CodeBadResponse, "the provider sent a malformed chunk: %s", shorten(err.Error()))
 	}
 	return transportError(err)
+}
+
+// geminiAPIError finds the SDK's error for an error answer and its HTTP
+// status. The SDK reports the code the body's error object gives; a proxy's
+// body may have none (0), and then the status the transport noted stands.
+func geminiAPIError(ctx context.Context, err error) (int, genai.APIError, bool) {
+	var apiErr genai.APIError
+	if !errors.As(err, &apiErr) {
+		return 0, apiErr, false
+	}
+	status := apiErr.Code
+	if status < 400 {
+		status = notedStatus(ctx)
+	}
+	return status, apiErr, status >= 400
 }
 
 // geminiRetryDelay reads google.rpc.RetryInfo's retryDelay ("23s") from
@@ -136,7 +150,7 @@ func geminiRetryDelay(details []map[string]any) (time.Duration, bool) {
 
 // Models implements Provider.
 func (p *geminiProvider) Models(ctx context.Context) ([]string, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, p.cfg.IdleTimeout, errStalled)
+	ctx, cancel := context.WithTimeoutCause(withStatusNote(ctx), p.cfg.IdleTimeout, errStalled)
 	defer cancel()
 	page, err := p.models.List(ctx, &genai.ListModelsConfig{PageSize: 1000})
 	if err != nil {

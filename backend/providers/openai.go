@@ -49,6 +49,7 @@ func newOpenAI(cfg Config) (*openAI, error) {
 		option.WithHTTPClient(&http.Client{Transport: cfg.Transport}),
 		option.WithMaxRetries(0),
 		option.WithAPIKey(cfg.APIKey),
+		option.WithMiddleware(errorAnswers),
 	}
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))
@@ -63,6 +64,16 @@ func newOpenAI(cfg Config) (*openAI, error) {
 		cfg:         cfg,
 		officialAPI: strings.Contains(base, "://api.openai.com"),
 	}, nil
+}
+
+// errorAnswers hands answers of 400 and up to readErrorAnswer before the
+// SDK reads them.
+func errorAnswers(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res.StatusCode < 400 {
+		return res, err
+	}
+	return nil, readErrorAnswer(res)
 }
 
 // Stream implements Provider.
@@ -82,13 +93,8 @@ func (p *openAI) failure(ctx context.Context, err error) error {
 	if err := interrupted(ctx, p.cfg.IdleTimeout); err != nil {
 		return err
 	}
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		var h http.Header
-		if apiErr.Response != nil {
-			h = apiErr.Response.Header
-		}
-		return statusError(apiErr.StatusCode, h, apiErr.Message, time.Now())
+	if ae := apperr.As(err); ae != nil {
+		return ae // an error answer (errorAnswers)
 	}
 	var streamErr *ssestream.StreamError
 	if errors.As(err, &streamErr) {

@@ -1,10 +1,12 @@
 package providers
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
@@ -50,4 +52,36 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.left -= int64(n)
 	return n, err
+}
+
+// statusNoteKey marks a context carrying a note of the HTTP status of an
+// error answer (withStatusNote).
+type statusNoteKey struct{}
+
+// withStatusNote gives ctx a note notingTransport fills in with the
+// status of an error answer to a request made under it.
+func withStatusNote(ctx context.Context) context.Context {
+	return context.WithValue(ctx, statusNoteKey{}, new(atomic.Int64))
+}
+
+// notedStatus is the status noted under ctx, 0 when none.
+func notedStatus(ctx context.Context) int {
+	if n, ok := ctx.Value(statusNoteKey{}).(*atomic.Int64); ok {
+		return int(n.Load())
+	}
+	return 0
+}
+
+// notingTransport notes an error answer's status in its request's context
+// (withStatusNote), for an SDK that keeps only what the body says.
+type notingTransport struct{ base http.RoundTripper }
+
+func (t notingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	res, err := t.base.RoundTrip(req)
+	if err == nil && res.StatusCode >= 400 {
+		if n, ok := req.Context().Value(statusNoteKey{}).(*atomic.Int64); ok {
+			n.Store(int64(res.StatusCode))
+		}
+	}
+	return res, err
 }
