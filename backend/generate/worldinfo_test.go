@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"hearth/backend/apperr"
 	"hearth/backend/chats"
 	"hearth/backend/events"
 	"hearth/backend/jsonx"
@@ -123,5 +124,42 @@ func TestWorldInfoScanDepthSkipsHidden(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, []string{"0", "2"}) {
 		t.Fatalf("activated uids %v, want 0 (depth 1 past the hidden message) and 2 (its own depth 3)", got)
+	}
+}
+
+// TestLastActivationFollowsTheChat: lastActivation is null for a chat not
+// generated in yet, chat.not_found for an id of no chat — a misspelt one,
+// or a chat deleted after its generations, whose activation goes with it.
+func TestLastActivationFollowsTheChat(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ctx := context.Background()
+	if last, err := h.wi.LastActivation(ctx, h.chatID); err != nil || last != nil {
+		t.Fatalf("before any generation: %+v, %v; want null", last, err)
+	}
+	if _, err := h.wi.LastActivation(ctx, "no-such-chat"); apperr.CodeOf(err) != apperr.CodeChatNotFound {
+		t.Fatalf("unknown chat: %v, want chat.not_found", err)
+	}
+	if _, err := h.wi.Import(ctx, worldinfo.ImportInput{FileName: "Glade.json", Text: `{"entries":{"0":{"uid":0,"key":["lantern"],"content":"The lantern glows."}}}`}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.chats.SaveMetadata(ctx, h.chatID, jsonx.Object{"world_info": jsonx.Raw("Glade")}, chats.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.say("Is the lantern lit?")
+	h.server.Push(reply(pt.Text("It is.")))
+	mustRun(t, h, Options{Type: "normal"})
+	if last, err := h.wi.LastActivation(ctx, h.chatID); err != nil || last == nil {
+		t.Fatalf("after a generation: %+v, %v; want an activation", last, err)
+	}
+	if err := h.chats.Delete(ctx, h.chatID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.wi.LastActivation(ctx, h.chatID); apperr.CodeOf(err) != apperr.CodeChatNotFound {
+		t.Fatalf("deleted chat: %v, want chat.not_found", err)
+	}
+	var left int
+	if err := h.db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM lorebook_activations WHERE chat_id = ?`, h.chatID).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("%d activation rows left for the deleted chat (%v)", left, err)
 	}
 }

@@ -158,18 +158,24 @@ func (s *Service) ActivateFor(ctx context.Context, req Request) (*Result, *Activ
 }
 
 // LastActivation returns what the chat's last generation activated, nil
-// before its first.
+// before its first; chat.not_found for a chat that does not exist (any
+// more).
 func (s *Service) LastActivation(ctx context.Context, chatID string) (*Activation, error) {
-	var body string
-	err := s.db.Reader().QueryRowContext(ctx, `SELECT body FROM lorebook_activations WHERE chat_id = ?`, chatID).Scan(&body)
+	// null is for a chat with no activation yet, not for a misspelt id.
+	var body sql.NullString
+	err := s.db.Reader().QueryRowContext(ctx, `SELECT a.body FROM chats c
+		LEFT JOIN lorebook_activations a ON a.chat_id = c.uuid WHERE c.uuid = ?`, chatID).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+		return nil, apperr.New(apperr.CodeChatNotFound, "no chat with id %q", chatID).WithDetails(map[string]any{"chatId": chatID})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the last activation of chat %s: %w", chatID, err)
 	}
+	if !body.Valid {
+		return nil, nil
+	}
 	var act Activation
-	if err := json.Unmarshal([]byte(body), &act); err != nil {
+	if err := json.Unmarshal([]byte(body.String), &act); err != nil {
 		return nil, fmt.Errorf("read the last activation of chat %s: %w", chatID, err)
 	}
 	return &act, nil
