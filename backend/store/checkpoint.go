@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log"
 	"sync"
+	"time"
 
 	"modernc.org/sqlite"
 )
@@ -13,6 +14,22 @@ import (
 // checkpointPages is how many pages a write may leave in the WAL before
 // they are copied back into the database file: SQLite's own default.
 const checkpointPages = 1000
+
+// walResetFrames is the WAL length (about 64 MiB of 4 KiB pages) past
+// which a checkpoint that copied all of it also starts it over (truncate).
+//
+// SQLite starts the WAL over from its first frame only when a write
+// begins with the whole WAL copied back. Under writes that keep coming (a
+// library import, the benchmarks' fixtures) the background checkpoint is
+// always a little behind, so that moment never comes: the WAL grew to
+// 685 MB while the state benchmark's fixture was written, and would have
+// kept every frame until the app closed.
+const walResetFrames = 16384
+
+// walResetWait bounds how long a reset waits for readers to leave the
+// WAL. It holds the write lock meanwhile, so writes wait too; a reset that
+// cannot happen in time is tried again at the next checkpoint.
+const walResetWait = 50 * time.Millisecond
 
 // checkpointer copies the WAL back into the database file on its own
 // connection, in the background. SQLite's automatic checkpoint runs inside
@@ -26,9 +43,11 @@ const checkpointPages = 1000
 type checkpointer struct {
 	db      *sql.DB
 	pending int // pages written since the last wake-up; under Store.mu
-	wake    chan struct{}
-	stop    context.CancelFunc
-	done    sync.WaitGroup
+	// resetFrames is walResetFrames (tests set a smaller one).
+	resetFrames int
+	wake        chan struct{}
+	stop        context.CancelFunc
+	done        sync.WaitGroup
 }
 
 func newCheckpointer(path string) (*checkpointer, error) {
@@ -39,7 +58,7 @@ func newCheckpointer(path string) (*checkpointer, error) {
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	ctx, stop := context.WithCancel(context.Background())
-	c := &checkpointer{db: db, wake: make(chan struct{}, 1), stop: stop}
+	c := &checkpointer{db: db, wake: make(chan struct{}, 1), stop: stop, resetFrames: walResetFrames}
 	c.done.Add(1)
 	go c.run(ctx)
 	return c, nil
@@ -53,10 +72,33 @@ func (c *checkpointer) run(ctx context.Context) {
 			return
 		case <-c.wake:
 		}
-		if _, err := c.db.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`); err != nil && ctx.Err() == nil {
+		if err := c.checkpoint(ctx); err != nil && ctx.Err() == nil {
 			log.Printf("store: checkpoint: %v", err)
 		}
 	}
+}
+
+// checkpoint copies the WAL into the database file without waiting on
+// anyone, and starts a long WAL over once all of it is copied.
+func (c *checkpointer) checkpoint(ctx context.Context) error {
+	var busy, frames, done int
+	if err := c.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &done); err != nil {
+		return err
+	}
+	if frames < c.resetFrames || done < frames {
+		return nil
+	}
+	conn, err := c.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, walResetWait.Milliseconds())); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.Background(), fmt.Sprintf(`PRAGMA busy_timeout = %d`, busyTimeout.Milliseconds()))
+	// Busy (a reader still on the WAL) is no failure: the next one resets.
+	return conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done)
 }
 
 // noteCommit adds the pages the writer wrote since it was last asked and
