@@ -16,6 +16,19 @@ import (
 	"hearth/backend/worldinfo"
 )
 
+// bindGlade imports the world file text as the book "Glade" and binds it
+// to the harness's chat.
+func bindGlade(t *testing.T, h *harness, text string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := h.wi.Import(ctx, worldinfo.ImportInput{FileName: "Glade.json", Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.chats.SaveMetadata(ctx, h.chatID, jsonx.Object{"world_info": jsonx.Raw("Glade")}, chats.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestWorldInfoInARealGeneration: a chat-bound book's entry activated by
 // the user's message reaches the request, is kept as the chat's last
 // activation with WORLDINFO_SCAN_DONE, and its sticky effect is stored in
@@ -24,14 +37,8 @@ func TestWorldInfoInARealGeneration(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	ctx := context.Background()
-	_, err := h.wi.Import(ctx, worldinfo.ImportInput{FileName: "Glade.json", Text: `{"entries":{"0":{"uid":0,"key":["lantern"],"comment":"Lantern",
-		"content":"The lantern of the glade never goes out.","sticky":3,"position":1}}}`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.chats.SaveMetadata(ctx, h.chatID, jsonx.Object{"world_info": jsonx.Raw("Glade")}, chats.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	bindGlade(t, h, `{"entries":{"0":{"uid":0,"key":["lantern"],"comment":"Lantern",
+		"content":"The lantern of the glade never goes out.","sticky":3,"position":1}}}`)
 	h.say("Is the lantern lit?")
 	h.server.Push(reply(pt.Text("It is.")))
 	mustRun(t, h, Options{Type: "normal"})
@@ -93,19 +100,13 @@ func TestWorldInfoScanDepthSkipsHidden(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	ctx := context.Background()
-	_, err := h.wi.Import(ctx, worldinfo.ImportInput{FileName: "Glade.json", Text: `{"entries":{
-		"0":{"uid":0,"key":["lantern"],"content":"The lantern never goes out."},
-		"1":{"uid":1,"key":["river"],"content":"The river runs north."},
-		"2":{"uid":2,"key":["bridge"],"content":"The bridge is old.","scanDepth":3}}}`})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := h.wi.SaveConfig(ctx, json.RawMessage(`{"world_info_depth":1}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.chats.SaveMetadata(ctx, h.chatID, jsonx.Object{"world_info": jsonx.Raw("Glade")}, chats.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	bindGlade(t, h, `{"entries":{
+		"0":{"uid":0,"key":["lantern"],"content":"The lantern never goes out."},
+		"1":{"uid":1,"key":["river"],"content":"The river runs north."},
+		"2":{"uid":2,"key":["bridge"],"content":"The bridge is old.","scanDepth":3}}}`)
 	h.say("The bridge creaks.")
 	h.say("The river is high.")
 	h.say("Is the lantern lit?")
@@ -140,12 +141,7 @@ func TestLastActivationFollowsTheChat(t *testing.T) {
 	if _, err := h.wi.LastActivation(ctx, "no-such-chat"); apperr.CodeOf(err) != apperr.CodeChatNotFound {
 		t.Fatalf("unknown chat: %v, want chat.not_found", err)
 	}
-	if _, err := h.wi.Import(ctx, worldinfo.ImportInput{FileName: "Glade.json", Text: `{"entries":{"0":{"uid":0,"key":["lantern"],"content":"The lantern glows."}}}`}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.chats.SaveMetadata(ctx, h.chatID, jsonx.Object{"world_info": jsonx.Raw("Glade")}, chats.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	bindGlade(t, h, `{"entries":{"0":{"uid":0,"key":["lantern"],"content":"The lantern glows."}}}`)
 	h.say("Is the lantern lit?")
 	h.server.Push(reply(pt.Text("It is.")))
 	mustRun(t, h, Options{Type: "normal"})

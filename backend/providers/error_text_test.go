@@ -37,16 +37,7 @@ func TestErrorAnswersKeepTheirText(t *testing.T) {
 		for _, a := range answers {
 			t.Run(kind+"/"+a.name, func(t *testing.T) {
 				t.Parallel()
-				var srv *providertest.Server
-				var p providers.Provider
-				switch kind {
-				case providers.KindOpenAICompatible:
-					srv, p = scripted(t, providers.Config{})
-				case providers.KindAnthropic:
-					srv, p = claude(t, providers.Config{})
-				default:
-					srv, p = gemini(t, providers.Config{})
-				}
+				srv, p := ofKind(t, kind)
 				srv.Push(providertest.Script{Status: a.status, Body: a.body})
 				_, _, err := collect(context.Background(), p, hello())
 				ae := wantCode(t, err, a.code)

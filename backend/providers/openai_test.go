@@ -368,22 +368,26 @@ func TestRejectsBadRequests(t *testing.T) {
 	}
 }
 
+// ofKind starts a scripted server and a provider of kind for it.
+func ofKind(t *testing.T, kind string) (*providertest.Server, providers.Provider) {
+	t.Helper()
+	switch kind {
+	case providers.KindOpenAICompatible:
+		return scripted(t, providers.Config{})
+	case providers.KindAnthropic:
+		return claude(t, providers.Config{})
+	default:
+		return gemini(t, providers.Config{})
+	}
+}
+
 // An error page larger than any answer is cut off, not read into memory.
 func TestHugeErrorBodyIsCut(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{providers.KindOpenAICompatible, providers.KindAnthropic, providers.KindGoogle} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			var srv *providertest.Server
-			var p providers.Provider
-			switch kind {
-			case providers.KindOpenAICompatible:
-				srv, p = scripted(t, providers.Config{})
-			case providers.KindAnthropic:
-				srv, p = claude(t, providers.Config{})
-			default:
-				srv, p = gemini(t, providers.Config{})
-			}
+			srv, p := ofKind(t, kind)
 			srv.Push(providertest.Script{Status: 500, Body: strings.Repeat("x", 70<<20)})
 			_, _, err := collect(context.Background(), p, hello())
 			ae := apperr.As(err)
