@@ -22,13 +22,18 @@ type afterWrite struct {
 	skipChunks bool
 }
 
-// insertRow stores msg at index as a new row.
-func (m *mutation) insertRow(ctx context.Context, index int, msg *StMessage) (int64, error) {
-	rowID, err := insertMessage(ctx, m.tx, m.chat.id, index, msg)
+// insertRow stores msg at position pos (free) as a new row.
+func (m *mutation) insertRow(ctx context.Context, pos int, msg *StMessage) (int64, error) {
+	rowID, err := insertMessage(ctx, m.tx, m.chat.id, pos, msg)
 	if err != nil {
 		return 0, err
 	}
 	return rowID, nil
+}
+
+// appendRow stores msg after the chat's last message.
+func (m *mutation) appendRow(ctx context.Context, msg *StMessage) (int64, error) {
+	return m.insertRow(ctx, m.chat.gaps.Top(m.chat.messageCount), msg)
 }
 
 // rewriteRow stores next over prev and records what kind of change it was.

@@ -99,7 +99,7 @@ func (s *Service) fork(ctx context.Context, chatID string, index int, kind, name
 		if err := measure(ctx, tx, src, dst, grew); err != nil {
 			return err
 		}
-		if err := state.Fork(ctx, tx, src.id, dst.id, firstRow, dst.uuid, index, moved); err != nil {
+		if err := state.Fork(ctx, tx, src.id, dst.id, firstRow, dst.uuid, src.gaps.Pos(index), moved); err != nil {
 			return err
 		}
 		if err := s.linkSource(ctx, tx, src.uuid, index, kind, name); err != nil {
@@ -177,7 +177,8 @@ func forkName(ctx context.Context, tx *store.Tx, src *chatRow, kind, name string
 
 // copyChat inserts the new chat row and copies messages 0..index of src
 // into it, with fresh message ids, sharing their bodies and swipes. The
-// copies' row ids are firstRow+idx.
+// copies keep their positions, and src's gaps below them; their row ids
+// are firstRow+idx.
 func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, index int, kind, name string, isolateBook bool) (dst *chatRow, firstRow int64, err error) {
 	now := s.now().UnixMilli()
 	meta := src.metadata.Clone()
@@ -198,14 +199,15 @@ func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, inde
 	if err := jsonx.LimitDepth(jsonx.ObjectDepth(meta), jsonx.ObjectDepth(src.metadata), "the metadata"); err != nil {
 		return nil, 0, err
 	}
+	last := src.gaps.Pos(index)
 	dst = &chatRow{uuid: uuid.NewString(), ownerKind: src.ownerKind, owner: src.owner, fileName: name, kind: kind,
-		metadata: meta, messageCount: index + 1, createdAt: now, updatedAt: now}
+		metadata: meta, messageCount: index + 1, gaps: src.gaps.Below(last), createdAt: now, updatedAt: now}
 	dst.parentUUID.String, dst.parentUUID.Valid = src.uuid, true
 	dst.branchPoint.Int64, dst.branchPoint.Valid = int64(index), true
 	res, err := tx.ExecContext(ctx, `INSERT INTO chats (uuid, owner_kind, owner, file_name, kind, parent_uuid, branch_point, metadata,
-		revision, message_count, bytes, created_at, updated_at, change_seq)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?, (SELECT COALESCE(MAX(change_seq), 0) + 1 FROM chats))`,
-		dst.uuid, dst.ownerKind, dst.owner, dst.fileName, kind, src.uuid, index, string(metaJSON), dst.messageCount, now, now)
+		revision, message_count, idx_gaps, bytes, created_at, updated_at, change_seq)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, ?, ?, (SELECT COALESCE(MAX(change_seq), 0) + 1 FROM chats))`,
+		dst.uuid, dst.ownerKind, dst.owner, dst.fileName, kind, src.uuid, index, string(metaJSON), dst.messageCount, dst.gaps.Encode(), now, now)
 	if err != nil {
 		return nil, 0, fmt.Errorf("create %s: %w", kind, err)
 	}
@@ -227,7 +229,7 @@ func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, inde
 	prefix, base := copyIDs()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO messages (id, chat_id, idx, uuid, body_id)
 		SELECT ?6 + idx, ?1, idx, ?4 || printf('%012x', (?5 + idx) % 281474976710656), body_id
-		FROM messages WHERE chat_id = ?2 AND idx <= ?3 ORDER BY idx`, dst.id, src.id, index, prefix, base, firstRow); err != nil {
+		FROM messages WHERE chat_id = ?2 AND idx <= ?3 ORDER BY idx`, dst.id, src.id, last, prefix, base, firstRow); err != nil {
 		return nil, 0, fmt.Errorf("copy messages: %w", err)
 	}
 	return dst, firstRow, nil
@@ -240,13 +242,13 @@ func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, inde
 func measure(ctx context.Context, tx *store.Tx, src, dst *chatRow, grew int64) error {
 	copied, rest := dst.messageCount, src.messageCount-dst.messageCount
 	if copied <= rest {
-		n, err := rangeLineBytes(ctx, tx, dst.id, 0, copied)
+		n, err := rangeLineBytes(ctx, tx, dst, 0, copied)
 		if err != nil {
 			return err
 		}
 		dst.bytes = n
 	} else {
-		n, err := rangeLineBytes(ctx, tx, src.id, copied, src.messageCount)
+		n, err := rangeLineBytes(ctx, tx, src, copied, src.messageCount)
 		if err != nil {
 			return err
 		}
@@ -258,13 +260,13 @@ func measure(ctx context.Context, tx *store.Tx, src, dst *chatRow, grew int64) e
 	return nil
 }
 
-// rangeLineBytes is the size of messages start <= idx < end as JSONL
+// rangeLineBytes is the size of messages start <= index < end as JSONL
 // lines, newlines included. Each line is serialized into one reused
 // buffer: only the lengths are wanted.
-func rangeLineBytes(ctx context.Context, q queryer, chatID int64, start, end int) (int64, error) {
+func rangeLineBytes(ctx context.Context, q queryer, chat *chatRow, start, end int) (int64, error) {
 	var n int64
 	var line []byte
-	err := scanRange(ctx, q, chatID, start, end, func(r *rawMessage) error {
+	err := scanRange(ctx, q, chat, start, end, func(r *rawMessage) error {
 		line = appendMessageJSON(line[:0], r.id, r.name, r.isUser, r.isSystem, r.swipeID, r.swipes, r.infos, r.extra, r.fields)
 		n += int64(len(line)) + 1
 		return nil

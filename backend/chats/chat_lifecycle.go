@@ -115,11 +115,12 @@ func truncate(s string, limit int) string {
 	return s[:cut] + "…"
 }
 
-// lastMesSQL selects the active text of a chat's last message.
+// lastMesSQL selects the active text of a chat's last message (the one
+// stored at the highest position).
 const lastMesSQL = `COALESCE((SELECT s.mes FROM messages m
 	JOIN message_bodies b ON b.id = m.body_id
 	JOIN message_swipes s ON s.body_id = m.body_id AND s.ord = b.swipe_id
-	WHERE m.chat_id = c.id AND m.idx = c.message_count - 1), '')`
+	WHERE m.chat_id = c.id ORDER BY m.idx DESC LIMIT 1), '')`
 
 // List returns the owner's chats, most recently changed first.
 func (s *Service) List(ctx context.Context, owner Owner) ([]Summary, error) {

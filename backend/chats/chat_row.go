@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"hearth/backend/apperr"
+	"hearth/backend/internal/msgorder"
 	"hearth/backend/jsonx"
 )
 
@@ -23,9 +24,12 @@ type chatRow struct {
 	metadata     jsonx.Object
 	revision     int64
 	messageCount int
-	bytes        int64
-	createdAt    int64
-	updatedAt    int64
+	// gaps are the vacant message positions (see msgorder): a message's
+	// index is gaps.Index(its idx).
+	gaps      msgorder.Gaps
+	bytes     int64
+	createdAt int64
+	updatedAt int64
 }
 
 type queryer interface {
@@ -34,15 +38,21 @@ type queryer interface {
 }
 
 const chatColumns = `id, uuid, owner_kind, owner, file_name, kind, parent_uuid, branch_point,
-	metadata, revision, message_count, bytes, created_at, updated_at`
+	metadata, revision, message_count, idx_gaps, bytes, created_at, updated_at`
 
 func scanChat(scan func(...any) error) (*chatRow, error) {
 	var c chatRow
 	var meta string
+	var gaps []byte
 	if err := scan(&c.id, &c.uuid, &c.ownerKind, &c.owner, &c.fileName, &c.kind, &c.parentUUID, &c.branchPoint,
-		&meta, &c.revision, &c.messageCount, &c.bytes, &c.createdAt, &c.updatedAt); err != nil {
+		&meta, &c.revision, &c.messageCount, &gaps, &c.bytes, &c.createdAt, &c.updatedAt); err != nil {
 		return nil, err
 	}
+	g, err := msgorder.Decode(gaps)
+	if err != nil {
+		return nil, fmt.Errorf("chat %s: %w", c.uuid, err)
+	}
+	c.gaps = g
 	o, err := jsonx.DecodeObject([]byte(meta), "metadata")
 	if err != nil {
 		return nil, fmt.Errorf("chat %s has corrupt metadata: %w", c.uuid, err)

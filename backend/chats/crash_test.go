@@ -84,14 +84,7 @@ func TestCrashSafety(t *testing.T) {
 	if n := r.count(chatID); n != len(msgs) {
 		t.Errorf("chat.count = %d but getStMessages returned %d", n, len(msgs))
 	}
-	var rows, minIdx, maxIdx int
-	if err := r.app.Store.Reader().QueryRow(`SELECT COUNT(*), COALESCE(MIN(m.idx), 0), COALESCE(MAX(m.idx), -1)
-		FROM messages m JOIN chats c ON c.id = m.chat_id WHERE c.uuid = ?`, chatID).Scan(&rows, &minIdx, &maxIdx); err != nil {
-		t.Fatalf("read indexes: %v", err)
-	}
-	if rows != len(msgs) || minIdx != 0 || maxIdx != rows-1 {
-		t.Errorf("message rows: %d rows with idx %d..%d, want %d rows with idx 0..%d", rows, minIdx, maxIdx, len(msgs), len(msgs)-1)
-	}
+	checkPositions(t, r.app.Store.Reader(), chatID, len(msgs))
 	stored := map[string]string{}
 	for i, m := range msgs {
 		if _, dup := stored[m.ID]; dup {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"hearth/backend/internal/msgorder"
 	"hearth/backend/store"
 )
 
@@ -53,15 +54,21 @@ func ParentTx(ctx context.Context, tx *store.Tx, chatID string) (p Parent, ok bo
 // MessageIndexTx finds the index of message messageID in chat chatID; ok
 // is false when the chat does not hold it (deleted, or another chat's).
 func MessageIndexTx(ctx context.Context, tx *store.Tx, chatID, messageID string) (idx int, ok bool, err error) {
-	err = tx.QueryRowContext(ctx, `SELECT m.idx FROM messages m JOIN chats c ON c.id = m.chat_id
-		WHERE c.uuid = ? AND m.uuid = ?`, chatID, messageID).Scan(&idx)
+	var pos int
+	var raw []byte
+	err = tx.QueryRowContext(ctx, `SELECT m.idx, c.idx_gaps FROM messages m JOIN chats c ON c.id = m.chat_id
+		WHERE c.uuid = ? AND m.uuid = ?`, chatID, messageID).Scan(&pos, &raw)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil
 	}
 	if err != nil {
 		return 0, false, fmt.Errorf("find message %s in chat %s: %w", messageID, chatID, err)
 	}
-	return idx, true, nil
+	gaps, err := msgorder.Decode(raw)
+	if err != nil {
+		return 0, false, fmt.Errorf("chat %s: %w", chatID, err)
+	}
+	return gaps.Index(pos), true, nil
 }
 
 // LastMessageID is the uuid of chat chatID's last message, "" for an

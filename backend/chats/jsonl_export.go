@@ -87,7 +87,7 @@ func (s *Service) exportJsonl(ctx context.Context, chatID string, start func(c *
 		}
 		emit(header)
 		var buf []byte
-		err = scanRange(ctx, q, c.id, 0, c.messageCount, func(r *rawMessage) error {
+		err = scanRange(ctx, q, c, 0, c.messageCount, func(r *rawMessage) error {
 			buf = appendMessageJSON(buf[:0], "", r.name, r.isUser, r.isSystem, r.swipeID, r.swipes, r.infos, r.extra, r.fields)
 			emit(oneLine(buf))
 			return nil

@@ -105,7 +105,7 @@ func (s *Service) StMessages(ctx context.Context, chatID string, r *Range) ([]*S
 		if err != nil {
 			return err
 		}
-		got, err := loadRange(ctx, q, c.id, start, end)
+		got, err := loadRange(ctx, q, c, start, end)
 		if err != nil {
 			return err
 		}
@@ -129,7 +129,7 @@ func (s *Service) StMessagesJSON(ctx context.Context, chatID string, r *Range) (
 		}
 		// Most of a chat's bytes are its message rows; size the buffer once.
 		buf := make([]byte, 0, int64(float64(c.bytes)*float64(end-start)/float64(max(1, c.messageCount)))+64)
-		out, err = appendRangeJSON(ctx, q, c.id, start, end, buf)
+		out, err = appendRangeJSON(ctx, q, c, start, end, buf)
 		return err
 	})
 	return out, err

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"hearth/backend/internal/msgorder"
 	"hearth/backend/jsonx"
 	"hearth/backend/store"
 )
@@ -48,11 +50,12 @@ type rawMessage struct {
 	infos    [][]byte
 }
 
-// scanRange streams the messages with start <= idx < end, in order, with
-// their swipes, to fn. One query walks (chat_id, idx) and joins each
+// scanRange streams the messages with start <= index < end, in order,
+// with their swipes, to fn. One query walks (chat_id, idx) and joins each
 // message's swipes in ord order, so nothing is sorted or buffered whole.
+// The chat row must come from q's snapshot (its gaps place the indexes).
 // fn must not keep r past the call unless it copies the slices.
-func scanRange(ctx context.Context, q queryer, chatID int64, start, end int, fn func(r *rawMessage) error) error {
+func scanRange(ctx context.Context, q queryer, chat *chatRow, start, end int, fn func(r *rawMessage) error) error {
 	if start >= end {
 		return nil
 	}
@@ -62,7 +65,7 @@ func scanRange(ctx context.Context, q queryer, chatID int64, start, end int, fn 
 		JOIN message_bodies b ON b.id = m.body_id
 		JOIN message_swipes s ON s.body_id = m.body_id
 		WHERE m.chat_id = ? AND m.idx >= ? AND m.idx < ?
-		ORDER BY m.idx, s.ord`, chatID, start, end)
+		ORDER BY m.idx, s.ord`, chat.id, chat.gaps.Pos(start), chat.gaps.Pos(end))
 	if err != nil {
 		return fmt.Errorf("load messages: %w", err)
 	}
@@ -89,6 +92,7 @@ func scanRange(ctx context.Context, q queryer, chatID int64, start, end int, fn 
 			if err := flush(); err != nil {
 				return err
 			}
+			r.index = chat.gaps.Index(r.index)
 			cur = &r
 		}
 		if ord != len(cur.swipes) {
@@ -121,10 +125,11 @@ func (r *rawMessage) decode() (*StMessage, error) {
 	return m, nil
 }
 
-// loadRange reads messages with start <= idx < end, in order, swipes included.
-func loadRange(ctx context.Context, q queryer, chatID int64, start, end int) ([]storedMessage, error) {
+// loadRange reads messages with start <= index < end, in order, swipes
+// included.
+func loadRange(ctx context.Context, q queryer, chat *chatRow, start, end int) ([]storedMessage, error) {
 	out := make([]storedMessage, 0, max(0, end-start))
-	err := scanRange(ctx, q, chatID, start, end, func(r *rawMessage) error {
+	err := scanRange(ctx, q, chat, start, end, func(r *rawMessage) error {
 		m, err := r.decode()
 		if err != nil {
 			return err
@@ -135,12 +140,12 @@ func loadRange(ctx context.Context, q queryer, chatID int64, start, end int) ([]
 	return out, err
 }
 
-// appendRangeJSON writes messages start <= idx < end as a JSON array of
+// appendRangeJSON writes messages start <= index < end as a JSON array of
 // SillyTavern objects straight from the stored columns.
-func appendRangeJSON(ctx context.Context, q queryer, chatID int64, start, end int, b []byte) ([]byte, error) {
+func appendRangeJSON(ctx context.Context, q queryer, chat *chatRow, start, end int, b []byte) ([]byte, error) {
 	b = append(b, '[')
 	first := true
-	err := scanRange(ctx, q, chatID, start, end, func(r *rawMessage) error {
+	err := scanRange(ctx, q, chat, start, end, func(r *rawMessage) error {
 		if !first {
 			b = append(b, ',')
 		}
@@ -159,7 +164,7 @@ func loadAt(ctx context.Context, q queryer, chat *chatRow, index int) (storedMes
 	if err := checkIndex(index, chat.messageCount); err != nil {
 		return storedMessage{}, err
 	}
-	got, err := loadRange(ctx, q, chat.id, index, index+1)
+	got, err := loadRange(ctx, q, chat, index, index+1)
 	if err != nil {
 		return storedMessage{}, err
 	}
@@ -171,21 +176,21 @@ func loadAt(ctx context.Context, q queryer, chat *chatRow, index int) (storedMes
 
 // loadByID reads the message with public id messageID in chat.
 func loadByID(ctx context.Context, q queryer, chat *chatRow, messageID string) (storedMessage, error) {
-	var index int
-	err := q.QueryRowContext(ctx, `SELECT idx FROM messages WHERE chat_id = ? AND uuid = ?`, chat.id, messageID).Scan(&index)
+	var pos int
+	err := q.QueryRowContext(ctx, `SELECT idx FROM messages WHERE chat_id = ? AND uuid = ?`, chat.id, messageID).Scan(&pos)
 	if errors.Is(err, sql.ErrNoRows) {
 		return storedMessage{}, messageNotFound(chat.uuid, messageID)
 	}
 	if err != nil {
 		return storedMessage{}, fmt.Errorf("find message %s: %w", messageID, err)
 	}
-	return loadAt(ctx, q, chat, index)
+	return loadAt(ctx, q, chat, chat.gaps.Index(pos))
 }
 
-// insertMessage stores msg at index (which must be the chat's end: callers
-// append) and assigns it a fresh id. The body and swipes go first, so the
-// message row is born pointing at them.
-func insertMessage(ctx context.Context, tx *store.Tx, chatID int64, index int, msg *StMessage) (int64, error) {
+// insertMessage stores msg at position pos (which must be free) and
+// assigns it a fresh id. The body and swipes go first, so the message row
+// is born pointing at them.
+func insertMessage(ctx context.Context, tx *store.Tx, chatID int64, pos int, msg *StMessage) (int64, error) {
 	if err := jsonx.LimitDepth(msg.depth(), 0, "the message"); err != nil {
 		return 0, err
 	}
@@ -206,7 +211,7 @@ func insertMessage(ctx context.Context, tx *store.Tx, chatID int64, index int, m
 			return 0, err
 		}
 	}
-	res, err = tx.ExecContext(ctx, `INSERT INTO messages (chat_id, idx, uuid, body_id) VALUES (?, ?, ?, ?)`, chatID, index, msg.ID, bodyID)
+	res, err = tx.ExecContext(ctx, `INSERT INTO messages (chat_id, idx, uuid, body_id) VALUES (?, ?, ?, ?)`, chatID, pos, msg.ID, bodyID)
 	if err != nil {
 		return 0, fmt.Errorf("insert message: %w", err)
 	}
@@ -320,11 +325,17 @@ func rewriteMessage(ctx context.Context, tx *store.Tx, rowID int64, prev, next *
 	return nil
 }
 
-// deleteRows removes messages (by row id) from a chat and closes the gaps
-// in idx. indexes must be sorted ascending and match rowIDs.
-func deleteRows(ctx context.Context, tx *store.Tx, chatID int64, rowIDs []int64, indexes []int) error {
+// deleteRows removes messages (by row id) from chat; indexes are theirs,
+// ascending. Their positions become gaps (see msgorder), so the rows after
+// them keep theirs. Past msgorder.MaxGaps gaps, the chat's rows are
+// renumbered to close them all. The caller lowers chat.messageCount.
+func deleteRows(ctx context.Context, tx *store.Tx, chat *chatRow, rowIDs []int64, indexes []int) error {
 	if len(rowIDs) == 0 {
 		return nil
+	}
+	positions := make([]int, len(indexes))
+	for i, index := range indexes {
+		positions[i] = chat.gaps.Pos(index)
 	}
 	// In batches: SQLite takes at most 32,766 parameters per statement.
 	for rest := rowIDs; len(rest) > 0; {
@@ -339,15 +350,28 @@ func deleteRows(ctx context.Context, tx *store.Tx, chatID int64, rowIDs []int64,
 			return fmt.Errorf("delete messages: %w", err)
 		}
 	}
-	// Shift every later row down by the number of deleted rows before it,
-	// one band at a time, ascending, so (chat_id, idx) stays unique at each step.
-	for i, from := range indexes {
+	gaps := chat.gaps.Vacate(positions, chat.messageCount)
+	if len(gaps) > msgorder.MaxGaps {
+		if err := closeGaps(ctx, tx, chat.id, gaps); err != nil {
+			return err
+		}
+		gaps = nil
+	}
+	return setGaps(ctx, tx, chat, gaps)
+}
+
+// closeGaps renumbers a chat's rows so that each position is its index
+// again: every band of rows between two gaps moves down by the number of
+// gaps below it, one band at a time, ascending, so (chat_id, idx) stays
+// unique at each step.
+func closeGaps(ctx context.Context, tx *store.Tx, chatID int64, gaps msgorder.Gaps) error {
+	for i, from := range gaps {
 		to := int64(1 << 62)
-		if i+1 < len(indexes) {
-			to = int64(indexes[i+1])
+		if i+1 < len(gaps) {
+			to = int64(gaps[i+1])
 		}
 		if to == int64(from)+1 {
-			continue // no row between two deleted neighbours
+			continue // no row between two neighbouring gaps
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE messages SET idx = idx - ? WHERE chat_id = ? AND idx > ? AND idx < ?`,
 			i+1, chatID, from, to)
@@ -356,7 +380,7 @@ func deleteRows(ctx context.Context, tx *store.Tx, chatID int64, rowIDs []int64,
 			// until a row was put back in the middle (a patch that moves
 			// messages, an undo). Then the statement meets a row not moved
 			// yet and is undone alone; the band goes through negative
-			// indexes instead (parked, idx o sits at -o-1).
+			// positions instead (parked, idx o sits at -o-1).
 			if _, err = tx.ExecContext(ctx, `UPDATE messages SET idx = -idx - 1 WHERE chat_id = ? AND idx > ? AND idx < ?`, chatID, from, to); err == nil {
 				_, err = tx.ExecContext(ctx, `UPDATE messages SET idx = -idx - 1 - ? WHERE chat_id = ? AND idx < ? AND idx > ?`,
 					i+1, chatID, -int64(from)-1, -to-1)
@@ -365,6 +389,32 @@ func deleteRows(ctx context.Context, tx *store.Tx, chatID int64, rowIDs []int64,
 		if err != nil {
 			return fmt.Errorf("renumber messages: %w", err)
 		}
+	}
+	return nil
+}
+
+// densify closes chat's gaps, for a write that places rows by index (see
+// closeGaps).
+func densify(ctx context.Context, tx *store.Tx, chat *chatRow) error {
+	if len(chat.gaps) == 0 {
+		return nil
+	}
+	if err := closeGaps(ctx, tx, chat.id, chat.gaps); err != nil {
+		return err
+	}
+	return setGaps(ctx, tx, chat, nil)
+}
+
+// setGaps stores chat's vacant positions. They are written at once, not
+// with the chat's counters at the end of the write: the floor states
+// settled before that read them.
+func setGaps(ctx context.Context, tx *store.Tx, chat *chatRow, gaps msgorder.Gaps) error {
+	if slices.Equal(chat.gaps, gaps) {
+		return nil
+	}
+	chat.gaps = gaps
+	if _, err := tx.ExecContext(ctx, `UPDATE chats SET idx_gaps = ? WHERE id = ?`, gaps.Encode(), chat.id); err != nil {
+		return fmt.Errorf("store message gaps: %w", err)
 	}
 	return nil
 }

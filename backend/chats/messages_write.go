@@ -43,7 +43,7 @@ func addPrepared(ctx context.Context, m *mutation, msgs []*StMessage) ([]int, er
 	out := make([]int, len(msgs))
 	for i, msg := range msgs {
 		index := m.chat.messageCount
-		if _, err := m.insertRow(ctx, index, msg); err != nil {
+		if _, err := m.appendRow(ctx, msg); err != nil {
 			return nil, err
 		}
 		m.chat.messageCount++
@@ -229,7 +229,7 @@ func loadIndexes(ctx context.Context, q queryer, chat *chatRow, sorted []int) (m
 			j++
 		}
 		first, end := sorted[i], sorted[j-1]+1
-		got, err := loadRange(ctx, q, chat.id, first, end)
+		got, err := loadRange(ctx, q, chat, first, end)
 		if err != nil {
 			return nil, err
 		}
@@ -264,7 +264,7 @@ func deleteIndexes(ctx context.Context, m *mutation, indexes []int) ([]*StMessag
 	for i, idx := range sorted {
 		rowIDs[i] = byIndex[idx].rowID
 	}
-	if err := deleteRows(ctx, m.tx, m.chat.id, rowIDs, sorted); err != nil {
+	if err := deleteRows(ctx, m.tx, m.chat, rowIDs, sorted); err != nil {
 		return nil, err
 	}
 	m.after.structural = true

@@ -19,7 +19,7 @@ import (
 // row) when the patched document still carries it; new objects become new
 // messages; missing ones are deleted.
 func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) error {
-	old, err := loadRange(ctx, m.tx, m.chat.id, 0, m.chat.messageCount)
+	old, err := loadRange(ctx, m.tx, m.chat, 0, m.chat.messageCount)
 	if err != nil {
 		return err
 	}
@@ -108,10 +108,14 @@ func (s *Service) patchWhole(ctx context.Context, m *mutation, ops []patchOp) er
 	}
 	// Rows may be gone or in a new order: floor states need settling.
 	m.after.structural = true
-	// Park every surviving row at a negative index, then place each at its
-	// final position, so (chat_id, idx) stays unique throughout.
+	// Park every surviving row at a negative position, then place each at
+	// its index, so (chat_id, idx) stays unique throughout.
 	if _, err := m.tx.ExecContext(ctx, `UPDATE messages SET idx = -idx - 1 WHERE chat_id = ?`, m.chat.id); err != nil {
 		return fmt.Errorf("patch: park messages: %w", err)
+	}
+	// Placed anew, positions are indexes: no gaps.
+	if err := setGaps(ctx, m.tx, m.chat, nil); err != nil {
+		return err
 	}
 	var bytes int64
 	for i, sl := range final {

@@ -50,7 +50,7 @@ func (v *PromptView) PromptPage(start, end int) ([]PromptMessage, error) {
 		JOIN message_bodies b ON b.id = m.body_id
 		JOIN message_swipes s ON s.body_id = m.body_id AND s.ord = b.swipe_id
 		WHERE m.chat_id = ? AND m.idx >= ? AND m.idx < ?
-		ORDER BY m.idx`, v.row.id, start, end)
+		ORDER BY m.idx`, v.row.id, v.row.gaps.Pos(start), v.row.gaps.Pos(end))
 	if err != nil {
 		return nil, fmt.Errorf("read messages for a prompt: %w", err)
 	}

@@ -154,7 +154,7 @@ func stamp(msg *StMessage, r Reply) {
 // addReply appends msg and queues MESSAGE_RECEIVED with the generation type.
 func addReply(ctx context.Context, m *mutation, msg *StMessage, typ string) (int, error) {
 	index := m.chat.messageCount
-	if _, err := m.insertRow(ctx, index, msg); err != nil {
+	if _, err := m.appendRow(ctx, msg); err != nil {
 		return 0, err
 	}
 	m.chat.messageCount++

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"hearth/backend/apperr"
+	"hearth/backend/internal/msgorder"
 )
 
 // Search limits (HOST-ABI §3.6; docs/API.md "Search").
@@ -61,8 +62,9 @@ type searchPlan struct {
 	folded        string // query case-folded like the index
 	runes         int    // characters in query
 	matcher       *foldedMatcher
-	chatRowID     int64 // 0: every chat
-	start, end    int   // index bounds; end < 0: none
+	chatRowID     int64         // 0: every chat
+	start, end    int           // index bounds; end < 0: none
+	gaps          msgorder.Gaps // the chat's, when ranged: bounds become positions
 	role          string
 	includeHidden bool
 	limit         int
@@ -175,6 +177,13 @@ func (s *Service) search(ctx context.Context, p *searchPlan) ([]SearchHit, error
 		return nil, fmt.Errorf("begin search: %w", err)
 	}
 	defer tx.Rollback()
+	if p.chatRowID != 0 && p.ranged() {
+		gaps, err := chatGaps(ctx, tx, []int64{p.chatRowID})
+		if err != nil {
+			return nil, err
+		}
+		p.gaps = gaps[p.chatRowID]
+	}
 	var hits []hit
 	switch {
 	case p.runes < 3:
@@ -188,6 +197,9 @@ func (s *Service) search(ctx context.Context, p *searchPlan) ([]SearchHit, error
 		return nil, err
 	}
 	if err := loadBodies(ctx, tx, hits); err != nil {
+		return nil, err
+	}
+	if err := indexHits(ctx, tx, hits); err != nil {
 		return nil, err
 	}
 	out := make([]SearchHit, len(hits))
@@ -237,13 +249,62 @@ func (p *searchPlan) rangeFilters() (string, []any) {
 	var args []any
 	if p.start > 0 {
 		b.WriteString(` AND m.idx >= ?`)
-		args = append(args, p.start)
+		args = append(args, p.gaps.Pos(p.start))
 	}
 	if p.end >= 0 {
 		b.WriteString(` AND m.idx < ?`)
-		args = append(args, p.end)
+		args = append(args, p.gaps.Pos(p.end))
 	}
 	return b.String(), args
+}
+
+// indexHits turns the hits' stored positions into indexes, through their
+// chats' gaps in the search's snapshot.
+func indexHits(ctx context.Context, q queryer, hits []hit) error {
+	var ids []int64
+	seen := map[int64]bool{}
+	for _, h := range hits {
+		if !seen[h.chatRowID] {
+			seen[h.chatRowID] = true
+			ids = append(ids, h.chatRowID)
+		}
+	}
+	gaps, err := chatGaps(ctx, q, ids)
+	if err != nil {
+		return err
+	}
+	for i := range hits {
+		hits[i].index = gaps[hits[i].chatRowID].Index(hits[i].index)
+	}
+	return nil
+}
+
+// chatGaps reads the gaps of chats (by row id) that have any.
+func chatGaps(ctx context.Context, q queryer, ids []int64) (map[int64]msgorder.Gaps, error) {
+	out := map[int64]msgorder.Gaps{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list := make([]string, len(ids))
+	for i, id := range ids {
+		list[i] = fmt.Sprint(id)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id, idx_gaps FROM chats WHERE id IN (`+strings.Join(list, ",")+`) AND idx_gaps != x''`)
+	if err != nil {
+		return nil, fmt.Errorf("search: read chats: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var raw []byte
+		if err := rows.Scan(&id, &raw); err != nil {
+			return nil, fmt.Errorf("search: read chats: %w", err)
+		}
+		if out[id], err = msgorder.Decode(raw); err != nil {
+			return nil, fmt.Errorf("search: chat %d: %w", id, err)
+		}
+	}
+	return out, rows.Err()
 }
 
 // loadBodies reads the text of the hits that do not carry it yet.

@@ -89,7 +89,7 @@ func (d *sparseDoc) driftedBack(check []patchOp) ([]string, error) {
 // applyWholeStep is applyStep for operations only the whole document can
 // take (a structural chat.patch journals a diff of the whole document).
 func (s *Service) applyWholeStep(ctx context.Context, m *mutation, ops, check []patchOp) ([]string, error) {
-	old, err := loadRange(ctx, m.tx, m.chat.id, 0, m.chat.messageCount)
+	old, err := loadRange(ctx, m.tx, m.chat, 0, m.chat.messageCount)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +228,7 @@ func (s *Service) removeStored(ctx context.Context, m *mutation, d *sparseDoc) e
 	for i, idx := range indexes {
 		rowIDs[i] = d.loaded[idx].rowID
 	}
-	if err := deleteRows(ctx, m.tx, m.chat.id, rowIDs, indexes); err != nil {
+	if err := deleteRows(ctx, m.tx, m.chat, rowIDs, indexes); err != nil {
 		return err
 	}
 	for i := len(indexes) - 1; i >= 0; i-- {
@@ -254,7 +254,7 @@ func (d *sparseDoc) loadRuns(indexes []int) error {
 			}
 			j++
 		}
-		got, err := loadRange(d.ctx, d.q, d.chat.id, indexes[i], indexes[j-1]+1)
+		got, err := loadRange(d.ctx, d.q, d.chat, indexes[i], indexes[j-1]+1)
 		if err != nil {
 			return err
 		}
@@ -270,35 +270,36 @@ func (d *sparseDoc) loadRuns(indexes []int) error {
 	return nil
 }
 
-// insertAdded stores the messages d added, each at its final position,
-// under the id it had when it was removed if no message holds that id now.
+// insertAdded stores the messages d added, each at its final index, under
+// the id it had when it was removed if no message holds that id now.
 func (s *Service) insertAdded(ctx context.Context, m *mutation, d *sparseDoc) error {
-	var positions []int
-	for pos, sl := range d.order {
+	var indexes []int
+	for index, sl := range d.order {
 		if sl < 0 {
-			positions = append(positions, pos)
+			indexes = append(indexes, index)
 		}
 	}
-	if len(positions) == 0 {
+	if len(indexes) == 0 {
 		return nil
 	}
-	msgs := make([]*StMessage, len(positions))
-	ids := make([]string, len(positions))
+	msgs := make([]*StMessage, len(indexes))
+	ids := make([]string, len(indexes))
 	namer := s.defaultNamer(ctx, m.chat)
-	for i, pos := range positions {
-		o := d.added[-d.order[pos]-1].Clone()
+	for i, index := range indexes {
+		o := d.added[-d.order[index]-1].Clone()
 		_ = json.Unmarshal(o["id"], &ids[i])
 		delete(o, "id")
 		var err error
-		if msgs[i], err = newMessage(o, fmt.Sprintf("messages[%d]", pos), namer, s.now()); err != nil {
+		if msgs[i], err = newMessage(o, fmt.Sprintf("messages[%d]", index), namer, s.now()); err != nil {
 			return err
 		}
 	}
-	if err := openGaps(ctx, m, positions); err != nil {
+	positions, err := makeRoom(ctx, m, indexes)
+	if err != nil {
 		return err
 	}
-	for i, pos := range positions {
-		rowID, err := m.insertRow(ctx, pos, msgs[i])
+	for i, index := range indexes {
+		rowID, err := m.insertRow(ctx, positions[i], msgs[i])
 		if err != nil {
 			return err
 		}
@@ -306,16 +307,31 @@ func (s *Service) insertAdded(ctx context.Context, m *mutation, d *sparseDoc) er
 			return err
 		}
 		m.chat.messageCount++
-		m.recordAdd(pos, msgs[i].mustJSON())
+		m.recordAdd(index, msgs[i].mustJSON())
 	}
 	m.after.structural = true
 	return nil
 }
 
-// openGaps moves stored messages up so that positions (ascending, final
-// indexes of the messages about to be inserted) are free. Rows from the
-// first gap on are parked at negative indexes, then each band between two
-// gaps lands at its final index, so (chat_id, idx) stays unique throughout.
+// makeRoom returns free positions for messages about to be inserted at
+// indexes (ascending, final). An undone delete finds the gaps its messages
+// left (see msgorder), and nothing moves; otherwise the chat's rows are
+// renumbered to their indexes and moved up to open the room.
+func makeRoom(ctx context.Context, m *mutation, indexes []int) ([]int, error) {
+	if positions, left, ok := m.chat.gaps.Place(m.chat.messageCount, indexes); ok {
+		return positions, setGaps(ctx, m.tx, m.chat, left)
+	}
+	if err := densify(ctx, m.tx, m.chat); err != nil {
+		return nil, err
+	}
+	return indexes, openGaps(ctx, m, indexes)
+}
+
+// openGaps moves the stored messages of a chat without gaps up so that
+// positions (ascending, final indexes of the messages about to be
+// inserted) are free. Rows from the first of them on are parked at
+// negative positions, then each band between two lands at its final
+// index, so (chat_id, idx) stays unique throughout.
 func openGaps(ctx context.Context, m *mutation, positions []int) error {
 	if positions[0] >= m.chat.messageCount {
 		return nil // appended at the end: nothing moves

@@ -9,6 +9,7 @@ import (
 
 	"hearth/backend/apperr"
 	"hearth/backend/jsonx"
+	"hearth/backend/store"
 )
 
 // TestUndoRandomHistory drives random writes, undos and redos against a
@@ -86,7 +87,8 @@ func TestUndoRandomHistory(t *testing.T) {
 
 // TestDeleteAfterRowsMovedBack: rows put back in the middle (an undo of a
 // deletion, a patch that moves messages) no longer follow idx in row-id
-// order; deleting messages before them must still renumber the rest.
+// order; closing the gaps a delete before them left (as a delete past
+// msgorder.MaxGaps does) must still renumber the rest.
 func TestDeleteAfterRowsMovedBack(t *testing.T) {
 	t.Parallel()
 	r := newUndoRig(t)
@@ -103,6 +105,19 @@ func TestDeleteAfterRowsMovedBack(t *testing.T) {
 	}
 	if _, err := r.s.DeleteMessages(r.ctx, r.id, []int{0, 3}, DeleteOptions{}); err != nil {
 		t.Fatalf("delete after rows moved back: %v", err)
+	}
+	err = r.s.db.InTx(r.ctx, func(tx *store.Tx) error {
+		c, err := loadChat(r.ctx, tx, r.id)
+		if err != nil {
+			return err
+		}
+		if len(c.gaps) != 2 {
+			return fmt.Errorf("gaps %v, want the two the delete left", c.gaps)
+		}
+		return densify(r.ctx, tx, c)
+	})
+	if err != nil {
+		t.Fatalf("close the gaps: %v", err)
 	}
 	after, err := r.s.StMessages(r.ctx, r.id, nil)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"hearth/backend/apperr"
 	"hearth/backend/events"
+	"hearth/backend/internal/msgorder"
 	"hearth/backend/jsonx"
 	"hearth/backend/store"
 )
@@ -190,8 +191,13 @@ func (s *Service) floorWrite(ctx context.Context, chatID, ns string, opts FloorO
 // active swipe of that message.
 func floorTarget(ctx context.Context, q queryer, chat int64, opts FloorOptions) (row int64, swipe, active int, err error) {
 	var count int
-	if err := q.QueryRowContext(ctx, `SELECT message_count FROM chats WHERE id = ?`, chat).Scan(&count); err != nil {
+	var raw []byte
+	if err := q.QueryRowContext(ctx, `SELECT message_count, idx_gaps FROM chats WHERE id = ?`, chat).Scan(&count, &raw); err != nil {
 		return 0, 0, 0, fmt.Errorf("floor target: %w", err)
+	}
+	gaps, err := msgorder.Decode(raw)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("floor target: chat %d: %w", chat, err)
 	}
 	floor := count - 1
 	if opts.Floor != nil {
@@ -202,7 +208,7 @@ func floorTarget(ctx context.Context, q queryer, chat int64, opts FloorOptions) 
 			WithDetails(map[string]any{"floor": floor, "length": count})
 	}
 	err = q.QueryRowContext(ctx, `SELECT m.id, b.swipe_id FROM messages m JOIN message_bodies b ON b.id = m.body_id
-		WHERE m.chat_id = ? AND m.idx = ?`, chat, floor).Scan(&row, &active)
+		WHERE m.chat_id = ? AND m.idx = ?`, chat, gaps.Pos(floor)).Scan(&row, &active)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, 0, 0, fmt.Errorf("floor target: no row at index %d", floor)
 	}

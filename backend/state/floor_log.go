@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"hearth/backend/internal/msgorder"
 )
 
 // Commit is one entry of a floor state's log as callers see it.
@@ -32,6 +34,10 @@ type logRow struct {
 // readCommits returns a floor state's commits in log order, each with its
 // message's current index (the log as callers see it).
 func readCommits(ctx context.Context, q queryer, chat int64, ns string) ([]logRow, error) {
+	gaps, err := chatGaps(ctx, q, chat)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := q.QueryContext(ctx, `SELECT fc.seq, m.idx, fc.swipe_id, fc.ops, fc.message_id
 		FROM floor_commits fc JOIN messages m ON m.id = fc.message_id
 		WHERE fc.chat_id = ? AND fc.ns = ? ORDER BY fc.seq`, chat, ns)
@@ -43,13 +49,29 @@ func readCommits(ctx context.Context, q queryer, chat int64, ns string) ([]logRo
 	for rows.Next() {
 		var r logRow
 		var ops string
-		if err := rows.Scan(&r.Seq, &r.Floor, &r.SwipeID, &ops, &r.messageID); err != nil {
+		var pos int
+		if err := rows.Scan(&r.Seq, &pos, &r.SwipeID, &ops, &r.messageID); err != nil {
 			return nil, fmt.Errorf("read floor log %s: %w", ns, err)
 		}
+		r.Floor = gaps.Index(pos)
 		r.Ops = json.RawMessage(ops)
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// chatGaps reads the vacant message positions of chat (see msgorder): a
+// message's floor is its stored position less the gaps below it.
+func chatGaps(ctx context.Context, q queryer, chat int64) (msgorder.Gaps, error) {
+	var raw []byte
+	if err := q.QueryRowContext(ctx, `SELECT idx_gaps FROM chats WHERE id = ?`, chat).Scan(&raw); err != nil {
+		return nil, fmt.Errorf("read message gaps: %w", err)
+	}
+	gaps, err := msgorder.Decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("chat %d: %w", chat, err)
+	}
+	return gaps, nil
 }
 
 // replayRows returns a floor state's commits in log order for replay: no

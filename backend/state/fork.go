@@ -7,11 +7,12 @@ import (
 	"hearth/backend/store"
 )
 
-// Fork gives dst, a checkpoint or branch whose messages 0..upTo were just
-// copied from src (same indexes), its own copy of src's state: every
-// chat-state namespace, and each floor state's commits on floors <= upTo,
-// replayed for dst's active swipes. moved lists dst rows whose active swipe
-// was switched after the copy. Nothing is shared afterwards.
+// Fork gives dst, a checkpoint or branch whose messages up to the one at
+// position upTo were just copied from src (same positions), its own copy
+// of src's state: every chat-state namespace, and each floor state's
+// commits on those messages, replayed for dst's active swipes. moved lists
+// dst rows whose active swipe was switched after the copy. Nothing is
+// shared afterwards.
 //
 // dst's rows have the ids firstRow+idx (copyChat gives them so): a commit's
 // new message row is found by arithmetic, not by a look-up per commit.

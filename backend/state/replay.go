@@ -143,10 +143,16 @@ func orphan(ctx context.Context, q queryer, chat int64, chatID, ns string, tail 
 		_ = json.Unmarshal(st.value, &kept)
 		kept.Version = 1
 	}
+	gaps, err := chatGaps(ctx, q, chat)
+	if err != nil {
+		return events.Event{}, err
+	}
 	for _, r := range tail {
-		if err := q.QueryRowContext(ctx, `SELECT idx FROM messages WHERE id = ?`, r.messageID).Scan(&r.Floor); err != nil {
+		var pos int
+		if err := q.QueryRowContext(ctx, `SELECT idx FROM messages WHERE id = ?`, r.messageID).Scan(&pos); err != nil {
 			return events.Event{}, fmt.Errorf("orphan floor commit %d: %w", r.Seq, err)
 		}
+		r.Floor = gaps.Index(pos)
 		kept.Commits = append(kept.Commits, r.Commit)
 	}
 	if over := len(kept.Commits) - maxOrphans; over > 0 {
