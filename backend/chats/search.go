@@ -64,7 +64,7 @@ type searchPlan struct {
 	matcher       *foldedMatcher
 	chatRowID     int64         // 0: every chat
 	start, end    int           // index bounds; end < 0: none
-	gaps          msgorder.Gaps // the chat's, when ranged: bounds become positions
+	gaps          msgorder.Gaps // a search of one chat: its gaps (bounds become positions)
 	role          string
 	includeHidden bool
 	limit         int
@@ -177,9 +177,11 @@ func (s *Service) search(ctx context.Context, p *searchPlan) ([]SearchHit, error
 		return nil, fmt.Errorf("begin search: %w", err)
 	}
 	defer tx.Rollback()
-	if p.chatRowID != 0 && p.ranged() {
-		gaps, err := chatGaps(ctx, tx, []int64{p.chatRowID})
-		if err != nil {
+	// One chat's gaps bound its range and place its hits; a search of
+	// all chats reads the gaps of the chats it hit, once it has them.
+	var gaps map[int64]msgorder.Gaps
+	if p.chatRowID != 0 {
+		if gaps, err = chatGaps(ctx, tx, []int64{p.chatRowID}); err != nil {
 			return nil, err
 		}
 		p.gaps = gaps[p.chatRowID]
@@ -199,8 +201,13 @@ func (s *Service) search(ctx context.Context, p *searchPlan) ([]SearchHit, error
 	if err := loadBodies(ctx, tx, hits); err != nil {
 		return nil, err
 	}
-	if err := indexHits(ctx, tx, hits); err != nil {
-		return nil, err
+	if gaps == nil {
+		if gaps, err = chatGaps(ctx, tx, hitChats(hits)); err != nil {
+			return nil, err
+		}
+	}
+	for i := range hits {
+		hits[i].index = gaps[hits[i].chatRowID].Index(hits[i].index)
 	}
 	out := make([]SearchHit, len(hits))
 	for i, h := range hits {
@@ -258,9 +265,8 @@ func (p *searchPlan) rangeFilters() (string, []any) {
 	return b.String(), args
 }
 
-// indexHits turns the hits' stored positions into indexes, through their
-// chats' gaps in the search's snapshot.
-func indexHits(ctx context.Context, q queryer, hits []hit) error {
+// hitChats lists the chats of hits, each once.
+func hitChats(hits []hit) []int64 {
 	var ids []int64
 	seen := map[int64]bool{}
 	for _, h := range hits {
@@ -269,14 +275,7 @@ func indexHits(ctx context.Context, q queryer, hits []hit) error {
 			ids = append(ids, h.chatRowID)
 		}
 	}
-	gaps, err := chatGaps(ctx, q, ids)
-	if err != nil {
-		return err
-	}
-	for i := range hits {
-		hits[i].index = gaps[hits[i].chatRowID].Index(hits[i].index)
-	}
-	return nil
+	return ids
 }
 
 // chatGaps reads the gaps of chats (by row id) that have any.
