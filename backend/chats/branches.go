@@ -220,8 +220,8 @@ func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, inde
 	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM messages`).Scan(&firstRow); err != nil {
 		return nil, 0, fmt.Errorf("copy messages: %w", err)
 	}
-	// One backlog row, before the copies, stands for their chunks (the
-	// message_added trigger then queues none of them; migration 0019).
+	// One backlog row stands for the copies' chunks (migration 0019); they
+	// are not queued one by one.
 	if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_backlog (chat_id, next_message_id) VALUES (?, ?)`, dst.id, firstRow); err != nil {
 		return nil, 0, fmt.Errorf("copy messages: %w", err)
 	}

@@ -13,9 +13,10 @@ import (
 // message in the chunks table, and the trigram index over them (migration
 // 0003). Who keeps them current:
 //
-//   - triggers queue in chunks_pending every message row inserted and every
-//     change to a message's active text, role or hidden flag, whatever code
-//     makes it (chat creation, an import, undo);
+//   - the code that inserts a message queues it in chunks_pending
+//     (insertMessage; an import, for its whole chat), and triggers queue
+//     every change to a message's active text, role or hidden flag, whatever
+//     code makes it;
 //   - a checkpoint or branch, which copies thousands of rows at once, leaves
 //     one chunks_backlog row instead (migration 0019), worked through in
 //     batches by the background indexer or a search's catch-up;

@@ -80,6 +80,11 @@ func (s *Service) ImportJsonl(ctx context.Context, owner Owner, in JsonlImport) 
 		if err := imp.read(ctx, tx, text); err != nil {
 			return err
 		}
+		// Every message of the new chat needs its chunk: one statement
+		// queues them all (the bulk inserter does not, row by row).
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO chunks_pending (message_id, chat_id) SELECT id, chat_id FROM messages WHERE chat_id = ?`, c.id); err != nil {
+			return fmt.Errorf("import chat: %w", err)
+		}
 		meta := mustObjectJSON(c.metadata)
 		if _, err := tx.ExecContext(ctx, `UPDATE chats SET metadata = ?, message_count = ?, bytes = ? WHERE id = ?`,
 			string(meta), c.messageCount, c.bytes, c.id); err != nil {

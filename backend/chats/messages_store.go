@@ -187,9 +187,9 @@ func loadByID(ctx context.Context, q queryer, chat *chatRow, messageID string) (
 	return loadAt(ctx, q, chat, chat.gaps.Index(pos))
 }
 
-// insertMessage stores msg at position pos (which must be free) and
-// assigns it a fresh id. The body and swipes go first, so the message row
-// is born pointing at them.
+// insertMessage stores msg at position pos (which must be free), assigns
+// it a fresh id and queues its chunk. The body and swipes go first, so the
+// message row is born pointing at them.
 func insertMessage(ctx context.Context, tx *store.Tx, chatID int64, pos int, msg *StMessage) (int64, error) {
 	if err := jsonx.LimitDepth(msg.depth(), 0, "the message"); err != nil {
 		return 0, err
@@ -218,6 +218,12 @@ func insertMessage(ctx context.Context, tx *store.Tx, chatID int64, pos int, msg
 	rowID, err := res.LastInsertId()
 	if err != nil {
 		return 0, fmt.Errorf("insert message: %w", err)
+	}
+	// Its chunk is queued, unless a backlog of the chat reaches it
+	// (migration 0022).
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO chunks_pending (message_id, chat_id) SELECT ?1, ?2
+		WHERE NOT EXISTS (SELECT 1 FROM chunks_backlog WHERE chat_id = ?2 AND next_message_id <= ?1)`, rowID, chatID); err != nil {
+		return 0, fmt.Errorf("queue message chunk: %w", err)
 	}
 	return rowID, nil
 }

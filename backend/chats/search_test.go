@@ -417,6 +417,31 @@ func TestSearchFindsBranchCopies(t *testing.T) {
 	r.checkIndexInSync()
 }
 
+// An import inserts its rows through its own statements; each of them
+// must still be queued for its chunk.
+func TestSearchFindsImportedMessages(t *testing.T) {
+	t.Parallel()
+	r := newSearchRig(t)
+	ctx := context.Background()
+	card, err := r.s.chars.(*characters.Service).Create(ctx, jsonx.Object{"name": jsonx.Raw("Ava")}, characters.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := `{"user_name":"User","character_name":"Ava","chat_metadata":{}}
+{"name":"User","is_user":true,"mes":"the kestrel 飛んだ"}
+{"name":"Ava","is_user":false,"mes":"no bird here"}
+{"name":"Ava","is_user":false,"mes":"a kestrel again"}
+`
+	sum, err := r.s.ImportJsonl(ctx, Owner{Avatar: card.Avatar}, JsonlImport{FileName: "imported", Text: &text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.chatID = sum.ChatID
+	r.expect("kestrel", noOpts, 0, 2)
+	r.expect("飛ん", noOpts, 0)
+	r.checkIndexInSync()
+}
+
 func TestSearchValidation(t *testing.T) {
 	t.Parallel()
 	r := newSearchRig(t)

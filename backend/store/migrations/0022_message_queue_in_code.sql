@@ -1,0 +1,12 @@
+-- Hearth schema v22: new messages are queued for their chunks by the code
+-- that inserts them, not by a trigger.
+--
+-- SQLite runs a row trigger as a sub-program for every row, WHEN clause
+-- included: the message_added trigger cost about 2.5 µs a row even where
+-- its WHEN let it do nothing. A checkpoint or branch of 9,000 messages,
+-- whose copies a backlog covers (migration 0019), paid about 25 ms for it:
+-- a third of copying its message rows. The three places that insert
+-- messages now queue them themselves (chats: insertMessage one row at a
+-- time, an import with one statement for the whole chat, a copy through its
+-- backlog row).
+DROP TRIGGER message_added;
