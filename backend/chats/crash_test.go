@@ -298,6 +298,17 @@ func checkIntegrity(t *testing.T, path string) {
 	if fk.Next() {
 		t.Fatal("foreign_key_check reports dangling rows")
 	}
+	// Floor commits refer to their message and namespace without declared
+	// foreign keys (migration 0023): check both by hand.
+	var dangling int
+	if err := db.QueryRow(`SELECT count(*) FROM floor_commits fc
+		WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = fc.message_id AND m.chat_id = fc.chat_id)
+		OR NOT EXISTS (SELECT 1 FROM floor_states fs WHERE fs.chat_id = fc.chat_id AND fs.ns = fc.ns)`).Scan(&dangling); err != nil {
+		t.Fatalf("check floor commits: %v", err)
+	}
+	if dangling > 0 {
+		t.Fatalf("%d floor commits point at a missing message or namespace", dangling)
+	}
 }
 
 func hashText(s string) string {

@@ -230,4 +230,17 @@ func TestMigrationMovesFloorKeys(t *testing.T) {
 	if keys != `{"c":3}` || whole != `{"x":1}` {
 		t.Fatalf("after deleting the two-key commit's message: keys %s, whole %s; want {\"c\":3}, {\"x\":1}", keys, whole)
 	}
+
+	// A namespace that goes takes its commits along (a trigger since
+	// schema v23, a foreign key before).
+	var left int
+	err = r.db.InTx(ctx, func(tx *store.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM floor_states WHERE ns = 'whole'`); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT count(*) FROM floor_commits WHERE ns = 'whole'`).Scan(&left)
+	})
+	if err != nil || left != 0 {
+		t.Fatalf("commits of a deleted namespace: %d left, %v", left, err)
+	}
 }

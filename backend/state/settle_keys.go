@@ -123,12 +123,14 @@ func keyOps(ctx context.Context, q queryer, chat int64, pairs [][2]string) (out 
 	}
 	arg, _ := json.Marshal(pairs)
 	// A commit touches a key as its first (its own row) or a later one
-	// (floor_commit_keys).
+	// (floor_commit_keys). The planner would rather read every commit of
+	// the namespace through the primary key (it holds every column) than
+	// look the key's few up through floor_commits_by_key: told which.
 	rows, err := q.QueryContext(ctx, `WITH want (ns, key) AS (
 			SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(?1) j),
 		hits AS (
 			SELECT w.ns, w.key, fc.seq, fc.ops, fc.message_id, fc.swipe_id FROM want w
-			CROSS JOIN floor_commits fc ON fc.chat_id = ?2 AND fc.ns = w.ns AND fc.key = w.key
+			CROSS JOIN floor_commits fc INDEXED BY floor_commits_by_key ON fc.chat_id = ?2 AND fc.ns = w.ns AND fc.key = w.key
 			UNION ALL
 			SELECT w.ns, w.key, fc.seq, fc.ops, fc.message_id, fc.swipe_id FROM want w
 			CROSS JOIN floor_commit_keys fk ON fk.chat_id = ?2 AND fk.ns = w.ns AND fk.key = w.key
