@@ -106,6 +106,66 @@ func (s *Service) backlogPaced(ctx context.Context, batch int, rest time.Duratio
 	}
 }
 
+// indexMergePages is the FTS5 merge work of one background transaction,
+// in pages written: about 5–15 ms of the write lock on a 100,000-message
+// index. The step that finishes a merge also deletes the merged segments,
+// which can take a few hundred milliseconds whatever the step's size.
+const indexMergePages = 64
+
+// mergePaced folds the index's segments together once the queue is
+// done, merge pages per transaction, resting rest times each step's
+// duration after it. Every index transaction writes a segment, and FTS5
+// merges them only when a level holds 16 (automerge, migration 0003,
+// keeps writes cheap); a query reads every segment, and with 19 of them
+// a search of 100,000 messages took about a sixth longer than with two.
+// FTS5's 'merge' command merges the levels holding 4 segments or more
+// (usermerge) and reports through total_changes whether it found any:
+// with this, the index a search reads keeps at most 3 segments per
+// level. It stops early when index work is queued (its caller comes back
+// to it), so a write waits for one step at most.
+func (s *Service) mergePaced(ctx context.Context, pages int, rest time.Duration) error {
+	for {
+		var queued bool
+		if err := s.db.Reader().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_unindexed) OR EXISTS (SELECT 1 FROM chunks_backlog)`).
+			Scan(&queued); err != nil {
+			return fmt.Errorf("check index queue: %w", err)
+		}
+		if queued {
+			return nil
+		}
+		var merged bool
+		began := time.Now()
+		err := s.db.InTx(ctx, func(tx *store.Tx) error {
+			var err error
+			merged, err = mergeStep(ctx, tx, pages)
+			return err
+		})
+		if err != nil || !merged {
+			return err
+		}
+		if rest > 0 {
+			time.Sleep(time.Since(began) * rest)
+		}
+	}
+}
+
+// mergeStep does up to pages of FTS5 merge work and reports whether there
+// was any: the command itself counts as one change, and a merge writes
+// at least one more.
+func mergeStep(ctx context.Context, tx *store.Tx, pages int) (bool, error) {
+	var before, after int64
+	if err := tx.QueryRowContext(ctx, `SELECT total_changes()`).Scan(&before); err != nil {
+		return false, fmt.Errorf("merge index: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('merge', ?)`, pages); err != nil {
+		return false, fmt.Errorf("merge index: %w", err)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT total_changes()`).Scan(&after); err != nil {
+		return false, fmt.Errorf("merge index: %w", err)
+	}
+	return after-before >= 2, nil
+}
+
 // indexBatch brings the index in line with the chunks for up to limit
 // queued keys in [lo, hi).
 func indexBatch(ctx context.Context, tx *store.Tx, lo, hi int64, limit int) (int, error) {
@@ -188,8 +248,8 @@ const indexGather = 30 * time.Millisecond
 // only while there is work, so nothing lingers once it is done.
 var indexers sync.Map
 
-// indexInBackground works through the chunk backlogs and then the whole
-// index queue in a goroutine,
+// indexInBackground works through the chunk backlogs, then the whole
+// index queue, then the index's merges (mergePaced) in a goroutine,
 // unless one already does. Errors end it quietly: the queue stays in the
 // database, and the next search does the work (and reports them).
 func (s *Service) indexInBackground() {
@@ -203,6 +263,9 @@ func (s *Service) indexInBackground() {
 			err := s.backlogPaced(ctx, backgroundBacklogBatch, backgroundRest)
 			if err == nil {
 				err = s.indexPaced(ctx, 0, backgroundIndexBatch, backgroundRest)
+			}
+			if err == nil {
+				err = s.mergePaced(ctx, indexMergePages, backgroundRest)
 			}
 			indexers.Delete(s.db)
 			if err != nil {
