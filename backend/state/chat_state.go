@@ -243,12 +243,17 @@ func (s *Service) BeginUpdate(ctx context.Context, chatID, ns string) (*Round, e
 	if err := checkWritable(ns); err != nil {
 		return nil, err
 	}
-	if _, err := s.checkUpdatable(ctx, chatID, ns); err != nil {
-		return nil, err
-	}
-	lease, err := s.leases.acquire(ctx, chatID, ns)
-	if err != nil {
-		return nil, err
+	lease, free := s.leases.tryAcquire(chatID, ns)
+	if !free {
+		// A round that has to wait first checks that the chat and the
+		// namespace can be updated at all, so a mistake fails at once.
+		if _, err := s.checkUpdatable(ctx, chatID, ns); err != nil {
+			return nil, err
+		}
+		var err error
+		if lease, err = s.leases.acquire(ctx, chatID, ns); err != nil {
+			return nil, err
+		}
 	}
 	st, err := s.checkUpdatable(ctx, chatID, ns)
 	if err != nil {

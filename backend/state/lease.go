@@ -66,6 +66,23 @@ func (l *leases) acquire(ctx context.Context, chat, ns string) (string, error) {
 	return token, nil
 }
 
+// tryAcquire takes the lease at once if no round holds it or waits for
+// it (the uncontended case), and reports whether it did.
+func (l *leases) tryAcquire(chat, ns string) (string, bool) {
+	key := leaseKey{chat, ns}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.slots[key] != nil {
+		return "", false
+	}
+	token := newToken()
+	slot := &leaseSlot{turn: make(chan struct{}, 1), holder: token, users: 1}
+	slot.turn <- struct{}{}
+	slot.timer = time.AfterFunc(l.ttl, func() { l.release(chat, ns, token) })
+	l.slots[key] = slot
+	return token, true
+}
+
 // release ends the round holding token; a stale or empty token does nothing.
 func (l *leases) release(chat, ns, token string) {
 	if token == "" {
