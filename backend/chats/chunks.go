@@ -20,9 +20,12 @@ import (
 //   - a checkpoint or branch, which copies thousands of rows at once, leaves
 //     one chunks_backlog row instead (migration 0019), worked through in
 //     batches by the background indexer or a search's catch-up;
-//   - a chat write (Service.settle) rebuilds, in its transaction, the
-//     chunks queued for its chat, unless it skips the rebuild
-//     (updateMessage's skipChunkRebuild), which leaves them queued;
+//   - a chat write (Service.settle) starts the background indexer once it
+//     commits, unless it skips the rebuild (updateMessage's
+//     skipChunkRebuild); the indexer rebuilds the queued chunks first, in
+//     batches. A write does not rebuild them itself: only a search reads
+//     chunks, and copying a message's text once more was about a tenth of
+//     an edit's undo;
 //   - a search first rebuilds what is queued for the chats it reads;
 //   - removed messages lose their chunk by cascade.
 //
@@ -47,15 +50,12 @@ const chunkUpsertConflict = `
 	WHERE chunks.role IS NOT excluded.role OR chunks.hidden IS NOT excluded.hidden OR chunks.body IS NOT excluded.body`
 
 // rebuildChunks is the chunk part of settling a write: unless the write
-// skips the rebuild, every chunk queued for the chat (the write's own rows
-// among them) is rebuilt now; indexing them is left to the background
-// indexer, started when the write commits.
+// skips the rebuild, the background indexer starts when it commits, to
+// rebuild the chunks queued (the write's own rows among them) and index
+// them.
 func (s *Service) rebuildChunks(ctx context.Context, m *mutation) error {
 	if m.after.skipChunks {
 		return nil
-	}
-	if _, err := rebuildQueued(ctx, m.tx, m.chat.id, 0); err != nil {
-		return err
 	}
 	return s.indexAfterCommit(ctx, m.tx)
 }

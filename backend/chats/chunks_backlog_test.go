@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -28,6 +30,41 @@ func holdIndexer(t *testing.T, r *searchRig) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Cleanup(func() { indexers.Delete(r.db) })
+}
+
+// queuedTexts lists the active texts of the messages queued one by one
+// for a chunk rebuild, sorted.
+func (r *searchRig) queuedTexts() []string {
+	r.t.Helper()
+	rows, err := r.db.Reader().QueryContext(context.Background(), `SELECT s.body FROM chunks_pending p JOIN chunk_source s USING (message_id) ORDER BY s.body`)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var text string
+		if err := rows.Scan(&text); err != nil {
+			r.t.Fatal(err)
+		}
+		out = append(out, text)
+	}
+	return out
+}
+
+// waitIndexer waits for the background indexer of r's database to finish.
+func waitIndexer(t *testing.T, r *searchRig) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, running := indexers.Load(r.db); !running {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background indexer of a small rig ran for 30 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // chunkQueues counts backlog rows and messages queued one by one.
@@ -63,8 +100,9 @@ func TestBranchChunksFromBacklog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if backlog, queued := r.chunkQueues(); backlog != 1 || queued != 0 {
-		t.Fatalf("after branching 1,151 messages: %d backlog rows, %d messages queued; want 1, 0", backlog, queued)
+	// The source message is queued on its own: its extra gained the branch.
+	if backlog, _ := r.chunkQueues(); backlog != 1 || !reflect.DeepEqual(r.queuedTexts(), []string{"line 1150 of the long watch"}) {
+		t.Fatalf("after branching 1,151 messages: %d backlog rows, queued %q; want 1, the source message", backlog, r.queuedTexts())
 	}
 	if _, err := r.s.DeleteMessages(ctx, b.ChatID, []int{3}, DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -74,8 +112,10 @@ func TestBranchChunksFromBacklog(t *testing.T) {
 	if _, err := r.s.Patch(ctx, b.ChatID, []json.RawMessage{json.RawMessage(`{"op":"add","path":"/messages/500","value":` + string(inserted) + `}`)}, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if backlog, queued := r.chunkQueues(); backlog != 1 || queued != 0 {
-		t.Fatalf("after writes to the branch: %d backlog rows, %d messages queued; want 1, 0", backlog, queued)
+	// The new rows are the backlog's too (ids past its cursor).
+	want := []string{"line 1150 of the long watch"}
+	if backlog, _ := r.chunkQueues(); backlog != 1 || !reflect.DeepEqual(r.queuedTexts(), want) {
+		t.Fatalf("after writes to the branch: %d backlog rows, queued %q; want 1, %q", backlog, r.queuedTexts(), want)
 	}
 
 	hits, err := r.s.Search(ctx, b.ChatID, "heron", noOpts)
@@ -139,8 +179,8 @@ func TestBacklogQueuesReusedIDs(t *testing.T) {
 	if id >= cursor {
 		t.Fatalf("the new message has id %d, the cursor is %d: the test did not reuse an id", id, cursor)
 	}
-	if backlog, queued := r.chunkQueues(); backlog != 1 || queued != 0 {
-		t.Fatalf("%d backlog rows, %d queued after the write; want 1, 0 (the write rebuilt its own)", backlog, queued)
+	if backlog, _ := r.chunkQueues(); backlog != 1 || !slices.Contains(r.queuedTexts(), "a kestrel on a reused id") {
+		t.Fatalf("%d backlog rows, queued %q after the write; want 1, the new message among them", backlog, r.queuedTexts())
 	}
 	hits, err := r.s.Search(ctx, b.ChatID, "kestrel", noOpts)
 	if err != nil || len(hits) != 1 || hits[0].Index != 1 {

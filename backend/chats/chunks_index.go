@@ -87,6 +87,28 @@ func (s *Service) indexPaced(ctx context.Context, chatRowID int64, batch int, re
 	}
 }
 
+// indexWorkQueued reports whether any chunk or index work is queued.
+const indexWorkQueued = `SELECT EXISTS (SELECT 1 FROM chunks_pending) OR EXISTS (SELECT 1 FROM chunks_backlog) OR EXISTS (SELECT 1 FROM chunks_unindexed)`
+
+// pendingPaced rebuilds the chunks queued one by one (chunks_pending),
+// batch per transaction, resting rest times each batch's duration after
+// it. The rebuilt chunks queue their index work.
+func (s *Service) pendingPaced(ctx context.Context, batch int, rest time.Duration) error {
+	for {
+		var n int64
+		began := time.Now()
+		err := s.db.InTx(ctx, func(tx *store.Tx) error {
+			var err error
+			n, err = rebuildQueued(ctx, tx, 0, batch)
+			return err
+		})
+		if err != nil || n < int64(batch) {
+			return err
+		}
+		time.Sleep(time.Since(began) * rest)
+	}
+}
+
 // backlogPaced works through every chunk backlog (a copied chat's chunks
 // to rebuild), batch messages per transaction, resting rest times each
 // batch's duration after it. The rebuilt chunks queue their index work.
@@ -126,8 +148,7 @@ const indexMergePages = 64
 func (s *Service) mergePaced(ctx context.Context, pages int, rest time.Duration) error {
 	for {
 		var queued bool
-		if err := s.db.Reader().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_unindexed) OR EXISTS (SELECT 1 FROM chunks_backlog)`).
-			Scan(&queued); err != nil {
+		if err := s.db.Reader().QueryRowContext(ctx, indexWorkQueued).Scan(&queued); err != nil {
 			return fmt.Errorf("check index queue: %w", err)
 		}
 		if queued {
@@ -223,10 +244,10 @@ func indexPicked(ctx context.Context, tx *store.Tx, pick string, args ...any) (i
 }
 
 // indexAfterCommit starts the background indexer once tx commits, if tx
-// left index work.
+// left chunks to rebuild or index work.
 func (s *Service) indexAfterCommit(ctx context.Context, tx *store.Tx) error {
 	var queued bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_unindexed)`).Scan(&queued); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_pending) OR EXISTS (SELECT 1 FROM chunks_unindexed)`).Scan(&queued); err != nil {
 		return fmt.Errorf("check index queue: %w", err)
 	}
 	if queued {
@@ -260,7 +281,10 @@ func (s *Service) indexInBackground() {
 		ctx := context.Background()
 		for {
 			time.Sleep(indexGather)
-			err := s.backlogPaced(ctx, backgroundBacklogBatch, backgroundRest)
+			err := s.pendingPaced(ctx, backgroundBacklogBatch, backgroundRest)
+			if err == nil {
+				err = s.backlogPaced(ctx, backgroundBacklogBatch, backgroundRest)
+			}
 			if err == nil {
 				err = s.indexPaced(ctx, 0, backgroundIndexBatch, backgroundRest)
 			}
@@ -274,7 +298,7 @@ func (s *Service) indexInBackground() {
 			// A write that committed while this one finished saw it running
 			// and left its work here: look once more.
 			var queued bool
-			if s.db.Reader().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_unindexed) OR EXISTS (SELECT 1 FROM chunks_backlog)`).Scan(&queued) != nil || !queued {
+			if s.db.Reader().QueryRowContext(ctx, indexWorkQueued).Scan(&queued) != nil || !queued {
 				return
 			}
 			if _, running := indexers.LoadOrStore(s.db, true); running {

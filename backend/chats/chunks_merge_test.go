@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"hearth/backend/store"
 )
@@ -137,16 +136,7 @@ func TestBackgroundIndexerMerges(t *testing.T) {
 	before := r.indexSegments()
 	indexers.Delete(r.db)
 	r.s.indexInBackground()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, running := indexers.Load(r.db); !running {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the background indexer of a small rig ran for 30 s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitIndexer(t, r)
 	if after := r.indexSegments(); after > 3 {
 		t.Errorf("after the background indexer: %d segments (before: %d), want at most 3", after, before)
 	}

@@ -155,6 +155,8 @@ func TestSearchSkipChunkRebuild(t *testing.T) {
 	r := newSearchRig(t)
 	ctx := context.Background()
 	r.add(r.chatID, msgBot("old words here"), msgUser("another message"))
+	r.checkIndexInSync()
+	holdIndexer(t, r)
 	ids := r.ids()
 	chunkOf := func(id string) (body string, queued bool) {
 		t.Helper()
@@ -183,15 +185,18 @@ func TestSearchSkipChunkRebuild(t *testing.T) {
 		t.Fatalf("after the search: chunk %q, queued %v", body, queued)
 	}
 
-	// The next write of the chat that does not skip rebuilds it too, even
-	// when it touches another message.
+	// The next write that does not skip starts the background indexer,
+	// which rebuilds it too, even when the write touched another message.
 	skip("streaming complete walrus tusk")
+	indexers.Delete(r.db)
 	if err := r.s.UpdateMessage(ctx, r.chatID, ids[1], jsonx.Object{"content": jsonx.Raw("edited message")}); err != nil {
 		t.Fatal(err)
 	}
+	waitIndexer(t, r)
 	if body, queued := chunkOf(ids[0]); body != "streaming complete walrus tusk" || queued {
 		t.Fatalf("after a later write: chunk %q, queued %v", body, queued)
 	}
+	holdIndexer(t, r)
 
 	// A search across all chats also catches up first.
 	skip("final narwhal")
@@ -232,8 +237,8 @@ func TestSearchRowIDReuse(t *testing.T) {
 	r.checkIndexInSync()
 }
 
-// TestIndexCatchesUpInBackground checks that a write's index work is done
-// without any search asking for it.
+// TestIndexCatchesUpInBackground checks that a write's chunk and index
+// work is done without any search asking for it.
 func TestIndexCatchesUpInBackground(t *testing.T) {
 	t.Parallel()
 	r := newSearchRig(t)
@@ -242,14 +247,14 @@ func TestIndexCatchesUpInBackground(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var queued bool
-		if err := r.db.Reader().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_unindexed)`).Scan(&queued); err != nil {
+		if err := r.db.Reader().QueryRowContext(ctx, indexWorkQueued).Scan(&queued); err != nil {
 			t.Fatal(err)
 		}
 		if !queued {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the index queue was not worked through within 10s")
+			t.Fatal("the chunk and index queues were not worked through within 10s")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
