@@ -94,34 +94,35 @@ const indexWorkQueued = `SELECT EXISTS (SELECT 1 FROM chunks_pending) OR EXISTS 
 // batch per transaction, resting rest times each batch's duration after
 // it. The rebuilt chunks queue their index work.
 func (s *Service) pendingPaced(ctx context.Context, batch int, rest time.Duration) error {
-	for {
-		var n int64
-		began := time.Now()
-		err := s.db.InTx(ctx, func(tx *store.Tx) error {
-			var err error
-			n, err = rebuildQueued(ctx, tx, 0, batch)
-			return err
-		})
-		if err != nil || n < int64(batch) {
-			return err
-		}
-		time.Sleep(time.Since(began) * rest)
-	}
+	return s.paced(ctx, rest, func(tx *store.Tx) (bool, error) {
+		n, err := rebuildQueued(ctx, tx, 0, batch)
+		return n < int64(batch), err
+	})
 }
 
 // backlogPaced works through every chunk backlog (a copied chat's chunks
 // to rebuild), batch messages per transaction, resting rest times each
 // batch's duration after it. The rebuilt chunks queue their index work.
 func (s *Service) backlogPaced(ctx context.Context, batch int, rest time.Duration) error {
+	return s.paced(ctx, rest, func(tx *store.Tx) (bool, error) {
+		n, err := rebuildBacklog(ctx, tx, 0, batch)
+		return n == 0, err
+	})
+}
+
+// paced runs step in one write transaction after another until it reports
+// that it is done, resting rest times each transaction's duration after
+// it, so background work leaves the write lock free most of the time.
+func (s *Service) paced(ctx context.Context, rest time.Duration, step func(tx *store.Tx) (done bool, err error)) error {
 	for {
-		var n int64
+		var done bool
 		began := time.Now()
 		err := s.db.InTx(ctx, func(tx *store.Tx) error {
 			var err error
-			n, err = rebuildBacklog(ctx, tx, 0, batch)
+			done, err = step(tx)
 			return err
 		})
-		if err != nil || n == 0 {
+		if err != nil || done {
 			return err
 		}
 		time.Sleep(time.Since(began) * rest)
@@ -146,28 +147,17 @@ const indexMergePages = 64
 // level. It stops early when index work is queued (its caller comes back
 // to it), so a write waits for one step at most.
 func (s *Service) mergePaced(ctx context.Context, pages int, rest time.Duration) error {
-	for {
+	return s.paced(ctx, rest, func(tx *store.Tx) (bool, error) {
 		var queued bool
-		if err := s.db.Reader().QueryRowContext(ctx, indexWorkQueued).Scan(&queued); err != nil {
-			return fmt.Errorf("check index queue: %w", err)
+		if err := tx.QueryRowContext(ctx, indexWorkQueued).Scan(&queued); err != nil {
+			return false, fmt.Errorf("check index queue: %w", err)
 		}
 		if queued {
-			return nil
+			return true, nil
 		}
-		var merged bool
-		began := time.Now()
-		err := s.db.InTx(ctx, func(tx *store.Tx) error {
-			var err error
-			merged, err = mergeStep(ctx, tx, pages)
-			return err
-		})
-		if err != nil || !merged {
-			return err
-		}
-		if rest > 0 {
-			time.Sleep(time.Since(began) * rest)
-		}
-	}
+		merged, err := mergeStep(ctx, tx, pages)
+		return !merged, err
+	})
 }
 
 // mergeStep does up to pages of FTS5 merge work and reports whether there
