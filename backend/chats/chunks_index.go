@@ -21,8 +21,9 @@ import (
 const (
 	searchIndexBatch     = 512
 	backgroundIndexBatch = 32
-	// backgroundBacklogBatch is the chunks of a copied chat rebuilt per
-	// background transaction: a few milliseconds of the write lock.
+	// backgroundBacklogBatch is the chunks rebuilt per background
+	// transaction (of a copied chat's backlog, or of messages queued one
+	// by one): a few milliseconds of the write lock.
 	backgroundBacklogBatch = 256
 )
 
