@@ -140,9 +140,12 @@ func (s *Service) commitSparse(ctx context.Context, m *mutation, d *sparseDoc, o
 		if d.removed[i] {
 			continue
 		}
-		msg, err := messageFromPatched(d.loaded[i].msg, d.docs[i], i, s.now)
-		if err != nil {
-			return err
+		msg, ok := messageFromEdit(d.loaded[i].msg, d.loadedDoc[i], d.docs[i])
+		if !ok {
+			var err error
+			if msg, err = messageFromPatched(d.loaded[i].msg, d.docs[i], i, s.now); err != nil {
+				return err
+			}
 		}
 		next[i], encoded[i] = msg, msg.mustJSON()
 		if verbatim {

@@ -47,6 +47,9 @@ func applyMembers(obj jsonx.Object, ops []patchOp, strip, first int) (jsonx.Obje
 			named[op.from[strip]] = true
 		}
 	}
+	if next, ok := applyPlainOps(obj, ops, strip); ok {
+		return next, nil
+	}
 	part := make(jsonx.Object, len(named))
 	for k := range named {
 		if v, ok := obj[k]; ok {
@@ -71,6 +74,126 @@ func applyMembers(obj jsonx.Object, ops []patchOp, strip, first int) (jsonx.Obje
 		}
 	}
 	return next, nil
+}
+
+// applyPlainOps applies ops that each add, replace, remove or test one
+// whole member of obj, or replace one element of an array member, without
+// the patch library: it would parse those members and encode them again,
+// a tenth of an undo of an edit (which replaces a message's "mes" and its
+// swipe in "swipes"). It takes only the plain cases (ok); a member or
+// element missing, a test whose value is not the same bytes, or any other
+// op leaves the whole batch to the library, which decides it and words
+// its error.
+func applyPlainOps(obj jsonx.Object, ops []patchOp, strip int) (next jsonx.Object, ok bool) {
+	for _, op := range ops {
+		if len(op.path) > strip+2 || op.from != nil || (len(op.path) == strip+2 && op.op != "replace") {
+			return nil, false
+		}
+	}
+	next = obj.Clone()
+	for _, op := range ops {
+		k := op.path[strip]
+		cur, exists := next[k]
+		if len(op.path) == strip+2 {
+			if !exists {
+				return nil, false
+			}
+			v, ok := replaceElement(cur, op.path[strip+1], op.val)
+			if !ok {
+				return nil, false
+			}
+			next[k] = v
+			continue
+		}
+		switch op.op {
+		case "add", "replace":
+			if op.op == "replace" && !exists {
+				return nil, false
+			}
+			v, err := compactValue(op.val)
+			if err != nil {
+				return nil, false
+			}
+			next[k] = v
+		case "remove":
+			if !exists {
+				return nil, false
+			}
+			delete(next, k)
+		case "test":
+			if !exists || !bytes.Equal(cur, op.val) {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	return next, true
+}
+
+// replaceElement replaces element seg (a decimal index, no sign or
+// leading zero) of arr, an array this program encoded, with val.
+func replaceElement(arr json.RawMessage, seg string, val json.RawMessage) (json.RawMessage, bool) {
+	i, ok := arrayIndex(seg)
+	if !ok {
+		return nil, false
+	}
+	elems, ok := jsonx.SplitEncodedArray(arr)
+	if !ok || i >= len(elems) {
+		return nil, false
+	}
+	v, err := compactValue(val)
+	if err != nil {
+		return nil, false
+	}
+	elems[i] = v
+	size := 1 + len(elems)
+	for _, e := range elems {
+		size += len(e)
+	}
+	out := make([]byte, 0, size)
+	out = append(out, '[')
+	for j, e := range elems {
+		if j > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, e...)
+	}
+	return append(out, ']'), true
+}
+
+// arrayIndex reads an RFC 6901 array index: decimal digits, no leading
+// zero.
+func arrayIndex(seg string) (int, bool) {
+	if seg == "" || len(seg) > 9 || (len(seg) > 1 && seg[0] == '0') {
+		return 0, false
+	}
+	n := 0
+	for _, c := range []byte(seg) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// compactValue returns v as the patch library would store it: compact. A
+// string, number or literal has no space to drop, so only an object or an
+// array is rewritten.
+func compactValue(v json.RawMessage) (json.RawMessage, error) {
+	if len(v) == 0 || (v[0] != '{' && v[0] != '[' && !isJSONSpace(v[0]) && !isJSONSpace(v[len(v)-1])) {
+		return v, nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func isJSONSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 
 // applyStripped applies ops to doc with the first strip segments of their

@@ -1,6 +1,7 @@
 package chats
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -32,7 +33,21 @@ func TestApplyMembersMatchesWholeObject(t *testing.T) {
 		{`{"op":"remove","path":"/messages/0/absent"}`},
 		{`{"op":"replace","path":"/messages/0/swipes/7","value":"x"}`},
 		{`{"op":"replace","path":"/messages/0/mes","value":"a"}`, `{"op":"move","from":"/messages/0/absent","path":"/messages/0/mes"}`},
+		{`{"op":"replace","path":"/messages/0/mes","value":"\u003cb\u003e \"q\" \\ \n"}`, `{"op":"replace","path":"/messages/0/swipes/2","value": "x" }`},
+		{`{"op":"add","path":"/messages/0/new","value": { "k" : [ true , 1.50 ] } }`, `{"op":"replace","path":"/messages/0/swipes/0","value":[ {"a" : null} ]}`},
+		{`{"op":"add","path":"/messages/0/mes","value":"added over"}`, `{"op":"remove","path":"/messages/0/swipe_id"}`},
+		{`{"op":"test","path":"/messages/0/swipe_id","value":1}`, `{"op":"test","path":"/messages/0/mes","value":"hello <b>&</b>"}`},
+		{`{"op":"test","path":"/messages/0/swipe_id","value":1.0}`},
+		{`{"op":"test","path":"/messages/0/absent","value":null}`},
+		{`{"op":"replace","path":"/messages/0/absent","value":1}`},
+		{`{"op":"replace","path":"/messages/0/swipes/01","value":"x"}`},
+		{`{"op":"replace","path":"/messages/0/swipes/3","value":"x"}`},
+		{`{"op":"replace","path":"/messages/0/swipes/-","value":"x"}`},
+		{`{"op":"replace","path":"/messages/0/extra/n","value":"x"}`},
+		{`{"op":"replace","path":"/messages/0/mes/0","value":"x"}`},
+		{`{"op":"add","path":"/messages/0/swipes/1","value":"x"}`},
 	}
+	plain := 0
 	for _, c := range cases {
 		raws := make([]json.RawMessage, len(c))
 		for i, s := range c {
@@ -59,6 +74,18 @@ func TestApplyMembersMatchesWholeObject(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if _, ok := applyPlainOps(obj, ops, 2); ok {
+			// Without the library, the bytes are still the library's.
+			plain++
+			if len(got) != len(wantObj) {
+				t.Fatalf("%v: %d members without the library, %d with", c, len(got), len(wantObj))
+			}
+			for k, v := range wantObj {
+				if !bytes.Equal(got[k], v) {
+					t.Errorf("%v: member %q is %s without the library, %s with", c, k, got[k], v)
+				}
+			}
+		}
 		if !sameMembers(got, wantObj, false) {
 			gotJSON, _ := got.MarshalJSON()
 			t.Errorf("%v:\n members %s\n   whole %s", c, gotJSON, want)
@@ -66,5 +93,8 @@ func TestApplyMembersMatchesWholeObject(t *testing.T) {
 		if len(obj) != 6 || string(obj["mes"]) != `"hello <b>&</b>"` {
 			t.Fatalf("%v: the object given was changed: %v", c, obj)
 		}
+	}
+	if plain != 7 {
+		t.Errorf("%d cases were applied without the library, want 7", plain)
 	}
 }

@@ -5,10 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
-	"unicode/utf8"
-
-	"github.com/tidwall/gjson"
 
 	"hearth/backend/apperr"
 )
@@ -161,60 +157,4 @@ func Raw(v any) json.RawMessage {
 		panic(err)
 	}
 	return b
-}
-
-// SplitEncoded splits a JSON object this program encoded (or a library it
-// relies on did) into its members, sharing doc's bytes. The text is not
-// validated, which is what makes it cheaper than DecodeObject: never call
-// it on input. ok is false when doc is not an object.
-func SplitEncoded(doc []byte) (o Object, ok bool) {
-	t := bytes.TrimSpace(doc)
-	if len(t) == 0 || t[0] != '{' {
-		return nil, false
-	}
-	o = Object{}
-	gjson.ParseBytes(t).ForEach(func(k, v gjson.Result) bool {
-		o[memberName(k)] = within(t, v)
-		return true
-	})
-	return o, true
-}
-
-// SplitEncodedArray splits a JSON array this program encoded into its
-// elements, sharing doc's bytes; like SplitEncoded it does not validate.
-// ok is false when doc is not an array.
-func SplitEncodedArray(doc []byte) (elems []json.RawMessage, ok bool) {
-	t := bytes.TrimSpace(doc)
-	if len(t) == 0 || t[0] != '[' {
-		return nil, false
-	}
-	elems = []json.RawMessage{}
-	gjson.ParseBytes(t).ForEach(func(_, v gjson.Result) bool {
-		elems = append(elems, within(t, v))
-		return true
-	})
-	return elems, true
-}
-
-// within returns the text of v, a value gjson found in t, as a slice of t
-// (capped, so appending to it cannot write over what follows) where gjson
-// knows the offset, else as a copy.
-func within(t []byte, v gjson.Result) json.RawMessage {
-	if end := v.Index + len(v.Raw); v.Index > 0 && end <= len(t) {
-		return t[v.Index:end:end]
-	}
-	return json.RawMessage(v.Raw)
-}
-
-// memberName is a member's name as encoding/json reads it: gjson keeps
-// invalid UTF-8 and reads lone surrogate escapes its own way, where
-// encoding/json puts U+FFFD, and a name must come out the same whichever
-// of the two read it.
-func memberName(k gjson.Result) string {
-	if !strings.Contains(k.Raw, `\`) && utf8.ValidString(k.Raw) {
-		return k.Str
-	}
-	var s string
-	_ = json.Unmarshal([]byte(k.Raw), &s)
-	return s
 }
