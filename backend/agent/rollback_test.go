@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"hearth/backend/apperr"
+	"hearth/backend/events"
 )
 
 // TestRollbackFailureKeepsChat: a rollback with includeChat that cannot
@@ -63,10 +65,11 @@ func TestRollbackFailureKeepsChat(t *testing.T) {
 			if target == "" {
 				t.Fatalf("no checkpoint of the draft: %+v", cps.Checkpoints)
 			}
+			// The run's reply is published after its commit, so a run can be
+			// completed before its message_received reaches the recorder;
+			// only events after it are the rollback's.
+			seen := r.waitMessageEvent(events.MessageReceived, r.lastMessage()["id"])
 			before := r.chatState()
-			r.mu.Lock()
-			seen := len(r.evs)
-			r.mu.Unlock()
 
 			c.spoil(r, filepath.Join(r.dir, "agent", "workspaces", h.WorkspaceID, "runs", h.RunID))
 			_, err := r.invoke("agent.rollback", map[string]any{"runId": h.RunID, "checkpointId": target, "includeChat": true})
@@ -106,4 +109,26 @@ func (r *rig) chatState() chatState {
 	}
 	last, _ := msgs[len(msgs)-1]["mes"].(string)
 	return chatState{messages: len(msgs), last: last, revision: rev}
+}
+
+// waitMessageEvent waits until an event of typ for message id of the
+// rig's chat has been recorded and returns how many events were recorded
+// up to it.
+func (r *rig) waitMessageEvent(typ string, id any) int {
+	r.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r.mu.Lock()
+		for i, e := range r.evs {
+			if e.Type == typ && e.Payload["chatId"] == r.chatID && e.Payload["id"] == id {
+				r.mu.Unlock()
+				return i + 1
+			}
+		}
+		r.mu.Unlock()
+		if time.Now().After(deadline) {
+			r.t.Fatalf("no %s for message %v of chat %s", typ, id, r.chatID)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
