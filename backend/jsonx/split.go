@@ -43,14 +43,12 @@ func SplitEncoded(doc []byte) (o Object, ok bool) {
 			return nil, false
 		}
 		o[name] = doc[i:end:end]
-		i = skipSpace(doc, end)
-		switch {
-		case i < len(doc) && doc[i] == '}':
-			return o, true
-		case i < len(doc) && doc[i] == ',':
-			i = skipSpace(doc, i+1)
-		default:
+		var closed bool
+		switch i, closed, ok = afterItem(doc, end, '}'); {
+		case !ok:
 			return nil, false
+		case closed:
+			return o, true
 		}
 	}
 	return nil, false
@@ -75,17 +73,29 @@ func SplitEncodedArray(doc []byte) (elems []json.RawMessage, ok bool) {
 			return nil, false
 		}
 		elems = append(elems, doc[i:end:end])
-		i = skipSpace(doc, end)
-		switch {
-		case i < len(doc) && doc[i] == ']':
-			return elems, true
-		case i < len(doc) && doc[i] == ',':
-			i = skipSpace(doc, i+1)
-		default:
+		var closed bool
+		switch i, closed, ok = afterItem(doc, end, ']'); {
+		case !ok:
 			return nil, false
+		case closed:
+			return elems, true
 		}
 	}
 	return nil, false
+}
+
+// afterItem reads what follows a member or an element that ends at i:
+// the closer (closed) or a comma, then the next item's start (next). ok
+// is false for anything else.
+func afterItem(doc []byte, i int, closer byte) (next int, closed, ok bool) {
+	i = skipSpace(doc, i)
+	switch {
+	case i < len(doc) && doc[i] == closer:
+		return i + 1, true, true
+	case i < len(doc) && doc[i] == ',':
+		return skipSpace(doc, i+1), false, true
+	}
+	return i, false, false
 }
 
 func skipSpace(t []byte, i int) int {
