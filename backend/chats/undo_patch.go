@@ -131,10 +131,10 @@ func applyPlainOps(obj jsonx.Object, ops []patchOp, strip int) (next jsonx.Objec
 	return next, true
 }
 
-// replaceElement replaces element seg (a decimal index, no sign or
-// leading zero) of arr, an array this program encoded, with val.
+// replaceElement replaces element seg (read as messageIndex reads one)
+// of arr, an array this program encoded, with val.
 func replaceElement(arr json.RawMessage, seg string, val json.RawMessage) (json.RawMessage, bool) {
-	i, ok := arrayIndex(seg)
+	i, ok := messageIndex(seg)
 	if !ok {
 		return nil, false
 	}
@@ -160,22 +160,6 @@ func replaceElement(arr json.RawMessage, seg string, val json.RawMessage) (json.
 		out = append(out, e...)
 	}
 	return append(out, ']'), true
-}
-
-// arrayIndex reads an RFC 6901 array index: decimal digits, no leading
-// zero.
-func arrayIndex(seg string) (int, bool) {
-	if seg == "" || len(seg) > 9 || (len(seg) > 1 && seg[0] == '0') {
-		return 0, false
-	}
-	n := 0
-	for _, c := range []byte(seg) {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }
 
 // compactValue returns v as the patch library would store it: compact. A

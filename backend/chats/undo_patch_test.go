@@ -41,6 +41,7 @@ func TestApplyMembersMatchesWholeObject(t *testing.T) {
 		{`{"op":"test","path":"/messages/0/absent","value":null}`},
 		{`{"op":"replace","path":"/messages/0/absent","value":1}`},
 		{`{"op":"replace","path":"/messages/0/swipes/01","value":"x"}`},
+		{`{"op":"replace","path":"/messages/0/swipes/+1","value":"x"}`},
 		{`{"op":"replace","path":"/messages/0/swipes/3","value":"x"}`},
 		{`{"op":"replace","path":"/messages/0/swipes/-","value":"x"}`},
 		{`{"op":"replace","path":"/messages/0/extra/n","value":"x"}`},
@@ -94,7 +95,7 @@ func TestApplyMembersMatchesWholeObject(t *testing.T) {
 			t.Fatalf("%v: the object given was changed: %v", c, obj)
 		}
 	}
-	if plain != 7 {
-		t.Errorf("%d cases were applied without the library, want 7", plain)
+	if plain != 8 {
+		t.Errorf("%d cases were applied without the library, want 8", plain)
 	}
 }
