@@ -40,15 +40,15 @@ var patchOptions = func() *jsonpatch.ApplyOptions {
 // them twice. An op's effect depends only on the members it names, so the
 // result is the one the whole object would give.
 func applyMembers(obj jsonx.Object, ops []patchOp, strip, first int) (jsonx.Object, error) {
+	if next, ok := applyPlainOps(obj, ops, strip); ok {
+		return next, nil
+	}
 	named := map[string]bool{}
 	for _, op := range ops {
 		named[op.path[strip]] = true
 		if op.from != nil {
 			named[op.from[strip]] = true
 		}
-	}
-	if next, ok := applyPlainOps(obj, ops, strip); ok {
-		return next, nil
 	}
 	part := make(jsonx.Object, len(named))
 	for k := range named {
