@@ -236,7 +236,7 @@ func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, inde
 }
 
 // measure stores the JSONL size of dst, a copy of src's first messages
-// whose copied lines changed by grew bytes. It serializes whichever part is
+// whose copied lines changed by grew bytes. It sums whichever part is
 // smaller: the copy, or the source messages that were not copied (message
 // ids have one length, so the copy's lines are the source's).
 func measure(ctx context.Context, tx *store.Tx, src, dst *chatRow, grew int64) error {
@@ -261,9 +261,22 @@ func measure(ctx context.Context, tx *store.Tx, src, dst *chatRow, grew int64) e
 }
 
 // rangeLineBytes is the size of messages start <= index < end as JSONL
-// lines, newlines included. Each line is serialized into one reused
-// buffer: only the lengths are wanted.
+// lines, newlines included: the sum of their bodies' line_bytes, or, when
+// a body's is not known (written before schema v24), of their lines
+// serialized one by one into a reused buffer.
 func rangeLineBytes(ctx context.Context, q queryer, chat *chatRow, start, end int) (int64, error) {
+	if start >= end {
+		return 0, nil
+	}
+	var rows, known, sum int64
+	if err := q.QueryRowContext(ctx, `SELECT count(*), count(b.line_bytes), coalesce(sum(b.line_bytes), 0)
+		FROM messages m JOIN message_bodies b ON b.id = m.body_id
+		WHERE m.chat_id = ? AND m.idx >= ? AND m.idx < ?`, chat.id, chat.gaps.Pos(start), chat.gaps.Pos(end)).Scan(&rows, &known, &sum); err != nil {
+		return 0, fmt.Errorf("measure messages: %w", err)
+	}
+	if known == rows {
+		return sum, nil
+	}
 	var n int64
 	var line []byte
 	err := scanRange(ctx, q, chat, start, end, func(r *rawMessage) error {

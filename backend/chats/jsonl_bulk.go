@@ -21,7 +21,7 @@ type preparedMessage struct {
 }
 
 // prepareMessage checks msg against the depth limit, gives it a fresh id
-// and encodes its rows, as insertMessage does for one message.
+// and encodes its rows: for an import's bulk insert, and for insertMessage.
 func prepareMessage(msg *StMessage) (*preparedMessage, error) {
 	if err := jsonx.LimitDepth(msg.depth(), 0, "the message"); err != nil {
 		return nil, err
@@ -61,7 +61,7 @@ func newBulkInserter(ctx context.Context, tx *store.Tx, chatID int64) (*bulkInse
 		return st
 	}
 	b.message = prepare(`INSERT INTO messages (chat_id, idx, uuid, body_id) VALUES (?, ?, ?, ?)`)
-	b.body = prepare(`INSERT INTO message_bodies (name, is_user, is_system, hidden, swipe_id, extra, fields) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	b.body = prepare(`INSERT INTO message_bodies (name, is_user, is_system, hidden, swipe_id, extra, fields, line_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 	b.swipe = prepare(`INSERT INTO message_swipes (body_id, ord, mes, info) VALUES (?, ?, ?, ?)`)
 	if err != nil {
 		b.close()
@@ -73,7 +73,7 @@ func newBulkInserter(ctx context.Context, tx *store.Tx, chatID int64) (*bulkInse
 // insert stores a prepared message at index.
 func (b *bulkInserter) insert(ctx context.Context, index int, p *preparedMessage) error {
 	msg := p.msg
-	res, err := b.body.ExecContext(ctx, msg.Name, msg.IsUser, msg.IsSystem, isHidden(msg.Extra), msg.SwipeID, p.extra, p.fields)
+	res, err := b.body.ExecContext(ctx, msg.Name, msg.IsUser, msg.IsSystem, isHidden(msg.Extra), msg.SwipeID, p.extra, p.fields, p.size)
 	if err != nil {
 		return fmt.Errorf("import message body: %w", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/uuid"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
@@ -191,14 +190,12 @@ func loadByID(ctx context.Context, q queryer, chat *chatRow, messageID string) (
 // it a fresh id and queues its chunk. The body and swipes go first, so the
 // message row is born pointing at them.
 func insertMessage(ctx context.Context, tx *store.Tx, chatID int64, pos int, msg *StMessage) (int64, error) {
-	if err := jsonx.LimitDepth(msg.depth(), 0, "the message"); err != nil {
+	p, err := prepareMessage(msg)
+	if err != nil {
 		return 0, err
 	}
-	msg.ID = uuid.NewString()
-	extra, _ := msg.Extra.MarshalJSON()
-	fields, _ := msg.Fields.MarshalJSON()
-	res, err := tx.ExecContext(ctx, `INSERT INTO message_bodies (name, is_user, is_system, hidden, swipe_id, extra, fields) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		msg.Name, msg.IsUser, msg.IsSystem, isHidden(msg.Extra), msg.SwipeID, string(extra), string(fields))
+	res, err := tx.ExecContext(ctx, `INSERT INTO message_bodies (name, is_user, is_system, hidden, swipe_id, extra, fields, line_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		msg.Name, msg.IsUser, msg.IsSystem, isHidden(msg.Extra), msg.SwipeID, p.extra, p.fields, p.size)
 	if err != nil {
 		return 0, fmt.Errorf("insert message body: %w", err)
 	}
@@ -206,8 +203,8 @@ func insertMessage(ctx context.Context, tx *store.Tx, chatID int64, pos int, msg
 	if err != nil {
 		return 0, fmt.Errorf("insert message body: %w", err)
 	}
-	for i := range msg.Swipes {
-		if err := insertSwipe(ctx, tx, bodyID, i, msg.Swipes[i], msg.SwipeInfo[i]); err != nil {
+	for i, info := range p.infos {
+		if err := insertSwipe(ctx, tx, bodyID, i, msg.Swipes[i], info); err != nil {
 			return 0, err
 		}
 	}
@@ -228,9 +225,8 @@ func insertMessage(ctx context.Context, tx *store.Tx, chatID int64, pos int, msg
 	return rowID, nil
 }
 
-func insertSwipe(ctx context.Context, tx *store.Tx, bodyID int64, ord int, mes string, info jsonx.Object) error {
-	raw, _ := info.MarshalJSON()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO message_swipes (body_id, ord, mes, info) VALUES (?, ?, ?, ?)`, bodyID, ord, mes, string(raw)); err != nil {
+func insertSwipe(ctx context.Context, tx *store.Tx, bodyID int64, ord int, mes, info string) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO message_swipes (body_id, ord, mes, info) VALUES (?, ?, ?, ?)`, bodyID, ord, mes, info); err != nil {
 		return fmt.Errorf("insert swipe: %w", err)
 	}
 	return nil
@@ -251,8 +247,8 @@ func ownBody(ctx context.Context, tx *store.Tx, rowID int64) (int64, error) {
 	if !shared {
 		return bodyID, nil
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO message_bodies (name, is_user, is_system, hidden, swipe_id, extra, fields)
-		SELECT name, is_user, is_system, hidden, swipe_id, extra, fields FROM message_bodies WHERE id = ?`, bodyID)
+	res, err := tx.ExecContext(ctx, `INSERT INTO message_bodies (name, is_user, is_system, hidden, swipe_id, extra, fields, line_bytes)
+		SELECT name, is_user, is_system, hidden, swipe_id, extra, fields, line_bytes FROM message_bodies WHERE id = ?`, bodyID)
 	if err != nil {
 		return 0, fmt.Errorf("copy message body: %w", err)
 	}
@@ -272,7 +268,7 @@ func ownBody(ctx context.Context, tx *store.Tx, rowID int64) (int64, error) {
 
 // rewriteMessage stores next over prev, touching only the rows that
 // differ: editing one swipe rewrites one swipe row (of the message's own
-// body: see ownBody).
+// body: see ownBody). The body's line_bytes follows any change.
 func rewriteMessage(ctx context.Context, tx *store.Tx, rowID int64, prev, next *StMessage) error {
 	if err := jsonx.LimitDepth(next.depth(), prev.depth(), "the message"); err != nil {
 		return err
@@ -286,6 +282,7 @@ func rewriteMessage(ctx context.Context, tx *store.Tx, rowID int64, prev, next *
 		bodyID, err = ownBody(ctx, tx, rowID)
 		return bodyID, err
 	}
+	measured := false
 	if prev.Name != next.Name || prev.IsUser != next.IsUser || prev.IsSystem != next.IsSystem || prev.SwipeID != next.SwipeID ||
 		!objectsEqual(prev.Extra, next.Extra) || !objectsEqual(prev.Fields, next.Fields) {
 		id, err := own()
@@ -294,10 +291,12 @@ func rewriteMessage(ctx context.Context, tx *store.Tx, rowID int64, prev, next *
 		}
 		extra, _ := next.Extra.MarshalJSON()
 		fields, _ := next.Fields.MarshalJSON()
-		if _, err := tx.ExecContext(ctx, `UPDATE message_bodies SET name = ?, is_user = ?, is_system = ?, hidden = ?, swipe_id = ?, extra = ?, fields = ? WHERE id = ?`,
-			next.Name, next.IsUser, next.IsSystem, isHidden(next.Extra), next.SwipeID, string(extra), string(fields), id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE message_bodies SET name = ?, is_user = ?, is_system = ?, hidden = ?, swipe_id = ?, extra = ?, fields = ?,
+			line_bytes = ? WHERE id = ?`,
+			next.Name, next.IsUser, next.IsSystem, isHidden(next.Extra), next.SwipeID, string(extra), string(fields), lineBytes(next, prev.ID), id); err != nil {
 			return fmt.Errorf("write message body: %w", err)
 		}
+		measured = true
 	}
 	for i := range next.Swipes {
 		if i < len(prev.Swipes) && prev.Swipes[i] == next.Swipes[i] && objectsEqual(prev.SwipeInfo[i], next.SwipeInfo[i]) {
@@ -307,13 +306,13 @@ func rewriteMessage(ctx context.Context, tx *store.Tx, rowID int64, prev, next *
 		if err != nil {
 			return err
 		}
+		raw, _ := next.SwipeInfo[i].MarshalJSON()
 		if i >= len(prev.Swipes) {
-			if err := insertSwipe(ctx, tx, id, i, next.Swipes[i], next.SwipeInfo[i]); err != nil {
+			if err := insertSwipe(ctx, tx, id, i, next.Swipes[i], string(raw)); err != nil {
 				return err
 			}
 			continue
 		}
-		raw, _ := next.SwipeInfo[i].MarshalJSON()
 		if _, err := tx.ExecContext(ctx, `UPDATE message_swipes SET mes = ?, info = ? WHERE body_id = ? AND ord = ?`,
 			next.Swipes[i], string(raw), id, i); err != nil {
 			return fmt.Errorf("update swipe: %w", err)
@@ -328,7 +327,20 @@ func rewriteMessage(ctx context.Context, tx *store.Tx, rowID int64, prev, next *
 			return fmt.Errorf("trim swipes: %w", err)
 		}
 	}
+	if bodyID != 0 && !measured {
+		if _, err := tx.ExecContext(ctx, `UPDATE message_bodies SET line_bytes = ? WHERE id = ?`, lineBytes(next, prev.ID), bodyID); err != nil {
+			return fmt.Errorf("write message body: %w", err)
+		}
+	}
 	return nil
+}
+
+// lineBytes is what message m, stored under the id id, adds to
+// chats.bytes and to its body's line_bytes: its JSONL line and the newline.
+func lineBytes(m *StMessage, id string) int64 {
+	c := *m
+	c.ID = id
+	return int64(len(c.mustJSON()) + 1)
 }
 
 // deleteRows removes messages (by row id) from chat; indexes are theirs,

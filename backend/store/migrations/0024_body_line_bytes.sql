@@ -1,0 +1,12 @@
+-- Hearth schema v24: a message body knows the size of its JSONL line.
+--
+-- A checkpoint or branch stores its size (chats.bytes), and measured it by
+-- serializing the source's messages past the branch point: about 25 ms for
+-- the last 1,000 messages of a long chat, a sixth of a branch at message
+-- 9,000. line_bytes is what one message on this body adds to chats.bytes:
+-- its line as an export writes it (every message id is a 36-character
+-- UUID, so the line is the same for each message sharing the body) and the
+-- newline. The code that writes a body or its swipes sets it; NULL, as for
+-- every body written before this version, means not known, and a measure
+-- that meets one serializes the messages instead.
+ALTER TABLE message_bodies ADD COLUMN line_bytes INTEGER;
