@@ -148,17 +148,29 @@ describe('JSONL chat files in the UI', () => {
       const importButton = phone.getByRole('button', { name: 'Import chat' });
       const backToChats = phone.getByRole('button', { name: 'Back to chats' });
       await option.or(importButton).or(backToChats).first().waitFor();
-      // The chat restored at start-up may still be opening: go to the chat
-      // list until it stays there.
+      // The chat restored at start-up may still be opening, and moves the
+      // pane when it does: tap only on a pane that stayed put since the last
+      // look, and stop on the chat list once it has held for a look too.
+      let seen = '';
       await waitFor(
         async () => {
-          if (await importButton.isVisible()) return true;
-          if (await backToChats.isVisible()) await backToChats.tap().catch(() => {});
-          else if (await option.isVisible()) await option.tap().catch(() => {});
+          const now = (await importButton.isVisible())
+            ? 'chats'
+            : (await backToChats.isVisible())
+              ? 'chat'
+              : (await option.isVisible())
+                ? 'characters'
+                : '';
+          const held = now !== '' && now === seen;
+          seen = now;
+          if (!held) return false;
+          if (now === 'chats') return true;
+          await (now === 'chat' ? backToChats : option).tap().catch(() => {});
+          seen = '';
           return false;
         },
         'the chat list with Import chat',
-        { interval: 250 },
+        { interval: 400 },
       );
       const box = await importButton.boundingBox();
       assert.ok(box.width >= 43.5 && box.height >= 43.5, `Import chat is ${box.width}×${box.height}`);
