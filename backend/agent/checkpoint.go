@@ -61,19 +61,59 @@ func (r *run) checkpointNow(ctx context.Context, reason string, files []string, 
 	return nil
 }
 
-// changed is path plus the paths changed from outside since the last
-// checkpoint (which this checkpoint takes in); it clears the latter.
-func (r *run) changed(paths ...string) []string {
+// takeIn brings r.manifest up to date with the workspace and returns the
+// paths that changed, sorted, for the checkpoint that follows: own (what
+// the run itself just wrote) first, within the caps, then the paths
+// changed from outside since the last checkpoint, or, when the watcher
+// lost count of those (more than it tracks, or events lost), the whole
+// workspace again. What the caps left out is reported (reportSkipped).
+func (r *run) takeIn(own ...string) ([]string, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	rescan := r.rescan
+	r.rescan = false
+	order := slices.Clone(own)
 	for p := range r.dirty {
-		if !slices.Contains(paths, p) {
-			paths = append(paths, p)
+		if !slices.Contains(own, p) {
+			order = append(order, p)
 		}
 	}
 	clear(r.dirty)
-	slices.Sort(paths)
-	return paths
+	r.mu.Unlock()
+	slices.Sort(order[len(own):])
+	changed := order
+	var next workspace.Manifest
+	var skipped workspace.Skipped
+	var err error
+	if rescan {
+		next, skipped, err = workspace.Scan(r.dir, r.svc.blobs, own...)
+		changed = append(changedPaths(r.manifest, next), own...)
+	} else {
+		next, skipped, err = workspace.Update(r.dir, r.svc.blobs, r.manifest, order)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.manifest = next
+	r.reportSkipped(skipped)
+	slices.Sort(changed)
+	return slices.Compact(changed), nil
+}
+
+// changedPaths lists the paths whose entries differ between two
+// manifests, there in one and not the other included.
+func changedPaths(prev, next workspace.Manifest) []string {
+	var out []string
+	for p, e := range next {
+		if prev[p] != e {
+			out = append(out, p)
+		}
+	}
+	for p := range prev {
+		if _, ok := next[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // writeFile writes (or appends to) a workspace file for the run, marks its
@@ -135,19 +175,17 @@ func (r *run) ownWrite(path string, next []byte, known seenText, reason, typ str
 // run wrote, not the file's: an outside edit that landed right after the
 // write leaves them apart, and the model reads the file before patching.
 func (r *run) afterWrite(path string, known seenText, reason, typ string, payload map[string]any) (workspace.Entry, error) {
-	files := r.changed(path)
-	next, err := workspace.Update(r.dir, r.svc.blobs, r.manifest, files)
+	files, err := r.takeIn(path)
 	if err != nil {
 		return workspace.Entry{}, err
 	}
-	entry, ok := next[path]
+	entry, ok := r.manifest[path]
 	if !ok {
 		return workspace.Entry{}, fmt.Errorf("the file %s vanished right after it was written", path)
 	}
 	r.mu.Lock()
 	r.seen[path], r.wrote[path] = known, entry.SHA256
 	r.mu.Unlock()
-	r.manifest = next
 	payload["path"], payload["bytes"], payload["sha256"] = path, entry.Bytes, entry.SHA256
 	if err := r.checkpointNow(context.Background(), reason, files, typ, payload); err != nil {
 		return workspace.Entry{}, err

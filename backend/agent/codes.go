@@ -10,6 +10,8 @@ package agent
 import (
 	"crypto/sha256"
 	"encoding/hex"
+
+	"hearth/backend/agent/workspace"
 )
 
 // Error codes of agent runs (AGENT.md §3): the seed's, then Hearth's.
@@ -40,6 +42,11 @@ const (
 	// read since. The model reads them (the message names them) and
 	// retries.
 	CodeStaleFile = "workspace.stale_file"
+	// CodeQuotaExceeded: a write would take the run's workspace past one
+	// of its caps (workspace.MaxWorkspaceBytes, MaxWorkspaceFiles,
+	// MaxWorkspaceFolders); details.limit names it. The model gets it as
+	// the tool's result, and nothing was written.
+	CodeQuotaExceeded = workspace.CodeQuotaExceeded
 	// CodeNoConnection: nothing to send the model requests to.
 	CodeNoConnection = "agent.no_connection"
 	// CodeInterrupted is the error of a run the app did not live to finish.

@@ -68,10 +68,11 @@ func (r *run) commit(args json.RawMessage) (any, error) {
 	}
 	// Files changed from outside since the last checkpoint are in the one
 	// this commit points at.
-	if files := r.changed(); len(files) > 0 {
-		if r.manifest, err = workspace.Update(r.dir, r.svc.blobs, r.manifest, files); err != nil {
-			return nil, err
-		}
+	files, err := r.takeIn()
+	if err != nil {
+		return nil, err
+	}
+	if len(files) > 0 {
 		if err := r.checkpointNow(r.ctx, "before commit", files, "", nil); err != nil {
 			return nil, err
 		}

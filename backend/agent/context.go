@@ -66,10 +66,12 @@ func (r *run) initWorkspace() error {
 			return err
 		}
 	}
-	r.manifest, err = workspace.Scan(dir, r.svc.blobs)
+	var skipped workspace.Skipped
+	r.manifest, skipped, err = workspace.Scan(dir, r.svc.blobs)
 	if err != nil {
 		return err
 	}
+	r.reportSkipped(skipped)
 	if err := r.checkpointNow(context.Background(), "initial", r.manifest.Paths(), "workspace_initialized", map[string]any{
 		"workspaceId": r.workspaceID, "files": len(r.manifest), "persistFrom": from,
 	}); err != nil {

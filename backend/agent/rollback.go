@@ -69,7 +69,7 @@ func (s *Service) Rollback(ctx context.Context, runID, checkpointID string, incl
 	if err := workspace.Verify(s.blobs, m); err != nil {
 		return runstore.Handle{}, err
 	}
-	before, err := workspace.Scan(dir, s.blobs)
+	before, _, err := workspace.Scan(dir, s.blobs)
 	if err != nil {
 		return runstore.Handle{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,6 +68,15 @@ type run struct {
 	// report the file (its settle delay can end while the write's
 	// checkpoint is still being stored), and the change is the run's own.
 	writing map[string]int
+	// rescan is set when the watcher lost count of the outside changes
+	// (more than it follows one by one, or an inotify overflow): the next
+	// checkpoint scans the whole workspace instead of dirty.
+	rescan bool
+	// outside counts the outside changes recorded as events, up to
+	// maxOutsideEvents.
+	outside int
+	// limited lists the limits already reported (reportLimit).
+	limited map[string]bool
 	// pending is the call awaiting approval, and where its answer goes.
 	pending   string
 	decisions chan decision
@@ -167,17 +177,23 @@ func (r *run) work() error {
 }
 
 // noToolCall keeps a reply that called no tool in scratch/direct_output.md
-// and reminds the model how a run ends.
+// and reminds the model how a run ends. A text the workspace cannot take
+// (too large, or past its caps) is not kept, and the reminder says why.
 func (r *run) noToolCall(convo []providers.Message, text string) ([]providers.Message, error) {
+	kept := "your text was saved to scratch/direct_output.md"
 	if text != "" && r.prof.Allowed(profile.ToolWorkspaceWriteFile) {
 		if _, err := r.writeFile("scratch/direct_output.md", []byte(text), "replace", "direct output"); err != nil {
-			return nil, err
+			ae := apperr.As(err)
+			if ae == nil || hostCodes[ae.Code] || !strings.HasPrefix(ae.Code, "workspace.") {
+				return nil, err
+			}
+			kept = "your text could not be kept in scratch/direct_output.md (" + ae.Message + ")"
 		}
 	}
 	artifact, _ := r.prof.MessageBody()
 	return append(convo, providers.Message{Role: providers.RoleUser, Content: fmt.Sprintf(
-		"[Hearth] You answered without calling a tool; your text was saved to scratch/direct_output.md. "+
-			"Write the reply into %s with workspace_write_file, commit it with workspace_commit, then call workspace_finish.", artifact.Path)}), nil
+		"[Hearth] You answered without calling a tool; %s. "+
+			"Write the reply into %s with workspace_write_file, commit it with workspace_commit, then call workspace_finish.", kept, artifact.Path)}), nil
 }
 
 // complete settles a finished run: persist/ becomes the chat's agent

@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +17,7 @@ import (
 
 	"hearth/backend/agent/runstore"
 	"hearth/backend/agent/workspace"
+	"hearth/backend/apperr"
 	"hearth/backend/events"
 )
 
@@ -33,6 +34,9 @@ const settleDelay = 50 * time.Millisecond
 type watcher struct {
 	svc *Service
 	w   *fsnotify.Watcher
+	// tree serializes watchTree (the run adding its workspace, the loop
+	// adding new folders), so its counts of watches hold while it adds.
+	tree sync.Mutex
 
 	mu      sync.Mutex
 	roots   map[string]*run          // workspace root → run
@@ -70,7 +74,7 @@ func (wt *watcher) add(r *run) {
 	wt.mu.Lock()
 	wt.roots[root] = r
 	wt.mu.Unlock()
-	wt.watchTree(root)
+	wt.watchTree(r, root)
 }
 
 // syncWait bounds how long remove waits for the watcher to catch up: a
@@ -110,7 +114,7 @@ func (wt *watcher) remove(r *run) {
 	}
 	slices.SortFunc(flush, func(a, b change) int { return cmp.Compare(a.p.seq, b.p.seq) })
 	for _, c := range flush {
-		wt.report(c.p.r, c.p.rel, c.abs)
+		wt.report(c.p.r, c.p.rel)
 	}
 }
 
@@ -152,17 +156,91 @@ func (wt *watcher) close() {
 	wt.mu.Unlock()
 }
 
-// watchTree adds dir and the folders under it (symlinks are not followed).
-func (wt *watcher) watchTree(dir string) {
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return nil
+// watchTreeEntries bounds the directory entries one watchTree looks at,
+// so a folder of a million files dropped in is not listed to its end in
+// search of folders (a workspace within its caps has far fewer).
+const watchTreeEntries = 4 * (workspace.MaxWorkspaceFiles + workspace.MaxWorkspaceFolders)
+
+// watchTree watches dir, a folder of r's workspace, and the folders under
+// it: never through a link, no deeper than workspace.MaxFolderDepth from
+// the workspace folder (no file a path can name lies deeper), and within
+// maxWatchesPerWorkspace for the run and maxWatches in all, looking
+// through at most watchTreeEntries entries. Folders past those go
+// unwatched, reported once per run (LimitWatches).
+func (wt *watcher) watchTree(r *run, dir string) {
+	root := r.dir.Root()
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return
+	}
+	depth := 0
+	if rel != "." {
+		depth = strings.Count(filepath.ToSlash(rel), "/") + 1
+	}
+	wt.tree.Lock()
+	defer wt.tree.Unlock()
+	mine, all := wt.watching(root)
+	budget, full := watchTreeEntries, false
+	var visit func(p string, depth int)
+	visit = func(p string, depth int) {
+		if full || budget <= 0 || depth > workspace.MaxFolderDepth {
+			return
+		}
+		if mine >= maxWatchesPerWorkspace || all >= maxWatches {
+			full = true
+			return
+		}
+		before, err := os.Lstat(p)
+		if err != nil || !before.IsDir() {
+			return
 		}
 		if err := wt.w.Add(p); err != nil {
 			wt.svc.log.Warn("agent: watch workspace folder", "dir", p, "err", err)
+			return
 		}
-		return nil
-	})
+		mine, all = mine+1, all+1
+		// inotify follows a link it is given: a folder swapped for one
+		// since the Lstat loses its watch, and is not listed.
+		f, err := os.Open(p)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		if opened, err := f.Stat(); err != nil || !os.SameFile(before, opened) {
+			_ = wt.w.Remove(p)
+			return
+		}
+		for budget > 0 && !full {
+			entries, err := f.ReadDir(min(256, budget))
+			budget -= len(entries)
+			for _, e := range entries {
+				if e.IsDir() { // a link is never a folder here
+					visit(filepath.Join(p, e.Name()), depth+1)
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+		full = full || budget <= 0 // a folder of more entries than it looks through
+	}
+	visit(dir, depth)
+	if full {
+		r.reportLimit(LimitWatches, map[string]any{"dir": filepath.ToSlash(rel), "watchesInAll": maxWatches})
+	}
+}
+
+// watching counts the folders watched in the workspace at root, and in
+// all.
+func (wt *watcher) watching(root string) (mine, all int) {
+	list := wt.w.WatchList()
+	prefix := root + string(filepath.Separator)
+	for _, p := range list {
+		if p == root || strings.HasPrefix(p, prefix) {
+			mine++
+		}
+	}
+	return mine, len(list)
 }
 
 func (wt *watcher) loop() {
@@ -179,6 +257,14 @@ func (wt *watcher) loop() {
 				return
 			}
 			wt.svc.log.Warn("agent: workspace watcher", "err", err)
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				wt.mu.Lock()
+				runs := slices.Collect(maps.Values(wt.roots))
+				wt.mu.Unlock()
+				for _, r := range runs {
+					r.lostTrack("the system dropped file events (inotify queue overflow)")
+				}
+			}
 		}
 	}
 }
@@ -197,7 +283,10 @@ func (wt *watcher) event(ev fsnotify.Event) {
 	}
 	if ev.Has(fsnotify.Create) {
 		if info, err := os.Lstat(ev.Name); err == nil && info.IsDir() {
-			wt.watchTree(ev.Name)
+			wt.watchTree(r, ev.Name)
+			// A folder moved in brings files no event names: the next
+			// checkpoint walks it (within the caps).
+			r.markDirty(rel)
 			return
 		}
 	}
@@ -205,8 +294,16 @@ func (wt *watcher) event(ev fsnotify.Event) {
 		return
 	}
 	wt.mu.Lock()
+	old := wt.pending[ev.Name]
+	if old == nil && len(wt.pending) >= maxTracked {
+		wt.mu.Unlock()
+		// Past what the watcher follows one by one: the run's next
+		// checkpoint scans its workspace instead.
+		r.lostTrack("more changes settling at once than the watcher follows")
+		return
+	}
 	defer wt.mu.Unlock()
-	if old := wt.pending[ev.Name]; old != nil {
+	if old != nil {
 		old.timer.Stop()
 	}
 	wt.seen++
@@ -221,7 +318,7 @@ func (wt *watcher) event(ev fsnotify.Event) {
 		}
 		wt.mu.Unlock()
 		if mine {
-			wt.report(r, rel, ev.Name)
+			wt.report(r, rel)
 		}
 	})
 	wt.pending[ev.Name] = p
@@ -244,36 +341,64 @@ func (wt *watcher) owner(path string) (*run, string) {
 }
 
 // report publishes a settled change, and records it as the run's event
-// when the run did not make it.
-func (wt *watcher) report(r *run, rel, abs string) {
+// when the run did not make it. It reads the file as the tools do
+// (workspace.Dir.Read): never through a link, which is reported as op
+// "symlink", and at most workspace.MaxFileBytes, a bigger file being op
+// "too_large" with its size, unread. Outside changes past
+// maxOutsideEvents are no longer published or recorded, only left to
+// the run's next checkpoint (markDirty).
+func (wt *watcher) report(r *run, rel string) {
 	if _, err := workspace.Clean(rel, workspace.Roots); err != nil {
 		return
 	}
 	op, sha := "write", ""
-	data, err := os.ReadFile(abs)
+	var size any
+	data, err := r.dir.Read(rel)
+	ae := apperr.As(err)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		op = "remove"
-	case err != nil:
-		return
-	default:
+	case err == nil:
 		sha = hashOf(data)
+	case ae == nil:
+		return // a read error: nothing to tell
+	case ae.Code == workspace.CodeFileNotFound:
+		op = "remove"
+	case ae.Code == workspace.CodePathDenied && ae.Details["reason"] == workspace.ReasonSymlink:
+		op = "symlink"
+	case ae.Code == workspace.CodeFileTooLarge:
+		op, size = "too_large", ae.Details["bytes"]
+	default:
+		return // a folder or a special file
 	}
-	wt.svc.d.Bus.Publish(events.Event{Type: EventWorkspaceFileChanged, Payload: map[string]any{
-		"runId": r.id, "workspaceId": r.workspaceID, "path": rel, "op": op, "sha256": sha,
-	}})
 	r.mu.Lock()
 	own := r.wrote[rel] == sha && sha != "" || r.writing[rel] > 0
+	record := own
 	if !own {
-		r.dirty[rel] = true
 		delete(r.wrote, rel)
+		if r.outside < maxOutsideEvents {
+			r.outside++
+			record = true
+		}
 	}
 	r.mu.Unlock()
+	if !own {
+		r.markDirty(rel)
+	}
+	if !record {
+		r.reportLimit(LimitChanges, map[string]any{"reason": "more changes from outside than a run records"})
+		return
+	}
+	payload := map[string]any{"path": rel, "op": op, "sha256": sha}
+	if size != nil {
+		payload["bytes"] = size
+	}
+	changed := map[string]any{"runId": r.id, "workspaceId": r.workspaceID}
+	maps.Copy(changed, payload)
+	wt.svc.d.Bus.Publish(events.Event{Type: EventWorkspaceFileChanged, Payload: changed})
 	if own {
 		return
 	}
 	ev, _, err := wt.svc.d.Runs.Append(context.Background(), r.id, runstore.EventInput{Level: runstore.LevelWarn, Type: "workspace_file_changed_externally",
-		Payload: map[string]any{"path": rel, "op": op, "sha256": sha}}, runstore.Change{AllowTerminal: true})
+		Payload: payload}, runstore.Change{AllowTerminal: true})
 	if err != nil {
 		wt.svc.log.Warn("agent: record an outside change", "run", r.id, "path", rel, "err", err)
 		return

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hearth/backend/agent/runstore"
+	"hearth/backend/agent/workspace"
 	"hearth/backend/events"
 	"hearth/backend/store"
 )
@@ -34,8 +35,12 @@ func TestReportTellsOwnWritesFromOutsideEdits(t *testing.T) {
 	}
 	svc := &Service{d: Deps{DB: db, Bus: bus, Runs: runs}, log: slog.New(slog.DiscardHandler)}
 	wt := &watcher{svc: svc}
-	r := &run{svc: svc, id: row.ID, seen: map[string]seenText{}, wrote: map[string]string{}, dirty: map[string]bool{}, writing: map[string]int{}}
-	abs := filepath.Join(t.TempDir(), "main.md")
+	dir, err := workspace.OpenWorkingCopy(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &run{svc: svc, id: row.ID, dir: dir, seen: map[string]seenText{}, wrote: map[string]string{}, dirty: map[string]bool{}, writing: map[string]int{}}
+	abs := filepath.Join(dir.Root(), "output", "main.md")
 	write := func(text string) {
 		if err := os.WriteFile(abs, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
@@ -58,7 +63,7 @@ func TestReportTellsOwnWritesFromOutsideEdits(t *testing.T) {
 	// The run's write is on disk, its hash not yet recorded.
 	r.writing["output/main.md"] = 1
 	write("Drafted by the run.")
-	wt.report(r, "output/main.md", abs)
+	wt.report(r, "output/main.md")
 	if n := outside(); n != 0 || r.dirty["output/main.md"] {
 		t.Fatalf("a write under way was taken for an outside edit (%d events, dirty %v)", n, r.dirty)
 	}
@@ -66,12 +71,12 @@ func TestReportTellsOwnWritesFromOutsideEdits(t *testing.T) {
 	// Written and recorded: the same content is the run's, other content is not.
 	delete(r.writing, "output/main.md")
 	r.wrote["output/main.md"] = hashOf([]byte("Drafted by the run."))
-	wt.report(r, "output/main.md", abs)
+	wt.report(r, "output/main.md")
 	if n := outside(); n != 0 {
 		t.Fatalf("the run's recorded write was reported as outside (%d events)", n)
 	}
 	write("Edited in another program.")
-	wt.report(r, "output/main.md", abs)
+	wt.report(r, "output/main.md")
 	if n := outside(); n != 1 || !r.dirty["output/main.md"] {
 		t.Fatalf("an outside edit gave %d events, dirty %v; want 1 and dirty", n, r.dirty)
 	}

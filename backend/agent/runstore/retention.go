@@ -95,7 +95,10 @@ func (s *Store) RunIDs(ctx context.Context) (map[string]bool, error) {
 
 // ReferencedBlobs gathers the hash of every blob a stored manifest names:
 // the checkpoints', the runs' persist/ states and the chats' (current and
-// inherited). A blob outside the set is garbage.
+// inherited). A checkpoint stored as a delta names only the entries it
+// changed, but every entry of a checkpoint entered its chain in some row,
+// whole or delta, so the union over the rows is the union over the
+// checkpoints. A blob outside the set is garbage.
 func (s *Store) ReferencedBlobs(ctx context.Context) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, q := range []string{
@@ -132,7 +135,9 @@ func collectHashes(ctx context.Context, db *store.Store, q string, into map[stri
 			return fmt.Errorf("a stored manifest does not parse, so no blob can be called unused: %w", err)
 		}
 		for _, e := range m {
-			into[e.SHA256] = true
+			if e.SHA256 != "" { // a delta's removed path
+				into[e.SHA256] = true
+			}
 		}
 	}
 	return rows.Err()

@@ -104,6 +104,8 @@ const (
 type Store struct {
 	db  *store.Store
 	now func() time.Time
+	// tips keeps runs' newest checkpoints for their next save.
+	tips *tips
 }
 
 // New returns a Store over db; now stamps rows and events (nil means
@@ -112,5 +114,5 @@ func New(db *store.Store, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{db: db, now: now}
+	return &Store{db: db, now: now, tips: &tips{}}
 }

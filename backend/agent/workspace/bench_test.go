@@ -33,7 +33,7 @@ func seedWorkspace(b *testing.B, n int) (*Dir, *Blobs, []string) {
 // rewritten per iteration, outside the timer, then Update checkpoints it.
 func BenchmarkCheckpoint1000Files(b *testing.B) {
 	d, blobs, paths := seedWorkspace(b, 1000)
-	prev, err := Scan(d, blobs)
+	prev, _, err := Scan(d, blobs)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func BenchmarkCheckpoint1000Files(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		next, err := Update(d, blobs, prev, []string{p})
+		next, _, err := Update(d, blobs, prev, []string{p})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -57,11 +57,11 @@ func BenchmarkCheckpoint1000Files(b *testing.B) {
 // BenchmarkScan1000Files is the slow path Update avoids, for comparison.
 func BenchmarkScan1000Files(b *testing.B) {
 	d, blobs, _ := seedWorkspace(b, 1000)
-	if _, err := Scan(d, blobs); err != nil {
+	if _, _, err := Scan(d, blobs); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := Scan(d, blobs); err != nil {
+		if _, _, err := Scan(d, blobs); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -67,33 +67,6 @@ func (b *Blobs) Put(data []byte) (string, error) {
 	})
 }
 
-// putReader stores what r yields without holding it in memory, for files
-// over MaxFileBytes that a checkpoint still has to keep. It returns the
-// hash and the size.
-func (b *Blobs) putReader(r io.Reader) (string, int64, error) {
-	tmp, err := os.CreateTemp(b.dir, TmpPrefix)
-	if err != nil {
-		return "", 0, fmt.Errorf("workspace: blob: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), r)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return "", 0, fmt.Errorf("workspace: blob: %w", err)
-	}
-	sha := hex.EncodeToString(h.Sum(nil))
-	if b.reuse(sha) {
-		return sha, n, nil
-	}
-	return sha, n, b.place(tmp.Name(), sha)
-}
-
 // store writes a new blob through a temp file in its fan-out directory.
 func (b *Blobs) store(sha string, write func(io.Writer) error) error {
 	fan := filepath.Join(b.dir, sha[:2])

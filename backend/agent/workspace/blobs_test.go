@@ -117,23 +117,6 @@ func TestBlobsDetectCorruption(t *testing.T) {
 	}
 }
 
-func TestBlobsPutReader(t *testing.T) {
-	t.Parallel()
-	_, b := newWorkspace(t)
-	content := strings.Repeat("stream ", 1000)
-	sha, n, err := b.putReader(strings.NewReader(content))
-	if err != nil || n != int64(len(content)) {
-		t.Fatalf("putReader = %s, %d, %v", sha, n, err)
-	}
-	if want, _ := b.Put([]byte(content)); want != sha {
-		t.Errorf("putReader sha %s != Put sha %s", sha, want)
-	}
-	if _, _, err := b.putReader(strings.NewReader(content)); err != nil {
-		t.Errorf("second putReader: %v", err)
-	}
-	assertNoTemp(t, b.dir)
-}
-
 func TestBlobsSweep(t *testing.T) {
 	t.Parallel()
 	_, b := newWorkspace(t)

@@ -18,7 +18,7 @@ func TestDiff(t *testing.T) {
 	mustWrite(t, d, "persist/format.json", `{"a":1}`)
 	mustWrite(t, d, "scratch/gone.txt", "bye\n")
 	mustWrite(t, d, "scratch/blob.bin", "\x00\x01\x02")
-	from, err := Scan(d, b)
+	from, _, err := Scan(d, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestDiff(t *testing.T) {
 	if err := d.Remove("scratch/gone.txt"); err != nil {
 		t.Fatal(err)
 	}
-	to, err := Scan(d, b)
+	to, _, err := Scan(d, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +107,12 @@ func TestDiffBounds(t *testing.T) {
 		fmt.Fprintf(&cur, "new line %d\n", i)
 	}
 	mustWrite(t, d, "output/long.md", old.String())
-	from, err := Scan(d, b)
+	from, _, err := Scan(d, b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustWrite(t, d, "output/long.md", cur.String())
-	to, err := Scan(d, b)
+	to, _, err := Scan(d, b)
 	if err != nil {
 		t.Fatal(err)
 	}

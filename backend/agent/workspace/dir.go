@@ -143,7 +143,7 @@ func (d *Dir) Read(rel string) ([]byte, error) {
 	}
 	var data []byte
 	err = d.withRoot(func(r *os.Root) error {
-		data, err = readBounded(r, t.rel)
+		data, err = readBounded(r, t.rel, t.info)
 		return err
 	})
 	return data, err
@@ -151,7 +151,9 @@ func (d *Dir) Read(rel string) ([]byte, error) {
 
 // Write replaces the file at rel with data, creating parent directories.
 // It is crash safe: readers see the old content or the new, never a mix,
-// and the new content is on disk when Write returns.
+// and the new content is on disk when Write returns. A write that would
+// take the workspace past a cap (limits.go) is CodeQuotaExceeded and
+// changes nothing.
 func (d *Dir) Write(rel string, data []byte) error {
 	t, err := d.resolve(rel, false)
 	if err != nil {
@@ -160,11 +162,14 @@ func (d *Dir) Write(rel string, data []byte) error {
 	if len(data) > MaxFileBytes {
 		return tooLarge(t.rel, int64(len(data)))
 	}
+	if err := d.admit(t, int64(len(data))); err != nil {
+		return err
+	}
 	return d.write(t, bytes.NewReader(data))
 }
 
 // Append adds data to the end of the file at rel, creating it when missing,
-// with Write's guarantees: the whole file is rewritten atomically.
+// with Write's guarantees and caps: the whole file is rewritten atomically.
 func (d *Dir) Append(rel string, data []byte) error {
 	t, err := d.resolve(rel, false)
 	if err != nil {
@@ -176,8 +181,12 @@ func (d *Dir) Append(rel string, data []byte) error {
 			return err
 		}
 	}
-	if n := int64(len(old)) + int64(len(data)); n > MaxFileBytes {
+	n := int64(len(old)) + int64(len(data))
+	if n > MaxFileBytes {
 		return tooLarge(t.rel, n)
+	}
+	if err := d.admit(t, n); err != nil {
+		return err
 	}
 	return d.write(t, io.MultiReader(bytes.NewReader(old), bytes.NewReader(data)))
 }
@@ -207,8 +216,7 @@ func (d *Dir) Remove(rel string) error {
 // created and their parents synced, so the new entries survive a crash too.
 func (d *Dir) write(t target, src io.Reader) error {
 	if t.blocker != "" {
-		return apperr.New(CodeNotADirectory, "cannot write %s: %s is a file", t.rel, t.blocker).
-			WithDetails(map[string]any{"path": t.rel, "parent": t.blocker})
+		return notADirectory(t)
 	}
 	if t.info != nil && !t.info.Mode().IsRegular() {
 		return notAFile(t.rel)
@@ -244,8 +252,12 @@ func (d *Dir) withRoot(fn func(r *os.Root) error) error {
 	return fn(r)
 }
 
-// readBounded reads a regular file of at most MaxFileBytes inside r.
-func readBounded(r *os.Root, rel string) ([]byte, error) {
+// readBounded reads a regular file of at most MaxFileBytes inside r,
+// through an io.LimitReader, so a file that grew since it was looked at
+// costs no more. With want (an Lstat of rel) set, a link swapped in for
+// the file since is reported as the link it is (CodePathDenied, reason
+// symlink), not read through (see swappedForLink).
+func readBounded(r *os.Root, rel string, want fs.FileInfo) ([]byte, error) {
 	f, err := r.Open(filepath.FromSlash(rel))
 	if err != nil {
 		return nil, fmt.Errorf("workspace: read %s: %w", rel, err)
@@ -258,6 +270,9 @@ func readBounded(r *os.Root, rel string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, notAFile(rel)
 	}
+	if want != nil && swappedForLink(r, rel, fi, want) {
+		return nil, denied(rel, ReasonSymlink)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("workspace: read %s: %w", rel, err)
@@ -266,6 +281,20 @@ func readBounded(r *os.Root, rel string) ([]byte, error) {
 		return nil, tooLarge(rel, int64(len(data)))
 	}
 	return data, nil
+}
+
+// swappedForLink reports whether the file opened at rel, fi, is not the
+// one an Lstat saw, want, because a link stands at rel now. os.Root
+// follows a link that stays inside the workspace and refuses one leading
+// out, so this is what keeps even an inside one from being read through.
+// A regular file put in its place (an atomic write's rename) is not a
+// swap: its content is what rel holds.
+func swappedForLink(r *os.Root, rel string, fi, want fs.FileInfo) bool {
+	if os.SameFile(fi, want) {
+		return false
+	}
+	now, err := r.Lstat(filepath.FromSlash(rel))
+	return err != nil || now.Mode()&fs.ModeSymlink != 0
 }
 
 // mustBeFile turns a target that is not an existing regular file into the

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,7 +47,8 @@ type FileInfo struct {
 // rel and is clamped to 1..MaxListDepth: 1 lists only rel's own files. With
 // rel "" (or ".") every root is listed, each counted from itself, so
 // List("", 1) is the files directly in the roots. A rel naming a file
-// lists that file. After MaxListFiles files it stops and reports truncated.
+// lists that file. After MaxListFiles files (or a walk cut short by a
+// workspace far past its caps) it stops and reports truncated.
 // Symlinks and in-flight temp files are never listed.
 func (d *Dir) List(rel string, depth int) ([]FileInfo, bool, error) {
 	depth = min(max(depth, 1), MaxListDepth)
@@ -62,7 +62,7 @@ func (d *Dir) List(rel string, depth int) ([]FileInfo, bool, error) {
 	var files []FileInfo
 	truncated := false
 	err = d.withRoot(func(r *os.Root) error {
-		return d.walk(bases(t.rel, Roots), depth, func(rel string, info fs.FileInfo) error {
+		cut, err := d.walk(r, bases(t.rel, Roots), depth, func(rel string, info fs.FileInfo) error {
 			if len(files) == MaxListFiles {
 				truncated = true
 				return fs.SkipAll
@@ -77,6 +77,8 @@ func (d *Dir) List(rel string, depth int) ([]FileInfo, bool, error) {
 			files = append(files, FileInfo{Path: rel, Bytes: n, SHA256: sum, ModifiedMs: info.ModTime().UnixMilli()})
 			return nil
 		})
+		truncated = truncated || cut
+		return err
 	})
 	if err != nil {
 		return nil, false, err
@@ -99,68 +101,6 @@ func bases(rel string, visible []string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// walk calls fn for every regular file under the given bases (policy
-// form), in directory order, at most depth levels below each base (0: no
-// limit). It never follows or reports symlinks, skips temp files and files
-// whose names the policy would refuse, and tolerates entries vanishing
-// mid-walk. fn may return fs.SkipAll to stop.
-func (d *Dir) walk(dirs []string, depth int, fn func(rel string, info fs.FileInfo) error) error {
-	for _, base := range dirs {
-		stop := false
-		absBase := filepath.Join(d.root, filepath.FromSlash(base))
-		err := filepath.WalkDir(absBase, func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil
-				}
-				return fmt.Errorf("workspace: walk %s: %w", base, err)
-			}
-			sub, err := filepath.Rel(absBase, p)
-			if err != nil {
-				return err
-			}
-			sub = filepath.ToSlash(sub)
-			rel := base
-			level := 0
-			if sub != "." {
-				rel = path.Join(base, sub)
-				level = strings.Count(sub, "/") + 1
-			}
-			if e.IsDir() {
-				if level > 0 && depth > 0 && level >= depth {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), TmpPrefix) {
-				return nil
-			}
-			if _, err := Clean(rel, Roots); err != nil {
-				return nil // a name made outside the policy: invisible, as to the tools
-			}
-			info, err := e.Info()
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("workspace: stat %s: %w", rel, err)
-			}
-			err = fn(rel, info)
-			if err == fs.SkipAll {
-				stop = true
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		if stop {
-			return nil
-		}
-	}
-	return nil
 }
 
 // hashFile returns the lowercase hex SHA-256 and size of a file inside r,

@@ -32,29 +32,40 @@ func (m Manifest) Paths() []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
-// Scan checkpoints the whole workspace: every regular file under the Roots
-// is put into b and listed. Files over MaxFileBytes (dropped in from
-// outside) are streamed rather than refused, so a restore brings back
-// exactly what was there.
-func Scan(d *Dir, b *Blobs) (Manifest, error) {
-	m := Manifest{}
+// Scan checkpoints the whole workspace: every regular file under the
+// Roots is put into b and listed, in lexical order, as long as the
+// workspace's caps allow (see intake); what they leave out is in the
+// Skipped it returns. The files named by first (a run's own write) are
+// taken before any other, so files put there from outside cannot crowd
+// them out.
+func Scan(d *Dir, b *Blobs, first ...string) (Manifest, Skipped, error) {
+	in := newIntake(b, nil)
 	err := d.withRoot(func(r *os.Root) error {
-		return d.walk(bases("", Roots), 0, func(rel string, _ fs.FileInfo) error {
-			e, err := putFile(r, b, rel)
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
+		in.r = r
+		taken := map[string]bool{}
+		for _, p := range first {
+			t, err := d.resolve(p, false)
+			if err != nil || taken[t.rel] || t.info == nil || t.blocker != "" || !t.info.Mode().IsRegular() {
+				continue // not a file Scan would list
 			}
-			if err != nil {
+			taken[t.rel] = true
+			if err := in.take(t.rel, t.info); err != nil && err != fs.SkipAll {
 				return err
 			}
-			m[rel] = e
-			return nil
+		}
+		cut, err := d.walk(r, bases("", Roots), 0, func(rel string, info fs.FileInfo) error {
+			if taken[rel] {
+				return nil
+			}
+			return in.take(rel, info)
 		})
+		in.skipped.More = in.skipped.More || cut
+		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, Skipped{}, err
 	}
-	return m, nil
+	return in.m, in.skipped, nil
 }
 
 // Update is the fast path of a checkpoint: a new manifest equal to prev
@@ -66,150 +77,129 @@ func Scan(d *Dir, b *Blobs) (Manifest, error) {
 // removed folder is handled too. Paths the policy refuses are ignored, as
 // Scan never lists them (a watcher may report any name). prev is not
 // modified.
-func Update(d *Dir, b *Blobs, prev Manifest, changed []string) (Manifest, error) {
-	m := maps.Clone(prev)
-	if m == nil {
-		m = Manifest{}
+//
+// Every changed path is dropped before any is taken in again, and they
+// are taken in the order given, within the caps (see intake): a caller
+// names the file it wrote itself first, so that neither files put there
+// from outside nor entries of files since removed crowd it out.
+func Update(d *Dir, b *Blobs, prev Manifest, changed []string) (Manifest, Skipped, error) {
+	in := newIntake(b, prev)
+	var clean []string
+	for _, p := range changed {
+		c, err := Clean(p, Roots)
+		if err != nil {
+			continue // Scan never sees a name the policy refuses; nor does Update
+		}
+		if _, wasFile := in.m[c]; wasFile {
+			in.drop(c) // nothing can have been below a file
+		} else {
+			in.dropPrefix(c) // it may have been a folder
+		}
+		clean = append(clean, c)
 	}
 	err := d.withRoot(func(r *os.Root) error {
-		for _, p := range changed {
-			if err := update(d, r, b, m, p); err != nil {
+		in.r = r
+		for _, p := range clean {
+			if err := retake(d, r, in, p); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, Skipped{}, err
 	}
-	return m, nil
+	return in.m, in.skipped, nil
 }
 
-func update(d *Dir, r *os.Root, b *Blobs, m Manifest, p string) error {
-	clean, err := Clean(p, Roots)
-	if err != nil {
-		return nil // Scan never sees a name the policy refuses; nor does Update
-	}
-	t, err := d.resolve(clean, false)
+// retake takes in what the changed path p holds now: a file, or the files
+// of a folder.
+func retake(d *Dir, r *os.Root, in *intake, p string) error {
+	t, err := d.resolve(p, false)
 	if e := apperr.As(err); e != nil && e.Details["reason"] == ReasonSymlink {
-		// Scan never follows links, so neither does a checkpoint.
-		t, err = target{rel: clean}, nil
+		return nil // Scan never follows links, so neither does a checkpoint
 	}
 	if err != nil {
 		return err
 	}
-	_, wasFile := m[t.rel]
 	switch {
-	case t.info != nil && t.blocker == "" && t.info.Mode().IsRegular():
-		if !wasFile {
-			dropPrefix(m, t.rel) // a new file may stand where a folder was
-		}
-		e, err := putFile(r, b, t.rel)
-		if errors.Is(err, fs.ErrNotExist) {
-			delete(m, t.rel)
-			return nil
-		}
-		if err != nil {
+	case t.info == nil || t.blocker != "":
+	case t.info.Mode().IsRegular():
+		if err := in.take(t.rel, t.info); err != fs.SkipAll {
 			return err
 		}
-		m[t.rel] = e
-	case t.info != nil && t.blocker == "" && t.info.IsDir():
-		delete(m, t.rel)
-		dropPrefix(m, t.rel)
-		return d.walk([]string{t.rel}, 0, func(rel string, _ fs.FileInfo) error {
-			e, err := putFile(r, b, rel)
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			if err == nil {
-				m[rel] = e
-			}
-			return err
-		})
-	case wasFile:
-		delete(m, t.rel)
-	default:
-		dropPrefix(m, t.rel) // it may have been a folder
+	case t.info.IsDir():
+		cut, err := d.walk(r, []string{t.rel}, 0, in.take)
+		in.skipped.More = in.skipped.More || cut
+		return err
 	}
 	return nil
-}
-
-// dropPrefix removes every entry below dir. It costs O(len(m)) but runs
-// only for directory changes.
-func dropPrefix(m Manifest, dir string) {
-	prefix := dir + "/"
-	maps.DeleteFunc(m, func(p string, _ Entry) bool { return strings.HasPrefix(p, prefix) })
-}
-
-// putFile puts the file at rel inside r into b.
-func putFile(r *os.Root, b *Blobs, rel string) (Entry, error) {
-	f, err := r.Open(filepath.FromSlash(rel))
-	if err != nil {
-		return Entry{}, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Entry{}, fmt.Errorf("workspace: checkpoint %s: %w", rel, err)
-	}
-	if fi.Size() > MaxFileBytes {
-		sha, n, err := b.putReader(f)
-		return Entry{SHA256: sha, Bytes: n}, err
-	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return Entry{}, fmt.Errorf("workspace: checkpoint %s: %w", rel, err)
-	}
-	sha, err := b.Put(data)
-	return Entry{SHA256: sha, Bytes: int64(len(data))}, err
 }
 
 // Restore makes the workspace equal to m and returns the paths it changed,
 // sorted. Every blob is checked before anything is touched, so a missing
 // one (CodeBlobMissing) leaves the workspace as it was. Files not in m are
 // removed first, then differing files written, each crash safe; a file
-// that is already right is not rewritten. A failure part way (a disk
-// error, a corrupt blob) returns the paths changed so far with the error.
+// that is already right is not rewritten. A file over MaxFileBytes that
+// is not in m, put there from outside, is left alone unless m needs its
+// place: no checkpoint could have kept it, so removing it would lose it
+// for good. A failure part way (a disk error, a corrupt blob) returns the
+// paths changed so far with the error.
 func Restore(d *Dir, b *Blobs, m Manifest) ([]string, error) {
 	if err := checkManifest(b, m); err != nil {
 		return nil, err
 	}
-	current := map[string]string{}
+	current := map[string]fs.FileInfo{}
+	right := map[string]bool{} // files of m already as m has them
 	err := d.withRoot(func(r *os.Root) error {
-		return d.walk(bases("", Roots), 0, func(rel string, _ fs.FileInfo) error {
-			sha, _, err := hashFile(r, rel)
-			if err == nil {
-				current[rel] = sha
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
+		_, err := d.walk(r, bases("", Roots), 0, func(rel string, info fs.FileInfo) error {
+			current[rel] = info
 			return nil
 		})
+		for p, e := range m {
+			if info, ok := current[p]; err == nil && ok && info.Size() == e.Bytes {
+				var sha string
+				sha, _, err = hashFile(r, p)
+				if errors.Is(err, fs.ErrNotExist) {
+					err = nil
+				}
+				right[p] = err == nil && sha == e.SHA256
+			}
+		}
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	paths := m.Paths()
 	var changed []string
 	for _, p := range slices.Sorted(maps.Keys(current)) {
-		if _, keep := m[p]; !keep {
-			if err := d.Remove(p); err != nil {
-				return changed, err
-			}
-			changed = append(changed, p)
-		}
-	}
-	for _, p := range m.Paths() {
-		e := m[p]
-		if current[p] == e.SHA256 {
+		if _, keep := m[p]; keep || current[p].Size() > MaxFileBytes && !holdsAny(paths, p) {
 			continue
 		}
-		if err := restoreFile(d, b, p, e.SHA256); err != nil {
+		if err := d.Remove(p); err != nil {
+			return changed, err
+		}
+		changed = append(changed, p)
+	}
+	for _, p := range paths {
+		if right[p] {
+			continue
+		}
+		if err := restoreFile(d, b, p, m[p].SHA256); err != nil {
 			return changed, err
 		}
 		changed = append(changed, p)
 	}
 	slices.Sort(changed)
 	return changed, nil
+}
+
+// holdsAny reports whether one of the sorted paths lies below dir.
+func holdsAny(sorted []string, dir string) bool {
+	prefix := dir + "/"
+	i, _ := slices.BinarySearch(sorted, prefix)
+	return i < len(sorted) && strings.HasPrefix(sorted[i], prefix)
 }
 
 // checkManifest refuses a manifest that names a bad path, a missing blob,

@@ -21,7 +21,7 @@ func TestScan(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(d.Root(), "stray.txt"), []byte("not under a root"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m, err := Scan(d, b)
+	m, _, err := Scan(d, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,21 +46,21 @@ func TestUpdateMatchesScan(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(seed, 42))
 			d, b := newWorkspace(t)
-			prev, err := Scan(d, b)
+			prev, _, err := Scan(d, b)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for round := range 30 {
 				changed := randomChanges(t, rng, d)
 				snapshot := maps.Clone(prev)
-				next, err := Update(d, b, prev, changed)
+				next, _, err := Update(d, b, prev, changed)
 				if err != nil {
 					t.Fatalf("round %d: %v", round, err)
 				}
 				if !maps.Equal(prev, snapshot) {
 					t.Fatalf("round %d: Update mutated prev", round)
 				}
-				want, err := Scan(d, b)
+				want, _, err := Scan(d, b)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -138,15 +138,20 @@ func TestUpdateIgnoresWhatScanIgnores(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m, err := Update(d, b, nil, []string{"../x", "stray.txt", "output/odd.", "output/" + TmpPrefix + "1", "output/none"})
+	m, _, err := Update(d, b, nil, []string{"../x", "stray.txt", "output/odd.", "output/" + TmpPrefix + "1", "output/none"})
 	if err != nil || m == nil || len(m) != 0 {
 		t.Errorf("Update = %v, %v", m, err)
 	}
-	if s, err := Scan(d, b); err != nil || len(s) != 0 {
+	if s, _, err := Scan(d, b); err != nil || len(s) != 0 {
 		t.Errorf("Scan = %v, %v", s, err)
 	}
 }
 
+// TestRestoreRoundTrip: a restore brings back every file of the manifest,
+// removes the rest and reshapes files into folders and back. A file over
+// MaxFileBytes dropped in from outside is in no manifest (never read, never
+// stored), so a restore can neither bring it back nor, unless the manifest
+// needs its place, remove it: it is left alone.
 func TestRestoreRoundTrip(t *testing.T) {
 	t.Parallel()
 	d, b := newWorkspace(t)
@@ -155,12 +160,19 @@ func TestRestoreRoundTrip(t *testing.T) {
 	mustWrite(t, d, "plan/folder/x.md", "a folder that becomes a file")
 	mustWrite(t, d, "persist/keep.json", "{}")
 	big := strings.Repeat("L", MaxFileBytes+10) // dropped in from outside
-	if err := os.WriteFile(filepath.Join(d.Root(), "scratch", "big.log"), []byte(big), 0o600); err != nil {
-		t.Fatal(err)
+	dropIn := func(rel string) {
+		if err := os.WriteFile(filepath.Join(d.Root(), filepath.FromSlash(rel)), []byte(big), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	m1, err := Scan(d, b)
+	dropIn("scratch/big.log")
+	m1, skipped, err := Scan(d, b)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, ok := m1["scratch/big.log"]; ok || skipped.Count != 1 || skipped.More ||
+		skipped.Files[0] != (Skip{Path: "scratch/big.log", Reason: LimitFileBytes, Bytes: MaxFileBytes + 10}) {
+		t.Fatalf("Scan took the big file (%v) or reported %+v", ok, skipped)
 	}
 	before := readAll(t, d)
 
@@ -174,24 +186,38 @@ func TestRestoreRoundTrip(t *testing.T) {
 	}
 	mustWrite(t, d, "plan/folder", "now a file")
 	mustWrite(t, d, "summaries/new.md", "new")
-	if err := os.Remove(filepath.Join(d.Root(), "scratch", "big.log")); err != nil {
-		t.Fatal(err)
-	}
+	dropIn("summaries/later.log")
 
 	changed, err := Restore(d, b, m1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"output/main.md", "output/node", "output/node/child.md", "plan/folder", "plan/folder/x.md", "scratch/big.log", "summaries/new.md"}
+	want := []string{"output/main.md", "output/node", "output/node/child.md", "plan/folder", "plan/folder/x.md", "summaries/new.md"}
 	if !slices.Equal(changed, want) {
 		t.Errorf("changed = %v, want %v", changed, want)
 	}
+	before["summaries/later.log"] = big
 	if got := readAll(t, d); !equalFiles(got, before) {
 		t.Errorf("after restore %v, want %v", keys(got), keys(before))
 	}
 	assertNoTemp(t, d.Root())
 	if changed, err := Restore(d, b, m1); err != nil || len(changed) != 0 {
 		t.Errorf("second restore changed %v, %v", changed, err)
+	}
+
+	// A big file standing where the manifest needs a folder goes.
+	if err := d.Remove("plan/folder/x.md"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(d.Root(), "plan", "folder")); err != nil {
+		t.Fatal(err)
+	}
+	dropIn("plan/folder")
+	if changed, err := Restore(d, b, m1); err != nil || !slices.Equal(changed, []string{"plan/folder", "plan/folder/x.md"}) {
+		t.Errorf("restore over a big file in the way changed %v, %v", changed, err)
+	}
+	if got, err := d.Read("plan/folder/x.md"); err != nil || string(got) != "a folder that becomes a file" {
+		t.Errorf("plan/folder/x.md = %q, %v", got, err)
 	}
 }
 
@@ -251,7 +277,7 @@ func TestRestoreRefusals(t *testing.T) {
 			t.Parallel()
 			d, b := newWorkspace(t)
 			mustWrite(t, d, "output/main.md", "v1")
-			good, err := Scan(d, b)
+			good, _, err := Scan(d, b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -286,7 +312,7 @@ func TestRestoreCorruptBlob(t *testing.T) {
 	t.Parallel()
 	d, b := newWorkspace(t)
 	mustWrite(t, d, "output/main.md", "v1")
-	m, err := Scan(d, b)
+	m, _, err := Scan(d, b)
 	if err != nil {
 		t.Fatal(err)
 	}

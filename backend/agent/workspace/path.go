@@ -32,6 +32,12 @@ const (
 	CodeNotADirectory = "workspace.not_a_directory"
 	// CodeFileTooLarge: the content is over MaxFileBytes.
 	CodeFileTooLarge = "workspace.file_too_large"
+	// CodeQuotaExceeded: a write would take the workspace past one of its
+	// caps (MaxWorkspaceBytes, MaxWorkspaceFiles, MaxWorkspaceFolders);
+	// details.limit names it ("bytes", "files", "folders"), details.max is
+	// its value and details.wouldBe what the write would have made it
+	// (left out when the workspace is past the cap already).
+	CodeQuotaExceeded = "workspace.quota_exceeded"
 	// CodeInvalidQuery: a search query is empty.
 	CodeInvalidQuery = "workspace.invalid_query"
 	// CodeBlobMissing: a checkpoint refers to a blob the store does not have.

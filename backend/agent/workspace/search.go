@@ -63,7 +63,7 @@ func (d *Dir) Search(query, rel string, visible []string, limit, contextLines in
 	hits := []Hit{}
 	files := 0
 	err = d.withRoot(func(r *os.Root) error {
-		return d.walk(bases(t.rel, visible), 0, func(p string, info fs.FileInfo) error {
+		_, err := d.walk(r, bases(t.rel, visible), 0, func(p string, info fs.FileInfo) error {
 			if files == MaxSearchFiles || len(hits) == limit {
 				return fs.SkipAll
 			}
@@ -71,7 +71,7 @@ func (d *Dir) Search(query, rel string, visible []string, limit, contextLines in
 			if info.Size() > MaxFileBytes {
 				return nil
 			}
-			data, err := readBounded(r, p)
+			data, err := readBounded(r, p, info)
 			if errors.Is(err, fs.ErrNotExist) || apperr.As(err) != nil {
 				return nil // gone, or grown past the limit, since the walk saw it
 			}
@@ -84,6 +84,7 @@ func (d *Dir) Search(query, rel string, visible []string, limit, contextLines in
 			hits = appendHits(hits, p, data, needle, limit, contextLines)
 			return nil
 		})
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,15 @@
+-- Hearth schema v25: a checkpoint stores what changed, not the whole workspace.
+--
+-- Every write of an agent run is a checkpoint, and each kept the manifest
+-- of the whole workspace: a run of N writes over M files stored N·M
+-- entries (a 1,000-file workspace, 110 KB of manifest, grew the database
+-- by that much per write). A row now holds either a whole manifest
+-- (base_seq NULL, as every row written before v25) or a delta against the
+-- checkpoint before it (seq - 1): the entries that changed, a removed path
+-- mapping to null. base_seq names the whole manifest the delta chain starts
+-- from, so a checkpoint reads as the rows base_seq..seq of its run, one
+-- range of the (run_id, seq) index. The writer starts a new whole manifest
+-- once the chain would cost more than one (backend/agent/runstore/
+-- checkpoint_delta.go), so reading any checkpoint reads at most about two
+-- manifests' worth, and a run stores O(N + M) entries, not O(N·M).
+ALTER TABLE agent_checkpoints ADD COLUMN base_seq INTEGER;
