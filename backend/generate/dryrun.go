@@ -17,11 +17,15 @@ type Snapshot struct {
 }
 
 // WorldInfoActivation lists the lorebook entries a prompt used; the
-// shape is the agent API's.
+// shape is the agent API's. Warnings and DisabledKeys say what the scan
+// could not do (worldinfo.Activation), left out when there is nothing to
+// say: the prompt inspector and the lorebook editor's check show them.
 type WorldInfoActivation struct {
-	TimestampMs int64            `json:"timestampMs"`
-	Trigger     string           `json:"trigger"`
-	Entries     []WorldInfoEntry `json:"entries"`
+	TimestampMs  int64                   `json:"timestampMs"`
+	Trigger      string                  `json:"trigger"`
+	Entries      []WorldInfoEntry        `json:"entries"`
+	Warnings     []string                `json:"warnings,omitempty"`
+	DisabledKeys []worldinfo.DisabledKey `json:"disabledKeys,omitempty"`
 }
 
 // WorldInfoEntry is one activated lorebook entry.
@@ -76,6 +80,7 @@ func activationOf(a *worldinfo.Activation, now int64, trigger string) WorldInfoA
 		return out
 	}
 	out.TimestampMs, out.Trigger = a.TimestampMs, a.Trigger
+	out.Warnings, out.DisabledKeys = a.Warnings, a.DisabledKeys
 	for _, e := range a.Entries {
 		out.Entries = append(out.Entries, WorldInfoEntry{World: e.World, UID: e.UID, DisplayName: e.DisplayName,
 			Constant: e.Constant, Content: e.Content, Position: e.Position})

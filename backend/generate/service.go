@@ -109,8 +109,9 @@ type Started struct {
 }
 
 // Start begins a generation and returns once its prompt is assembled:
-// bad options, a busy chat, a missing connection or a prompt that does not
-// fit fail here, before any event.
+// bad options, a busy chat, a missing connection, a prompt that does not
+// fit or a stop while it is assembled (generate.interrupted) fail here,
+// before any event.
 func (s *Service) Start(ctx context.Context, o Options) (*Started, error) {
 	r, err := s.prepare(ctx, &o)
 	if err != nil {
@@ -200,7 +201,7 @@ func (s *Service) prepare(ctx context.Context, o *Options) (*run, error) {
 	if err := s.claim(r); err != nil {
 		return nil, err
 	}
-	b, err := s.build(ctx, o, preset, conn.Model, vision(conn.Provider, conn.Model), false)
+	b, err := s.buildFor(ctx, r, o, preset, conn)
 	if err != nil {
 		s.release(r)
 		return nil, err
@@ -212,6 +213,26 @@ func (s *Service) prepare(ctx context.Context, o *Options) (*run, error) {
 	}
 	s.saveTimed(ctx, o.ChatID, b.timedBefore, b.timed)
 	return r, nil
+}
+
+// buildFor assembles run r's prompt under the caller's context and the
+// run's: generate.stop, or Close, ends a long assembly (a lorebook scan
+// above all) as it ends the stream. Such a run fails with
+// generate.interrupted and leaves nothing behind.
+func (s *Service) buildFor(ctx context.Context, r *run, o *Options, preset prompt.Preset, conn *connections.Connection) (*built, error) {
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(r.ctx, cancel)()
+	b, err := s.build(bctx, o, preset, conn.Model, vision(conn.Provider, conn.Model), false)
+	if err != nil && r.ctx.Err() != nil && ctx.Err() == nil {
+		why := "Hearth is shutting down"
+		if r.wasStopped() {
+			why = "it was stopped"
+		}
+		return nil, apperr.New(CodeInterrupted, "the generation ended before its prompt was assembled: %s", why).
+			WithDetails(map[string]any{"generationId": r.id})
+	}
+	return b, err
 }
 
 // claim registers r, refusing a second generation in one chat.

@@ -1,6 +1,7 @@
 package worldinfo
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -86,7 +87,7 @@ func benchSetup() Input {
 // as a running app does; "cold" compiles every key again.
 func BenchmarkActivate1000(b *testing.B) {
 	in := benchSetup()
-	r, err := Activate(in)
+	r, err := Activate(context.Background(), in)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func BenchmarkActivate1000(b *testing.B) {
 		en := NewEngine()
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := en.Activate(in); err != nil {
+			if _, err := en.Activate(context.Background(), in); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -104,7 +105,7 @@ func BenchmarkActivate1000(b *testing.B) {
 	b.Run("cold", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := Activate(in); err != nil {
+			if _, err := Activate(context.Background(), in); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,6 +1,7 @@
 package worldinfo
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -11,10 +12,12 @@ import (
 
 // Engine activates lorebooks. It keeps the keys it compiled (regexes
 // above all) between activations, so a chat's next generation does not
-// compile them again. Safe for concurrent use; the zero Engine is ready.
-// Share one by pointer.
+// compile them again, and the keys that took too long to match, so it
+// does not wait for them again. Safe for concurrent use; the zero Engine
+// is ready. Share one by pointer.
 type Engine struct {
 	keys keyCache
+	slow slowKeys
 }
 
 // NewEngine returns an Engine with an empty key cache.
@@ -22,7 +25,7 @@ func NewEngine() *Engine { return &Engine{} }
 
 // Activate runs one activation with a fresh Engine; callers that activate
 // repeatedly should keep an Engine instead.
-func Activate(in Input) (*Result, error) { return NewEngine().Activate(in) }
+func Activate(ctx context.Context, in Input) (*Result, error) { return NewEngine().Activate(ctx, in) }
 
 // scanEntry is one entry as an activation sees it: its book, its
 // decorators split off and, once it passed its roll, its content with
@@ -72,6 +75,7 @@ type activation struct {
 	buf       *scanBuffer
 	timed     *timedEffects
 	match     *matcher
+	halt      *halt
 	rand      func() float64
 	activated []*scanEntry
 	byRef     map[string]bool
@@ -86,7 +90,15 @@ type activation struct {
 // fewer than MinActivations entries activated, then sort what activated
 // by order into the positions. The random source, the token counter and
 // the timed state are the caller's, so a test can replay an activation.
-func (en *Engine) Activate(in Input) (*Result, error) {
+//
+// The scan is bounded: when ctx ends it is abandoned and Activate returns
+// ctx's error; when in's deadline (ActivationDeadline unless set) passes,
+// no more keys are matched and the result, with what activated so far
+// and entries that need no key, says so in CutShort and a warning. Regex
+// keys that need the backtracking engine are capped per book, and one
+// whose match runs out of time is turned off for its entry; both are
+// listed in DisabledKeys.
+func (en *Engine) Activate(ctx context.Context, in Input) (*Result, error) {
 	if in.Tokens == nil {
 		return nil, apperr.Invalid("world info activation needs a token counter")
 	}
@@ -94,11 +106,18 @@ func (en *Engine) Activate(in Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	h := newHalt(ctx, &in)
+	worlds := map[string]bool{}
+	for _, s := range in.Sources {
+		worlds[s.World] = true
+	}
 	a := &activation{
 		in:      &in,
 		entries: entries,
 		buf:     newScanBuffer(&in),
-		match:   &matcher{keys: &en.keys, settings: &in.Settings, substitute: in.Substitute},
+		match: &matcher{keys: &en.keys, settings: &in.Settings, substitute: in.Substitute, halt: h,
+			limits: newKeyLimits(&en.slow, worlds)},
+		halt:    h,
 		rand:    in.Rand,
 		byRef:   map[string]bool{},
 		chatLen: max(in.ChatLength, len(in.Messages)),
@@ -112,12 +131,21 @@ func (en *Engine) Activate(in Input) (*Result, error) {
 	res := &Result{Outlets: map[string][]string{}}
 	res.Budget = budget(in.Settings, in.MaxContext)
 	if len(entries) > 0 {
+		a.survey()
 		res.BudgetOverflowed = a.scan(res.Budget)
+		if h.cancelled() {
+			return nil, h.err
+		}
 		a.place(res)
 		a.timed.record(a.activated)
 	}
 	res.Timed = a.timed.state
 	res.Warnings = a.match.warnings
+	if h.cut {
+		res.CutShort = true
+		res.Warnings = append(res.Warnings, h.warning())
+	}
+	a.match.limits.finish(res)
 	return res, nil
 }
 
@@ -149,6 +177,10 @@ func (a *activation) scan(budget int) bool {
 	s := a.in.Settings
 	for passes := 0; state != scanNone; passes++ {
 		if s.MaxRecursionSteps > 0 && s.MaxRecursionSteps <= passes {
+			break
+		}
+		// Once the scan must stop, a further pass could only match keys.
+		if passes > 0 && a.halt.stop() {
 			break
 		}
 		candidates := a.candidates(state, level, failed)
@@ -252,6 +284,12 @@ func (a *activation) candidates(state, level int, failed map[*scanEntry]bool) []
 	}
 	var out, sticky []*scanEntry
 	for _, e := range a.entries {
+		// Past the deadline the pass goes on without matching keys (so
+		// constant, sticky and forced entries still enter); a cancelled
+		// scan ends here.
+		if a.halt.cancelled() {
+			return nil
+		}
 		if failed[e] || a.byRef[e.ref] || e.e.Disable {
 			continue
 		}
@@ -298,13 +336,13 @@ func (a *activation) activates(e *scanEntry, state int, forced map[string]bool, 
 		return false
 	}
 	h := a.buf.text(e.e, state)
-	if !a.match.primaryMatch(h, e.e) {
+	if !a.match.primaryMatch(h, e) {
 		return false
 	}
 	if !e.e.Selective || len(e.e.KeySecondary) == 0 {
 		return true
 	}
-	return a.match.secondaryMatch(h, e.e)
+	return a.match.secondaryMatch(h, e)
 }
 
 // characterAllowed applies the entry's character filter: by card file

@@ -131,7 +131,7 @@ func (a *activation) scoreGroup(name string, group []*scanEntry, sticky bool, st
 	scores := make([]int, len(group))
 	best := 0
 	for i, e := range group {
-		scores[i] = a.match.score(a.buf.text(e.e, state), e.e)
+		scores[i] = a.match.score(a.buf.text(e.e, state), e)
 		if i == 0 || scores[i] > best {
 			best = scores[i]
 		}

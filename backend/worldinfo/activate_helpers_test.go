@@ -1,6 +1,7 @@
 package worldinfo
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -69,7 +70,7 @@ func baseInput(t testing.TB, entries []*Entry, msgs ...string) Input {
 
 func activate(t testing.TB, in Input) *Result {
 	t.Helper()
-	r, err := Activate(in)
+	r, err := Activate(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}

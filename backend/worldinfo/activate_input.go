@@ -1,5 +1,7 @@
 package worldinfo
 
+import "time"
+
 // Insertion strategies: how global and character lore interleave
 // (SillyTavern's world_info_insertion_strategy).
 const (
@@ -135,6 +137,12 @@ type Input struct {
 	// DryRun computes the activation without advancing timed effects:
 	// sticky and cooldown neither apply nor get set, as in SillyTavern.
 	DryRun bool
+	// Deadline bounds the whole scan; zero is ActivationDeadline. Past it
+	// the scan matches no more keys and the result is CutShort.
+	Deadline time.Duration
+	// Clock reads the time the deadline is measured on; nil is time.Now.
+	// A test drives it to cut a scan at a chosen key.
+	Clock func() time.Time
 }
 
 // Activated is one entry that entered the prompt.
@@ -190,8 +198,16 @@ type Result struct {
 	// tells that entries were left out for it.
 	Budget           int
 	BudgetOverflowed bool
-	// Warnings name keys that could not be used (a regex Go cannot run).
+	// Warnings say, in words, what the scan could not do: keys it could
+	// not use (a regex Go cannot run, one that took too long, one past its
+	// book's cap), books it did not find, a deadline it ran into.
 	Warnings []string
+	// DisabledKeys lists the regex keys the scan did not run, by book,
+	// entry and key, for the lorebook editor (at most maxReportedKeys).
+	DisabledKeys []DisabledKey
+	// CutShort tells that the scan ran past its deadline and stopped
+	// matching keys: entries it had not checked by then did not activate.
+	CutShort bool
 }
 
 // AuthorNote wraps the Author's Note text with the AN-positioned entries

@@ -20,17 +20,35 @@ const keyCacheLimit = 100_000
 type compiledKey struct {
 	regex bool
 	re    *regexp.Regexp
-	// js runs a regex RE2 cannot (lookaround, backreferences) with a
-	// backtracking engine in ECMAScript mode, under jsMatchTimeout.
-	js *regexp2.Regexp
-	// unsupported says why a valid JavaScript regex cannot run here; the
-	// key then never matches.
+	// backtrack marks a regex RE2 cannot run (lookaround,
+	// backreferences): it runs on a backtracking engine in ECMAScript
+	// mode, under jsMatchTimeout, compiled on first use (see
+	// backtracking), so a key a book may not run (maxBacktrackingKeys)
+	// is never compiled.
+	backtrack bool
+	jsPattern string
+	jsFlags   string
+	jsOnce    sync.Once
+	js        *regexp2.Regexp
+	// unsupported says why a valid JavaScript regex cannot run here when
+	// the backtracking engine refuses it too; the key then never matches.
 	unsupported string
 	pre         prefilter
 	lower       string
 	// multiWord keys contain white space; whole-word matching treats them
 	// as plain substrings.
 	multiWord bool
+}
+
+// backtracking returns the key's backtracking program, compiled on the
+// first call; nil when it does not compile (unsupported says why).
+func (ck *compiledKey) backtracking() *regexp2.Regexp {
+	ck.jsOnce.Do(func() {
+		if re, err := compileJS(ck.jsPattern, ck.jsFlags); err == nil {
+			ck.js = re
+		}
+	})
+	return ck.js
 }
 
 // keyCache holds compiled keys by their text, shared by activations. The
@@ -63,12 +81,9 @@ func compileKey(k string) *compiledKey {
 	if !ok {
 		return ck
 	}
-	var err error
 	if unsupported != "" {
-		ck.regex = true
-		if ck.js, err = compileJS(pattern, flags); err != nil {
-			ck.unsupported = unsupported
-		}
+		ck.regex, ck.backtrack = true, true
+		ck.jsPattern, ck.jsFlags, ck.unsupported = pattern, flags, unsupported
 		return ck
 	}
 	re, err := regexp.Compile(goPattern)
@@ -82,33 +97,36 @@ func compileKey(k string) *compiledKey {
 	return ck
 }
 
-// matcher matches keys for one activation: the settings' defaults and the
-// keys it found unusable, for Result.Warnings.
+// matcher matches keys for one activation: the settings' defaults, the
+// activation's halt (no key is matched once it says stop), the account
+// of the keys it does not run, and the keys it found unusable, for
+// Result.Warnings.
 type matcher struct {
 	keys       *keyCache
 	settings   *Settings
+	substitute func(string) string
+	halt       *halt
+	limits     keyLimits
 	warned     map[string]bool
 	warnings   []string
-	substitute func(string) string
 }
 
-// match is SillyTavern's matchKeys: does key occur in h for entry e. A
+// match is SillyTavern's matchKeys: does key occur in h for entry s. A
 // /regex/flags key is a regex over the raw text whatever the entry's
 // options; other keys are substrings, lowercased unless case-sensitive,
-// and bounded by non-word characters when matching whole words.
-func (m *matcher) match(h *haystack, key string, e *Entry) bool {
+// and bounded by non-word characters when matching whole words. raw is
+// the key as the entry writes it (key is it macro-expanded and trimmed),
+// by which a backtracking key is turned off. Nothing matches once the
+// scan must stop.
+func (m *matcher) match(h *haystack, s *scanEntry, raw, key string) bool {
+	if m.halt.stop() {
+		return false
+	}
+	e := s.e
 	ck := m.keys.get(key)
 	if ck.regex {
-		if ck.js != nil {
-			ok, err := ck.js.MatchString(h.raw)
-			if err != nil {
-				m.warn(key, "it took longer than "+jsMatchTimeout.String()+" to match")
-			}
-			return ok && err == nil
-		}
-		if ck.re == nil {
-			m.warn(key, ck.unsupported)
-			return false
+		if ck.backtrack {
+			return m.matchBacktracking(h, s, raw, key, ck)
 		}
 		if !ck.pre.mayMatch(h) {
 			return false
@@ -134,6 +152,40 @@ func (m *matcher) match(h *haystack, key string, e *Entry) bool {
 		return containsWord(hay, needle)
 	}
 	return strings.Contains(hay, needle)
+}
+
+// matchBacktracking runs a key RE2 cannot run on the backtracking engine,
+// unless it is turned off for time or past its book's cap. A match that
+// runs out of time turns the key off for this entry, now and in later
+// scans.
+func (m *matcher) matchBacktracking(h *haystack, s *scanEntry, raw, key string, ck *compiledKey) bool {
+	l := &m.limits
+	ref := keyRef{world: s.world, uid: s.e.UID, key: raw}
+	switch {
+	case l.off[ref]:
+		l.report(ref, KeyTimedOut)
+		return false
+	case l.timedOut[jsProbe{key, h}]:
+		// The same regex over the same text ran out of time for another
+		// entry of this scan: it would again.
+		l.turnOff(ref, s)
+		return false
+	case !l.admit(s.world, raw):
+		l.report(ref, KeyOverCap)
+		return false
+	}
+	re := ck.backtracking()
+	if re == nil {
+		m.warn(key, ck.unsupported)
+		return false
+	}
+	ok, err := re.MatchString(h.raw)
+	if err != nil {
+		l.timedOut[jsProbe{key, h}] = true
+		l.turnOff(ref, s)
+		return false
+	}
+	return ok
 }
 
 func (m *matcher) warn(key, why string) {
@@ -181,10 +233,10 @@ func (m *matcher) subst(s string) string {
 // primaryMatch reports whether a primary key matches, as SillyTavern
 // looks for one: each key macro-expanded, skipped when that leaves
 // nothing, trimmed.
-func (m *matcher) primaryMatch(h *haystack, e *Entry) bool {
-	for _, k := range e.Key {
+func (m *matcher) primaryMatch(h *haystack, se *scanEntry) bool {
+	for _, k := range se.e.Key {
 		s := m.subst(k)
-		if s != "" && m.match(h, trimJS(s), e) {
+		if s != "" && m.match(h, se, k, trimJS(s)) {
 			return true
 		}
 	}
@@ -193,11 +245,12 @@ func (m *matcher) primaryMatch(h *haystack, e *Entry) bool {
 
 // secondaryMatch applies the entry's selective logic to its secondary
 // keys. An unknown logic never activates.
-func (m *matcher) secondaryMatch(h *haystack, e *Entry) bool {
+func (m *matcher) secondaryMatch(h *haystack, se *scanEntry) bool {
+	e := se.e
 	anyMatch, allMatch := false, true
 	for _, k := range e.KeySecondary {
 		s := m.subst(k)
-		hit := s != "" && m.match(h, trimJS(s), e)
+		hit := s != "" && m.match(h, se, k, trimJS(s))
 		if hit {
 			anyMatch = true
 		} else {
@@ -222,18 +275,19 @@ func (m *matcher) secondaryMatch(h *haystack, e *Entry) bool {
 // score is SillyTavern's getScore for group scoring: how many keys occur
 // (raw keys, no macros), secondary ones counted for AND ANY always and
 // for AND ALL only when all occur.
-func (m *matcher) score(h *haystack, e *Entry) int {
+func (m *matcher) score(h *haystack, se *scanEntry) int {
+	e := se.e
 	if len(e.Key) == 0 {
 		return 0
 	}
 	primary, secondary := 0, 0
 	for _, k := range e.Key {
-		if m.match(h, k, e) {
+		if m.match(h, se, k, k) {
 			primary++
 		}
 	}
 	for _, k := range e.KeySecondary {
-		if m.match(h, k, e) {
+		if m.match(h, se, k, k) {
 			secondary++
 		}
 	}
@@ -251,7 +305,10 @@ func (m *matcher) score(h *haystack, e *Entry) int {
 }
 
 // jsMatchTimeout bounds one match of a backtracking (regexp2) key: a key
-// written to backtrack forever must not stall a generation.
+// written to backtrack forever must not stall a generation. regexp2 reads
+// a clock that ticks every 100 ms, so a match may run up to about three
+// times this; ActivationDeadline bounds the sum, and a key that times out
+// is turned off (slowKeys).
 const jsMatchTimeout = 50 * time.Millisecond
 
 // compileJS compiles a JavaScript regex RE2 cannot run, with its flags,

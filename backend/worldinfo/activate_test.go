@@ -1,6 +1,7 @@
 package worldinfo
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -379,7 +380,7 @@ func TestActivateInputErrors(t *testing.T) {
 	for _, tt := range tests {
 		in := baseInput(t, nil)
 		tt.set(&in)
-		if _, err := Activate(in); apperr.CodeOf(err) != apperr.CodeInvalidArgument {
+		if _, err := Activate(context.Background(), in); apperr.CodeOf(err) != apperr.CodeInvalidArgument {
 			t.Errorf("%s: err = %v", tt.name, err)
 		}
 	}
@@ -395,7 +396,7 @@ func TestEngineConcurrent(t *testing.T) {
 	for range 8 {
 		go func() {
 			in := baseInput(t, entries, "the DRAGONS and the king")
-			r, err := en.Activate(in)
+			r, err := en.Activate(context.Background(), in)
 			if err != nil {
 				done <- err.Error()
 				return

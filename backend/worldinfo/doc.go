@@ -7,10 +7,13 @@
 // The engine follows SillyTavern's public/scripts/world-info.js
 // (checkWorldInfo and its helpers) rule for rule, quirks included, so a
 // chat moved between the two activates the same entries and keeps its
-// timed effects (chat metadata timedWorldInfo). It is pure: the caller
-// hands in the books, the chat, the settings, a token counter, a random
-// source and the timed-effect state, and gets back the texts per position
-// and the new state to store. Nothing here touches a database, and the
-// package imports neither the prompt nor the generate package; callers
-// map Result onto theirs.
+// timed effects (chat metadata timedWorldInfo). Beyond what an Engine
+// remembers (compiled keys, and keys too slow to match again), it is
+// pure: the caller hands in the books, the chat, the settings, a token
+// counter, a random source, a clock, a context and the timed-effect
+// state, and gets back the texts per position and the new state to
+// store. A scan is bounded (ActivationDeadline, a cap on backtracking
+// keys per book, a timeout per match) and ends with its context. The
+// engine touches no database, and the package imports neither the prompt
+// nor the generate package; callers map Result onto theirs.
 package worldinfo

@@ -42,6 +42,9 @@ type Service struct {
 	// this package must not import) point their bindings at the new name,
 	// so a rename keeps every binding or none. Set it before first use.
 	Renamed func(ctx context.Context, tx *store.Tx, from, to string) error
+	// ScanDeadline bounds each activation's scan (Input.Deadline); zero
+	// is ActivationDeadline. Set it before first use.
+	ScanDeadline time.Duration
 }
 
 // NewService returns the lorebook service.
@@ -129,6 +132,7 @@ func (s *Service) put(ctx context.Context, tx *store.Tx, name string, body []byt
 	}
 	tx.AfterCommit(func() {
 		s.cache.invalidate()
+		s.engine.ForgetBook(name)
 		s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: map[string]any{"name": name, "op": "save"}})
 	})
 	return nil
@@ -148,6 +152,7 @@ func (s *Service) Delete(ctx context.Context, name string) error {
 		}
 		tx.AfterCommit(func() {
 			s.cache.invalidate()
+			s.engine.ForgetBook(name)
 			s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: map[string]any{"name": name, "op": "delete"}})
 		})
 		return nil
@@ -190,6 +195,8 @@ func (s *Service) Rename(ctx context.Context, from, to string) error {
 		}
 		tx.AfterCommit(func() {
 			s.cache.invalidate()
+			s.engine.ForgetBook(from)
+			s.engine.ForgetBook(to)
 			s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: map[string]any{"name": to, "oldName": from, "op": "rename"}})
 		})
 		return nil

@@ -65,17 +65,25 @@ type ActivationEntry struct {
 	Position    string `json:"position"`
 }
 
-// Activation is what a generation's World Info scan activated.
+// Activation is what a generation's World Info scan activated, and what
+// it could not do: its warnings, and the regex keys it did not run (too
+// slow, or past their book's cap), which the lorebook editor marks on
+// their entries. Both are left out when empty.
 type Activation struct {
-	TimestampMs int64             `json:"timestampMs"`
-	Trigger     string            `json:"trigger"`
-	Entries     []ActivationEntry `json:"entries"`
+	TimestampMs  int64             `json:"timestampMs"`
+	Trigger      string            `json:"trigger"`
+	Entries      []ActivationEntry `json:"entries"`
+	Warnings     []string          `json:"warnings,omitempty"`
+	DisabledKeys []DisabledKey     `json:"disabledKeys,omitempty"`
 }
 
 // ActivateFor runs the scan of one generation. A book a chat or card
 // names that does not exist is skipped with a warning in the result, as
 // SillyTavern skips it. Unless the input is a dry run, the activation is
-// kept as the chat's last and WORLDINFO_SCAN_DONE is published.
+// kept as the chat's last and WORLDINFO_SCAN_DONE is published. The scan
+// ends with ctx (generate.stop, a closed run): it then returns ctx's
+// error and keeps nothing; it stops matching at the input's Deadline, or
+// ScanDeadline when the input sets none.
 func (s *Service) ActivateFor(ctx context.Context, req Request) (*Result, *Activation, error) {
 	cfg, err := s.Config(ctx)
 	if err != nil {
@@ -119,14 +127,18 @@ func (s *Service) ActivateFor(ctx context.Context, req Request) (*Result, *Activ
 			return nil, nil, err
 		}
 	}
-	res, err := s.engine.Activate(in)
+	if in.Deadline == 0 {
+		in.Deadline = s.ScanDeadline
+	}
+	res, err := s.engine.Activate(ctx, in)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, name := range missing {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("lorebook %q is not in the library: skipped", name))
 	}
-	act := &Activation{TimestampMs: s.now().UnixMilli(), Trigger: in.Trigger, Entries: []ActivationEntry{}}
+	act := &Activation{TimestampMs: s.now().UnixMilli(), Trigger: in.Trigger, Entries: []ActivationEntry{},
+		Warnings: res.Warnings, DisabledKeys: res.DisabledKeys}
 	if act.Trigger == "" {
 		act.Trigger = "normal"
 	}

@@ -2,6 +2,8 @@
 // prompt snapshots, extension prompts and getContext().swipe. types.ts
 // re-exports all of it.
 
+import type { WorldInfoDisabledKey } from './types-worldinfo';
+
 /** One entry of getContext().extensionPrompts. */
 export interface ExtensionPromptView {
   readonly value: string;
@@ -111,6 +113,10 @@ export interface PromptSnapshot {
     timestampMs: number;
     trigger: string;
     entries: { world: string; uid: string | number; displayName: string; constant: boolean; content: string; position?: string }[];
+    /** warnings say in words what the lorebook scan could not do; left out when nothing. */
+    warnings?: string[];
+    /** disabledKeys are the regex keys the scan did not run; left out when none. */
+    disabledKeys?: WorldInfoDisabledKey[];
   };
   tokenCounts: TokenCounts;
 }

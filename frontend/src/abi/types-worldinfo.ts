@@ -8,11 +8,28 @@ export interface WorldInfoBook {
   [key: string]: unknown;
 }
 
-/** What a generation's World Info scan activated. */
+/**
+ * A regex key a scan did not run: `timeout` — a match took too long, and the key is off for
+ * its entry until the book is saved again; `tooMany` — the book has more than 200 keys that
+ * need lookaround or backreferences, and this one comes after them.
+ */
+export interface WorldInfoDisabledKey {
+  world: string;
+  uid: number;
+  /** key is the key as the entry writes it (in `key` or `keysecondary`). */
+  key: string;
+  reason: 'timeout' | 'tooMany';
+}
+
+/** What a generation's World Info scan activated, and (when there is any) what it could not do. */
 export interface WorldInfoActivation {
   timestampMs: number;
   trigger: string;
   entries: { world: string; uid: number; displayName: string; constant: boolean; content: string; position: string }[];
+  /** warnings say in words what the scan could not do (a book not found, a key turned off, the scan cut short). */
+  warnings?: string[];
+  /** disabledKeys are the regex keys the scan did not run. */
+  disabledKeys?: WorldInfoDisabledKey[];
 }
 
 /** api.worldinfo (HOST-ABI §5). */

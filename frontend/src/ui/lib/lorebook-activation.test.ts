@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeUids, attachmentsOf, byWorld, fieldMessage, fieldOfError, positionWords, replyLore, type ActivationLike } from './lorebook-activation';
+import { activeUids, attachmentsOf, byWorld, disabledKeyWords, fieldMessage, fieldOfError, keyNotes, positionWords, replyLore, type ActivationLike } from './lorebook-activation';
 
 const act: ActivationLike = {
   timestampMs: 1,
@@ -16,6 +16,24 @@ describe('activation', () => {
     expect([...activeUids(act, 'Eldoria')]).toEqual([3, 7]);
     expect(activeUids(act, 'Other').size).toBe(0);
     expect(activeUids(null, 'Eldoria').size).toBe(0);
+  });
+
+  it('notes the keys a scan turned off, per entry of one book, in words', () => {
+    const checked: ActivationLike = {
+      ...act,
+      disabledKeys: [
+        { world: 'Eldoria', uid: 3, key: '/(a+)+b(?=x)/', reason: 'timeout' },
+        { world: 'Eldoria', uid: '3', key: '/c(?=d)/', reason: 'tooMany' },
+        { world: 'Common', uid: 3, key: '/e(?=f)/', reason: 'timeout' },
+      ],
+    };
+    const notes = keyNotes(checked, 'Eldoria');
+    expect([...notes.keys()]).toEqual([3]);
+    expect(notes.get(3)).toEqual({ '/(a+)+b(?=x)/': disabledKeyWords('timeout'), '/c(?=d)/': disabledKeyWords('tooMany') });
+    expect(disabledKeyWords('timeout')).toMatch(/took too long .* turned off/);
+    expect(disabledKeyWords('tooMany')).toMatch(/more than 200 keys/);
+    expect(keyNotes(act, 'Eldoria').size).toBe(0);
+    expect(keyNotes(null, 'Eldoria').size).toBe(0);
   });
 
   it('groups entries by book in the order books appear', () => {

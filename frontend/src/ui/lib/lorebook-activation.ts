@@ -1,11 +1,23 @@
 // What a World Info scan activated, as the lorebook screen shows it, where
 // a book is attached to a chat, and which field a host error names.
 
+/** DisabledKeyLike is a regex key a scan did not run (a dry run's uids may be strings). */
+export interface DisabledKeyLike {
+  world: string;
+  uid: string | number;
+  key: string;
+  reason: string;
+}
+
 /** ActivationLike is a dry run's or the last generation's activation (a dry run's uids may be strings). */
 export interface ActivationLike {
   timestampMs: number;
   trigger: string;
   entries: { world: string; uid: string | number; displayName: string; constant: boolean; content: string; position?: string }[];
+  /** warnings say in words what the scan could not do. */
+  warnings?: readonly string[] | undefined;
+  /** disabledKeys are the regex keys the scan did not run. */
+  disabledKeys?: readonly DisabledKeyLike[] | undefined;
 }
 
 /** Attachment is how a book reaches a chat's generations. */
@@ -43,6 +55,31 @@ export function activeUids(act: ActivationLike | null, world: string): Set<numbe
   const out = new Set<number>();
   for (const e of act?.entries ?? []) {
     if (e.world === world) out.add(Number(e.uid));
+  }
+  return out;
+}
+
+/** disabledKeyWords says, after the key and a colon, why the scan did not run it. */
+export function disabledKeyWords(reason: string): string {
+  switch (reason) {
+    case 'timeout':
+      return 'took too long to check against the chat, so it was turned off. It will not activate this entry until you save the lorebook again; a simpler pattern avoids this.';
+    case 'tooMany':
+      return 'is not used: this lorebook has more than 200 keys with lookahead, lookbehind or backreferences, and only the first 200 run.';
+    default:
+      return 'is not used.';
+  }
+}
+
+/** keyNotes maps each entry of the book world to its keys the activation did not run, with why in words. */
+export function keyNotes(act: ActivationLike | null, world: string): Map<number, Record<string, string>> {
+  const out = new Map<number, Record<string, string>>();
+  for (const d of act?.disabledKeys ?? []) {
+    if (d.world !== world) continue;
+    const uid = Number(d.uid);
+    let notes = out.get(uid);
+    if (!notes) out.set(uid, (notes = {}));
+    notes[d.key] = disabledKeyWords(d.reason);
   }
   return out;
 }
