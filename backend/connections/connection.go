@@ -1,7 +1,8 @@
 // Package connections keeps the user's model connections (which provider,
 // where, which model) and their API keys, and tests them. Keys are
 // write-only from every caller: stored in the secrets file, reported only
-// as apiKeySet, handed to the provider layer and nowhere else.
+// as apiKeySet, handed to the provider layer and nowhere else, and only
+// for the origin and provider they were entered for.
 package connections
 
 import (
@@ -42,7 +43,9 @@ type Connection struct {
 
 // Input is connections.save's argument. Without ID it creates; with one it
 // updates, keeping the fields left out. APIKey: absent or null keeps the
-// key, "" removes it, anything else replaces it.
+// key, "" removes it, anything else replaces it. A kept key stays only
+// while the save leaves the connection's origin and provider as they were
+// (Service.Save): it was entered for that server alone.
 type Input struct {
 	ID       *string           `json:"id"`
 	Name     *string           `json:"name"`
@@ -56,8 +59,43 @@ type Input struct {
 // Providers a connection may name.
 var kinds = map[string]bool{providers.KindOpenAICompatible: true, providers.KindAnthropic: true, providers.KindGoogle: true}
 
-// secretHeaders would put a credential where get() returns it.
-var secretHeaders = map[string]bool{"authorization": true, "proxy-authorization": true, "x-api-key": true, "api-key": true, "x-goog-api-key": true}
+// A connection's custom headers are stored in the database in the clear
+// and returned by connections.get and list, so a credential among them
+// would be readable back by any caller (an extension, a script) and sit in
+// backups of the database. Hearth refuses header names that carry
+// credentials: the key belongs in apiKey, which lives in the secrets file
+// and is never returned.
+//
+// secretHeaders names credential headers whose names credentialWords
+// would miss.
+var secretHeaders = map[string]bool{
+	"dpop": true, // OAuth proof-of-possession
+}
+
+// credentialWords are the parts of a header name that mark it as a
+// credential: Authorization, Proxy-Authorization, Cookie, X-Api-Key,
+// Api-Key, X-Goog-Api-Key, Ocp-Apim-Subscription-Key (Azure),
+// Cf-Access-Client-Secret (Cloudflare), X-Amz-Security-Token (AWS),
+// X-Auth-Token, X-Access-Token, Helicone-Auth, X-Portkey-Api-Key… A rule
+// on the name, not a list of names, so that a proxy's new header is
+// refused too; its cost is refusing an odd harmless header (X-Session-Id,
+// Idempotency-Key), which no model connection needs.
+var credentialWords = []string{"auth", "key", "token", "secret", "passw", "passphrase", "credential", "session", "cookie", "signature"}
+
+// credentialHeader reports whether header name carries a credential, and
+// the word that says so.
+func credentialHeader(name string) (string, bool) {
+	n := strings.ToLower(name)
+	if secretHeaders[n] {
+		return n, true
+	}
+	for _, w := range credentialWords {
+		if strings.Contains(n, w) {
+			return w, true
+		}
+	}
+	return "", false
+}
 
 // apply sets in's fields on c, validating each.
 func (in Input) apply(c *Connection) error {
@@ -137,8 +175,9 @@ func checkHeaders(h map[string]string) error {
 		if k == "" || !isToken(k) {
 			return apperr.Invalid("header name %q is not a valid HTTP header name", inputs.Short(k))
 		}
-		if secretHeaders[strings.ToLower(k)] {
-			return apperr.Invalid("header %s would be stored in the clear: put the key in apiKey", k)
+		if word, ok := credentialHeader(k); ok {
+			return apperr.Invalid("header %s looks like a credential (%q): custom headers are stored in the clear and returned by connections.get, so Hearth does not keep credentials there; put the key in apiKey, which is kept in the secrets file, never returned, and sent as the provider's own key header", k, word).
+				WithDetails(map[string]any{"header": k})
 		}
 		if len(v) > maxHeaderValue || strings.ContainsAny(v, "\r\n\x00") {
 			return apperr.Invalid("header %s: the value must be one line of at most %d bytes", k, maxHeaderValue)

@@ -61,11 +61,20 @@ func notFound(id string) error {
 
 // Save creates or updates a connection. The key is written first and put
 // back if the row's transaction fails, so a failed save changes nothing.
+//
+// A stored key is bound to the origin (providers.Origin: scheme, host and
+// port) and the provider it was entered for, and goes nowhere else: a save
+// that changes either drops the stored key, unless the same save brings a
+// key (which is then bound to the new origin and provider). Otherwise
+// save({id, baseUrl}) followed by test(id) would hand the key to any
+// server. A save that changes only the path under the same origin, or
+// writes the same origin another way (case, default port), keeps it.
 func (s *Service) Save(ctx context.Context, in Input) (*Connection, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := &Connection{}
 	creating := in.ID == nil
+	var before Connection
 	if creating {
 		c.ID = uuid.NewString()
 		c.CreatedAt = s.now().UnixMilli()
@@ -74,21 +83,39 @@ func (s *Service) Save(ctx context.Context, in Input) (*Connection, error) {
 		if err != nil {
 			return nil, err
 		}
-		c = cur
+		c, before = cur, *cur
 	}
 	if err := in.apply(c); err != nil {
 		return nil, err
 	}
+	origin, err := providers.Origin(c.Provider, c.BaseURL)
+	if err != nil {
+		return nil, err
+	}
 	c.UpdatedAt = s.now().UnixMilli()
-	var prev string
-	if in.APIKey != nil {
-		var err error
-		if prev, err = s.secrets.set(c.ID, *in.APIKey); err != nil {
+	prev, err := s.secrets.get(c.ID)
+	if err != nil {
+		return nil, err
+	}
+	var next secret // none, unless set below
+	switch {
+	case in.APIKey != nil && *in.APIKey != "":
+		next = secret{Key: *in.APIKey, Origin: origin, Provider: c.Provider}
+	case in.APIKey != nil:
+		// "" removes the key.
+	case !creating && keyFor(prev, &before) != "" && prev.bound(c.Provider, origin):
+		next = prev
+	}
+	// Anything else drops the stored key: it was entered for another
+	// origin or provider than the one the connection now names.
+	wrote := next != prev
+	if wrote {
+		if _, err := s.secrets.set(c.ID, next); err != nil {
 			return nil, err
 		}
 	}
 	headers, _ := json.Marshal(c.Headers)
-	err := s.db.InTx(ctx, func(tx *store.Tx) error {
+	err = s.db.InTx(ctx, func(tx *store.Tx) error {
 		s.changed(tx, c.ID)
 		if creating {
 			_, err := tx.ExecContext(ctx, `INSERT INTO connections (id, name, provider, base_url, model, headers, created_at, updated_at)
@@ -106,7 +133,7 @@ func (s *Service) Save(ctx context.Context, in Input) (*Connection, error) {
 		return nil
 	})
 	if err != nil {
-		if in.APIKey != nil {
+		if wrote {
 			_, _ = s.secrets.set(c.ID, prev)
 		}
 		if apperr.As(err) != nil {
@@ -114,17 +141,25 @@ func (s *Service) Save(ctx context.Context, in Input) (*Connection, error) {
 		}
 		return nil, fmt.Errorf("save connection: %w", err)
 	}
-	set, err := s.secrets.get(c.ID)
-	if err != nil {
-		return nil, err
-	}
-	c.APIKeySet = set != ""
+	c.APIKeySet = next.Key != ""
 	return c, nil
+}
+
+// keyFor is e's key when it may be sent to c's server: it was entered for
+// c's origin and provider. Otherwise "": a key is never sent to a server
+// it was not entered for, whatever brought the row and the file out of
+// step (a save cut short between the two writes, an edited file).
+func keyFor(e secret, c *Connection) string {
+	origin, err := providers.Origin(c.Provider, c.BaseURL)
+	if err != nil || !e.bound(c.Provider, origin) {
+		return ""
+	}
+	return e.Key
 }
 
 // List returns every connection, by name.
 func (s *Service) List(ctx context.Context) ([]Connection, error) {
-	keys, err := s.secrets.has()
+	keys, err := s.secrets.all()
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +175,7 @@ func (s *Service) List(ctx context.Context) ([]Connection, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.APIKeySet = keys[c.ID]
+		c.APIKeySet = keyFor(keys[c.ID], c) != ""
 		out = append(out, *c)
 	}
 	return out, rows.Err()
@@ -148,16 +183,24 @@ func (s *Service) List(ctx context.Context) ([]Connection, error) {
 
 // Get returns one connection.
 func (s *Service) Get(ctx context.Context, id string) (*Connection, error) {
+	c, _, err := s.withKey(ctx, id)
+	return c, err
+}
+
+// withKey returns connection id and the key that may be sent to its
+// server ("" when none: see keyFor).
+func (s *Service) withKey(ctx context.Context, id string) (*Connection, string, error) {
 	c, err := s.get(ctx, s.db.Reader(), id)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	key, err := s.secrets.get(id)
+	e, err := s.secrets.get(id)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	key := keyFor(e, c)
 	c.APIKeySet = key != ""
-	return c, nil
+	return c, key, nil
 }
 
 type queryer interface {
@@ -211,31 +254,57 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	}
 	// The row is gone, so the key can no longer be used; if removing it
 	// fails now, the next Open drops it (Prune).
-	_, _ = s.secrets.set(id, "")
+	_, _ = s.secrets.set(id, secret{})
 	return nil
 }
 
-// Prune drops keys whose connection no longer exists.
+// Prune makes the secrets file agree with the connections; Open calls it
+// before anything reads a key. In one write of the file it
+//
+//   - drops the keys of connections that no longer exist (deleted while a
+//     write of the file failed);
+//   - binds each key from a file written before keys were bound to an
+//     origin to its connection's current origin and provider, the server
+//     it was being sent to, so an upgrade keeps every key;
+//   - drops keys bound to another origin or provider than their
+//     connection's (a save cut short between the key and the row), which
+//     could never be sent anyway (keyFor).
 func (s *Service) Prune(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rows, err := s.db.Reader().QueryContext(ctx, `SELECT id FROM connections`)
+	rows, err := s.db.Reader().QueryContext(ctx, `SELECT id, provider, base_url FROM connections`)
 	if err != nil {
 		return fmt.Errorf("prune keys: %w", err)
 	}
 	defer rows.Close()
-	live := map[string]bool{}
+	live := map[string]*Connection{}
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		var c Connection
+		if err := rows.Scan(&c.ID, &c.Provider, &c.BaseURL); err != nil {
 			return fmt.Errorf("prune keys: %w", err)
 		}
-		live[id] = true
+		live[c.ID] = &c
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("prune keys: %w", err)
 	}
-	return s.secrets.keep(live)
+	return s.secrets.update(func(id string, e secret) secret {
+		c := live[id]
+		if c == nil {
+			return secret{}
+		}
+		if e.Origin == "" {
+			origin, err := providers.Origin(c.Provider, c.BaseURL)
+			if err != nil {
+				return secret{}
+			}
+			return secret{Key: e.Key, Origin: origin, Provider: c.Provider}
+		}
+		if keyFor(e, c) == "" {
+			return secret{}
+		}
+		return e
+	})
 }
 
 // Select makes id the active connection; nil makes none active.
@@ -284,13 +353,11 @@ func (s *Service) Active(ctx context.Context) (*Connection, error) {
 	return c, err
 }
 
-// Provider builds the provider of connection id, with its key.
+// Provider builds the provider of connection id, with its key when the
+// key was entered for the connection's current origin and provider
+// (keyFor), and without one otherwise.
 func (s *Service) Provider(ctx context.Context, id string) (providers.Provider, *Connection, error) {
-	c, err := s.Get(ctx, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	key, err := s.secrets.get(id)
+	c, key, err := s.withKey(ctx, id)
 	if err != nil {
 		return nil, nil, err
 	}

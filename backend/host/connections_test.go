@@ -1,12 +1,14 @@
 package host_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"hearth/backend/app"
 	"hearth/backend/host/hosttest"
 	"hearth/backend/providers/providertest"
 )
@@ -207,5 +209,129 @@ func TestConnectionSelectDeleteAndTest(t *testing.T) {
 	e.Must(&active, "connections.select", nil)
 	if active != nil {
 		t.Fatalf("select(null) returned %+v", active)
+	}
+}
+
+// A key entered for one server is not sent to another: moving a
+// connection's address drops its key (save answers apiKeySet false), and
+// test() against the new server goes out without it (security issue 33,
+// finding 2).
+func TestConnectionKeyStaysWithItsServer(t *testing.T) {
+	t.Parallel()
+	e := hosttest.NewEnv(t, nil)
+	first, second := providertest.NewOpenAI(), providertest.NewOpenAI()
+	t.Cleanup(first.Close)
+	t.Cleanup(second.Close)
+	first.Models, second.Models = []string{"m"}, []string{"m"}
+	const key = "sk-only-for-the-first-server-42"
+
+	var c connDTO
+	e.Must(&c, "connections.save", map[string]any{"name": "Local", "provider": "openai-compatible", "baseUrl": first.URL, "model": "m", "apiKey": key})
+	var res struct {
+		OK bool `json:"ok"`
+	}
+	e.Must(&res, "connections.test", c.ID)
+	if !res.OK || first.Requests()[0].Header.Get("Authorization") != "Bearer "+key {
+		t.Fatalf("the first server did not get the key: %+v", res)
+	}
+	e.Events()
+
+	e.Must(&c, "connections.save", map[string]any{"id": c.ID, "baseUrl": second.URL})
+	if c.APIKeySet || c.BaseURL != second.URL {
+		t.Errorf("after moving the address: %+v", c)
+	}
+	if evs := e.Events(); len(evs) != 1 || evs[0].Type != "connections_changed" {
+		t.Fatalf("events %+v, want one CONNECTIONS_CHANGED", evs)
+	}
+	e.Must(&c, "connections.get", c.ID)
+	if c.APIKeySet {
+		t.Error("get still reports the dropped key")
+	}
+	e.Must(&res, "connections.test", c.ID)
+	e.Must(nil, "connections.models", c.ID)
+	reqs := second.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the second server got %d requests", len(reqs))
+	}
+	for _, r := range reqs {
+		for name, vals := range r.Header {
+			if strings.Contains(strings.Join(vals, " "), key) {
+				t.Errorf("the second server got the key in %s %s", r.Method, name)
+			}
+		}
+	}
+	if raw, _ := os.ReadFile(secretsFile(e)); strings.Contains(string(raw), key) {
+		t.Error("the dropped key is still in the secrets file")
+	}
+
+	// A key given in the same save goes with the new address.
+	e.Must(&c, "connections.save", map[string]any{"id": c.ID, "baseUrl": first.URL, "apiKey": "sk-second-key"})
+	if !c.APIKeySet {
+		t.Fatalf("a key given with the new address was dropped: %+v", c)
+	}
+	e.Must(&res, "connections.test", c.ID)
+	if got := first.Requests()[len(first.Requests())-1].Header.Get("Authorization"); got != "Bearer sk-second-key" {
+		t.Fatalf("the new key was not sent: %q", got)
+	}
+}
+
+// A secrets file written before keys were bound to an origin (id → key)
+// keeps its keys when Hearth opens: each is bound to its connection's
+// address then, and dropped when that address later moves.
+func TestConnectionKeysFromBeforeBindingsSurviveAnUpgrade(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := providertest.NewOpenAI()
+	t.Cleanup(srv.Close)
+	srv.Models = []string{"m"}
+	ctx := context.Background()
+	call := func(a *app.App, dst any, method string, args ...any) {
+		t.Helper()
+		raw, _ := json.Marshal(args)
+		out, err := a.Router.Invoke(ctx, method, raw)
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		if dst != nil {
+			if err := json.Unmarshal(out, dst); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	a, err := app.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c connDTO
+	call(a, &c, "connections.save", map[string]any{"name": "Local", "provider": "openai-compatible", "baseUrl": srv.URL, "model": "m"})
+	a.Close()
+	path := filepath.Join(dir, "secrets.json")
+	if err := os.WriteFile(path, []byte(`{"`+c.ID+`": "sk-from-an-older-hearth"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	a, err = app.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	call(a, &c, "connections.get", c.ID)
+	if !c.APIKeySet {
+		t.Fatal("the key from before bindings was dropped")
+	}
+	raw, _ := os.ReadFile(path)
+	var file map[string]struct {
+		Key, Origin, Provider string
+	}
+	if err := json.Unmarshal(raw, &file); err != nil || file[c.ID].Origin != strings.TrimSuffix(srv.URL, "/v1") || file[c.ID].Provider != "openai-compatible" {
+		t.Fatalf("the key was not bound on open: %v", err)
+	}
+	call(a, nil, "connections.models", c.ID)
+	if got := srv.Requests()[0].Header.Get("Authorization"); got != "Bearer sk-from-an-older-hearth" {
+		t.Fatalf("the kept key was not sent: %q", got)
+	}
+	call(a, &c, "connections.save", map[string]any{"id": c.ID, "baseUrl": "http://127.0.0.1:1/v1"})
+	if c.APIKeySet {
+		t.Fatal("the bound key survived a move to another server")
 	}
 }

@@ -42,11 +42,11 @@ func newAnthropic(cfg Config) (*anthropicProvider, error) {
 		return nil, err
 	}
 	if base == "" {
-		base = "https://api.anthropic.com/"
+		base = DefaultAnthropicBaseURL
 	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
-		option.WithHTTPClient(&http.Client{Transport: cfg.Transport}),
+		option.WithHTTPClient(newHTTPClient(cfg.Transport)),
 		option.WithMaxRetries(0),
 		option.WithAPIKey(cfg.APIKey),
 	}

@@ -99,6 +99,11 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 
 // transportError maps a failure below HTTP (dialing, reading, decoding).
 func transportError(err error) *apperr.Error {
+	var redirect *redirectError
+	if errors.As(err, &redirect) {
+		return apperr.New(CodeRequestFailed, "%s", redirect.Error()).
+			WithDetails(map[string]any{"redirectTo": redirect.to})
+	}
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &syntax) || errors.As(err, &typ) {

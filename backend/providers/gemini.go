@@ -37,14 +37,19 @@ func newGemini(ctx context.Context, cfg Config) (*geminiProvider, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts.BaseURL = base // "" is Google's own
+	if base == "" {
+		// Set, not left to the SDK, which would take GOOGLE_GEMINI_BASE_URL
+		// from the environment and send the key there.
+		base = DefaultGoogleBaseURL
+	}
+	opts.BaseURL = base
 	for k, v := range cfg.Headers {
 		opts.Headers.Set(k, v)
 	}
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{
 		APIKey:      cfg.APIKey,
 		Backend:     genai.BackendGeminiAPI,
-		HTTPClient:  &http.Client{Transport: notingTransport{base: cfg.Transport}},
+		HTTPClient:  newHTTPClient(notingTransport{base: cfg.Transport}),
 		HTTPOptions: opts,
 	})
 	if err != nil {

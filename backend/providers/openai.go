@@ -46,7 +46,7 @@ func newOpenAI(cfg Config) (*openAI, error) {
 	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
-		option.WithHTTPClient(&http.Client{Transport: cfg.Transport}),
+		option.WithHTTPClient(newHTTPClient(cfg.Transport)),
 		option.WithMaxRetries(0),
 		option.WithAPIKey(cfg.APIKey),
 		option.WithMiddleware(errorAnswers),

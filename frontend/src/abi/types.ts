@@ -328,6 +328,9 @@ export interface Connection {
 /**
  * connections.save's argument: without id it creates, with one it updates
  * the fields given. apiKey: left out or null keeps the key, '' removes it.
+ * A stored key is bound to the server (scheme, host, port) and provider it
+ * was entered for: a save that changes either drops it unless the same save
+ * gives an apiKey (the answer's apiKeySet says which).
  */
 export interface ConnectionInput {
   id?: string;
