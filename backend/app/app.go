@@ -57,18 +57,44 @@ type App struct {
 	lock *dirLock
 }
 
+// Option adjusts what Open sets up.
+type Option func(*options)
+
+type options struct {
+	libraryConfined bool
+	libraryRoots    []string
+}
+
+// LibraryRoots confines library.importST and exportST to the folders under
+// roots (none turns them off). `hearth serve` opens with it: its callers
+// are whoever reached the server, not the person at this machine.
+func LibraryRoots(roots []string) Option {
+	return func(o *options) {
+		o.libraryConfined = true
+		o.libraryRoots = append([]string(nil), roots...)
+	}
+}
+
 // Open opens (creating as needed) the data dir and starts the services.
 // One process at a time may have a data dir open: another's Open is
 // CodeDataDirInUse.
-func Open(ctx context.Context, dataDir string) (*App, error) {
+func Open(ctx context.Context, dataDir string, opts ...Option) (*App, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir %s: %w", dataDir, err)
+	}
+	access, err := library.NewAccess(dataDir, o.libraryConfined, o.libraryRoots)
+	if err != nil {
+		return nil, err
 	}
 	lock, err := lockDataDir(dataDir)
 	if err != nil {
 		return nil, err
 	}
-	a, err := open(ctx, dataDir)
+	a, err := open(ctx, dataDir, access)
 	if err != nil {
 		lock.release()
 		return nil, err
@@ -78,7 +104,7 @@ func Open(ctx context.Context, dataDir string) (*App, error) {
 }
 
 // open starts the services on the locked data dir.
-func open(ctx context.Context, dataDir string) (*App, error) {
+func open(ctx context.Context, dataDir string, access library.Access) (*App, error) {
 	db, err := store.Open(ctx, filepath.Join(dataDir, "hearth.db"), store.Options{BackupDir: filepath.Join(dataDir, "backups")})
 	if err != nil {
 		return nil, err
@@ -126,7 +152,7 @@ func open(ctx context.Context, dataDir string) (*App, error) {
 	}
 	a.Chats.AfterFork = a.Agent.ForkPersist
 	a.Library = library.New(library.Deps{DB: db, Bus: bus, Characters: a.Characters, Chats: a.Chats,
-		WorldInfo: a.WorldInfo, Personas: a.Personas, Presets: a.Presets, Now: now})
+		WorldInfo: a.WorldInfo, Personas: a.Personas, Presets: a.Presets, Access: access, Now: now})
 	a.Chats.CloneLorebook = a.WorldInfo.CloneForFork
 	a.WorldInfo.Renamed = a.lorebookRenamed
 	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,

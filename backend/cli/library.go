@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"hearth/backend/app"
@@ -44,7 +45,13 @@ func parseLibraryArgs(set *flag.FlagSet, args []string) (format, path string, er
 	case len(pos) > 2:
 		return "", "", usageError{msg: fmt.Sprintf("unexpected argument %q", pos[2])}
 	}
-	return pos[0], pos[1], nil
+	// The service takes absolute paths only; on the command line, a path
+	// is the shell's, relative to where the command runs.
+	abs, err := filepath.Abs(pos[1])
+	if err != nil {
+		return "", "", usageError{msg: fmt.Sprintf("bad path %q: %v", pos[1], err)}
+	}
+	return pos[0], abs, nil
 }
 
 // openLibrary opens the data dir like serve does and hands its library

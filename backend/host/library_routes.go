@@ -29,9 +29,26 @@ func libraryPath(a Args) (string, error) {
 	return *in.Path, nil
 }
 
-// registerLibrary adds library.importST and library.exportST. Progress
-// goes out as LIBRARY_PROGRESS events while the call runs.
+// LibraryAccess is library.access's answer: whether paths are confined
+// to roots (hearth serve), and those roots (empty: import and export by
+// path are off).
+type LibraryAccess struct {
+	Confined bool     `json:"confined"`
+	Roots    []string `json:"roots"`
+}
+
+// registerLibrary adds library.importST, library.exportST and
+// library.access. Progress goes out as LIBRARY_PROGRESS events while an
+// import or export runs.
 func registerLibrary(r *Router, svc *library.Service) {
+	r.Register("library.access", func(ctx context.Context, _ Args) (any, error) {
+		acc := svc.Access()
+		roots := acc.Roots()
+		if roots == nil {
+			roots = []string{}
+		}
+		return LibraryAccess{Confined: acc.Confined(), Roots: roots}, nil
+	})
 	r.Register("library.importST", func(ctx context.Context, a Args) (any, error) {
 		path, err := libraryPath(a)
 		if err != nil {

@@ -16,7 +16,10 @@ import (
 func TestLibraryRoutes(t *testing.T) {
 	t.Parallel()
 	e := hosttest.NewEnv(t, nil)
-	fixture := filepath.Join("..", "library", "testdata", "default-user")
+	fixture, err := filepath.Abs(filepath.Join("..", "library", "testdata", "default-user"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var sum struct {
 		Imported struct {
 			Characters int `json:"characters"`

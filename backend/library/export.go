@@ -2,7 +2,9 @@ package library
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -24,8 +26,9 @@ type exportRun struct {
 	taken map[string]bool // lower-cased paths written, so no two items share a file
 }
 
-// Export writes Hearth's library as a SillyTavern user folder at path,
-// which must be empty or not exist yet: characters/ (PNG cards), chats/
+// Export writes Hearth's library as a SillyTavern user folder at path, an
+// absolute path Access allows, which must be empty or not exist yet (in a
+// folder that does): characters/ (PNG cards), chats/
 // (each character's chats as JSONL, in the folder named after its card),
 // worlds/, User Avatars/ and settings.json (personas, World Info), OpenAI
 // Settings/ (presets), and the group files an import kept. Each file is
@@ -36,7 +39,7 @@ func (s *Service) Export(ctx context.Context, path string, progress func(Progres
 		return ExportSummary{}, err
 	}
 	defer s.running.Unlock()
-	root, err := prepareTarget(path)
+	root, err := s.prepareTarget(path)
 	if err != nil {
 		return ExportSummary{}, err
 	}
@@ -54,24 +57,38 @@ func (s *Service) Export(ctx context.Context, path string, progress func(Progres
 	return sum, nil
 }
 
-// prepareTarget checks that path is an empty folder or does not exist,
-// creates it with SillyTavern's folders, and returns its absolute path.
-func prepareTarget(path string) (string, error) {
-	abs, err := filepath.Abs(path)
+// prepareTarget checks that path may be written and is an empty folder or
+// a new one in a folder that exists, creates it (one exclusive mkdir: no
+// chain of parents, never through a link) with SillyTavern's folders, and
+// returns its real path. Everything is private to the user (0700): a
+// library is chats and personas.
+func (s *Service) prepareTarget(path string) (string, error) {
+	real, missing, err := s.d.Access.resolve(path)
 	if err != nil {
-		return "", apperr.Invalid("bad export path %q: %v", path, err)
+		return "", err
 	}
-	st, err := os.Stat(abs)
 	switch {
-	case errIsNotExist(err):
-	case err != nil:
-		return "", apperr.New(CodeNotFound, "cannot read %s: %v", path, err)
-	case !st.IsDir():
-		return "", apperr.New(CodeTargetNotEmpty, "%s is a file: export into an empty or new folder", path).WithDetails(map[string]any{"path": path})
+	case missing > 1:
+		return "", apperr.New(CodeNotFound, "the folder %s does not exist: an export creates only its own folder, inside one that exists", filepath.Dir(path)).
+			WithDetails(map[string]any{"path": path})
+	case missing == 1:
+		if err := os.Mkdir(real, 0o700); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return "", apperr.New(CodeTargetNotEmpty, "%s already exists: export into an empty or new folder", path).WithDetails(map[string]any{"path": path})
+			}
+			return "", apperr.New(CodeNotFound, "cannot create %s: %v", path, errors.Unwrap(err)).WithDetails(map[string]any{"path": path})
+		}
 	default:
-		entries, err := os.ReadDir(abs)
+		st, err := os.Stat(real)
 		if err != nil {
-			return "", apperr.New(CodeNotFound, "cannot read %s: %v", path, err)
+			return "", apperr.New(CodeNotFound, "cannot read %s: %v", path, errors.Unwrap(err))
+		}
+		if !st.IsDir() {
+			return "", apperr.New(CodeTargetNotEmpty, "%s is a file: export into an empty or new folder", path).WithDetails(map[string]any{"path": path})
+		}
+		entries, err := os.ReadDir(real)
+		if err != nil {
+			return "", apperr.New(CodeNotFound, "cannot read %s: %v", path, errors.Unwrap(err))
 		}
 		if len(entries) > 0 {
 			return "", apperr.New(CodeTargetNotEmpty, "%s is not empty: an export writes a whole SillyTavern user folder, so give it an empty or new folder", path).
@@ -79,11 +96,11 @@ func prepareTarget(path string) (string, error) {
 		}
 	}
 	for _, dir := range []string{dirCharacters, dirChats, dirWorlds, dirAvatars, dirPresets, dirGroups, dirGroupChats} {
-		if err := os.MkdirAll(filepath.Join(abs, dir), 0o755); err != nil {
-			return "", fmt.Errorf("create %s: %w", filepath.Join(abs, dir), err)
+		if err := os.Mkdir(filepath.Join(real, dir), 0o700); err != nil {
+			return "", fmt.Errorf("create %s: %w", filepath.Join(real, dir), err)
 		}
 	}
-	return abs, nil
+	return real, nil
 }
 
 func (x *exportRun) fail(kind, rel string, err error) {

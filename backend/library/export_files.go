@@ -2,9 +2,11 @@ package library
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,16 +22,18 @@ func safePart(s string) bool {
 // writeFile writes data to rel (a '/'-separated path under root) crash
 // safely: a temporary file in the same folder, synced, then renamed over
 // the name, and the folder synced, so a crash leaves the old state or the
-// whole file, never a part.
+// whole file, never a part. Files are the user's alone (0600), like the
+// folders mkdirIn makes.
 func writeFile(root, rel string, data []byte) error {
-	for _, part := range strings.Split(rel, "/") {
+	parts := strings.Split(rel, "/")
+	for _, part := range parts {
 		if !safePart(part) {
 			return fmt.Errorf("%q is not a file name Hearth writes", rel)
 		}
 	}
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := mkdirIn(root, parts[:len(parts)-1]); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(dir, ".hearth-export-*")
@@ -52,7 +56,7 @@ func writeFile(root, rel string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp.Name(), p); err != nil {
@@ -62,6 +66,32 @@ func writeFile(root, rel string, data []byte) error {
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync() // best effort: not every file system syncs folders
 		d.Close()
+	}
+	return nil
+}
+
+// mkdirIn makes the folders parts under root, one level at a time, each
+// 0700; one that exists must be a real folder, not a link: a link would
+// lead the export's files out of the folder it was given.
+func mkdirIn(root string, parts []string) error {
+	dir := root
+	for _, part := range parts {
+		dir = filepath.Join(dir, part)
+		st, err := os.Lstat(dir)
+		switch {
+		case errIsNotExist(err):
+			if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			if st, err = os.Lstat(dir); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("%s is not a folder", dir)
+		}
 	}
 	return nil
 }

@@ -35,12 +35,19 @@ type entry struct {
 
 // list returns the entries of the folder rel, sorted by name. A missing
 // folder is empty. Symbolic links are followed only when they lead inside
-// the user folder; the others come back in outside, never read.
+// the user folder — rel itself (characters/ may be a link) and its
+// entries; the others come back in outside, never read.
 func (f folder) list(rel string) (entries []entry, outside []string, err error) {
-	dir := filepath.Join(f.root, filepath.FromSlash(rel))
-	des, err := os.ReadDir(dir)
+	dir, err := filepath.EvalSymlinks(filepath.Join(f.root, filepath.FromSlash(rel)))
 	if errIsNotExist(err) {
 		return nil, nil, nil
+	}
+	if err == nil && !f.inside(dir) {
+		return nil, []string{rel}, nil
+	}
+	var des []os.DirEntry
+	if err == nil {
+		des, err = os.ReadDir(dir)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", rel, err)

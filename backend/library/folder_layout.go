@@ -53,19 +53,11 @@ func isUserFolder(dir string) bool {
 	return content && marks >= 2
 }
 
-// locate finds the user folder path stands for, as an absolute path with
-// symbolic links resolved: path itself; else, for an install (or its
-// data/ folder), data/default-user or the only user under data/; else the
-// pre-1.10 layout, whose folders sit under public/.
-func locate(path string) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", apperr.New(CodeNotFound, "cannot read %s: %v", path, err)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", apperr.New(CodeNotFound, "cannot read %s: %v", path, errors.Unwrap(err)).WithDetails(map[string]any{"path": path})
-	}
+// locate finds the user folder the import of path stands for; real is
+// path with its symbolic links resolved. It is real itself; else, for an
+// install (or its data/ folder), data/default-user or the only user under
+// data/; else the pre-1.10 layout, whose folders sit under public/.
+func locate(path, real string) (string, error) {
 	if st, err := os.Stat(real); err != nil || !st.IsDir() {
 		return "", apperr.New(CodeNotSillyTavern, "%s is not a folder: pass a SillyTavern user folder (data/<user>) or a SillyTavern install", path).
 			WithDetails(map[string]any{"path": path})

@@ -24,8 +24,9 @@ type importRun struct {
 	personas map[string]string
 }
 
-// Import reads the SillyTavern library at path (a user folder data/<user>,
-// or an install, which names one) into Hearth: lorebooks, characters,
+// Import reads the SillyTavern library at path (an absolute path Access
+// allows: a user folder data/<user>, or an install, which names one) into
+// Hearth: lorebooks, characters,
 // their chats, legacy group files (kept as they are), personas and the
 // global World Info selection from settings.json, and chat-completion
 // presets. Each item is stored in its own transaction by the service that
@@ -40,7 +41,15 @@ func (s *Service) Import(ctx context.Context, path string, progress func(Progres
 		return Summary{}, err
 	}
 	defer s.running.Unlock()
-	root, err := locate(path)
+	real, err := s.d.Access.importRoot(path)
+	if err != nil {
+		return Summary{}, err
+	}
+	found, err := locate(path, real)
+	if err != nil {
+		return Summary{}, err
+	}
+	root, err := s.d.Access.located(path, found)
 	if err != nil {
 		return Summary{}, err
 	}

@@ -49,7 +49,10 @@ type Deps struct {
 	WorldInfo  *worldinfo.Service
 	Personas   *personas.Service
 	Presets    *presets.Service
-	Now        func() time.Time
+	// Access is which folders imports and exports may use; the zero
+	// value allows any absolute path.
+	Access Access
+	Now    func() time.Time
 }
 
 // Service imports and exports SillyTavern libraries. One runs at a time:
@@ -121,6 +124,9 @@ type ExportSummary struct {
 	Failed   []Failed `json:"failed"`
 	Messages int      `json:"messages"`
 }
+
+// Access is the folders this service's imports and exports may use.
+func (s *Service) Access() Access { return s.d.Access }
 
 // lock takes the one-at-a-time lock or says another run holds it.
 func (s *Service) lock() error {

@@ -3,7 +3,7 @@ import { createLibraryApi } from './api-library';
 import { T } from './event-types';
 
 describe('api.library', () => {
-  it('calls library.* with { path }, and is frozen', async () => {
+  it('calls library.* with { path }, given the path or { path }, and is frozen', async () => {
     const calls: { method: string; args: unknown[] }[] = [];
     const api = createLibraryApi(async (method, ...args) => {
       calls.push({ method, args });
@@ -11,11 +11,17 @@ describe('api.library', () => {
     });
     await api.importST('/home/me/SillyTavern');
     await api.exportST('/tmp/st-export');
+    await api.importST({ path: '/home/me/SillyTavern' });
+    await api.exportST({ path: '/tmp/st-export' });
+    await api.access();
     await api.pickFolder();
     await api.pickFolder({ title: 'Import' });
     expect(calls).toEqual([
       { method: 'library.importST', args: [{ path: '/home/me/SillyTavern' }] },
       { method: 'library.exportST', args: [{ path: '/tmp/st-export' }] },
+      { method: 'library.importST', args: [{ path: '/home/me/SillyTavern' }] },
+      { method: 'library.exportST', args: [{ path: '/tmp/st-export' }] },
+      { method: 'library.access', args: [] },
       { method: 'library.pickFolder', args: [] },
       { method: 'library.pickFolder', args: [{ title: 'Import' }] },
     ]);

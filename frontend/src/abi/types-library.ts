@@ -46,12 +46,27 @@ export interface LibraryProgress {
   current: string;
 }
 
+/** A folder's absolute path on the host's machine, bare or as { path }. */
+export type LibraryPath = string | { path: string };
+
+/**
+ * library.access's answer: which folders importST and exportST may use.
+ * The desktop window is not confined (any absolute path outside Hearth's
+ * data folder); `hearth serve` is, to its --library-root folders (none: off).
+ */
+export interface LibraryAccess {
+  confined: boolean;
+  roots: string[];
+}
+
 /** api.library: SillyTavern libraries in and out (paths on the host's machine). */
 export interface LibraryApi {
   /** Imports a SillyTavern user folder (data/<user>) or install; importing it again duplicates nothing. */
-  importST(path: string): Promise<LibraryImportSummary>;
-  /** Writes Hearth's library as a SillyTavern user folder into path, which must be empty or new. */
-  exportST(path: string): Promise<LibraryExportSummary>;
+  importST(path: LibraryPath): Promise<LibraryImportSummary>;
+  /** Writes Hearth's library as a SillyTavern user folder into path, which must be empty or new (in a folder that exists). */
+  exportST(path: LibraryPath): Promise<LibraryExportSummary>;
+  /** Which folders importST and exportST may use here. */
+  access(): Promise<LibraryAccess>;
   /** Desktop window only: the system's folder chooser; picked false when cancelled. */
   pickFolder(options?: { title?: string }): Promise<{ picked: boolean; path: string | null }>;
 }

@@ -102,6 +102,12 @@ describe('field errors', () => {
     expect(fieldError({ code: 'library.not_sillytavern', message: '…' }, 'import', '/tmp').message).toMatch(/not a SillyTavern folder/);
     expect(fieldError({ code: 'library.target_not_empty', message: '…' }, 'export', '/x').message).toMatch(/not empty/);
     expect(fieldError({ code: 'library.busy', message: '…' }, 'export', '/x').message).toMatch(/Another library import or export/);
+    const outside = { code: 'library.path_not_allowed', message: '"/etc" is not inside a folder …', details: { roots: ['/srv/st', '/mnt/b'] } };
+    expect(fieldError(outside, 'import', '/etc').message).toBe('This server may use only folders under /srv/st, /mnt/b. Pick a folder there.');
+    const off = { code: 'library.path_not_allowed', message: 'importing … is off', details: { roots: [] } };
+    expect(fieldError(off, 'export', '/x').message).toMatch(/--library-root DIR/);
+    const data = { code: 'library.path_not_allowed', message: '"/h" is inside Hearth\'s own data folder', details: { roots: [] } };
+    expect(fieldError(data, 'export', '/h').message).toMatch(/Hearth’s own data folder/);
     expect(fieldError({ code: 'validation.invalid_argument', message: 'path is required' }, 'import', '  ').message).toBe('Type the path of a folder first.');
     expect(fieldError({ code: 'internal', message: 'disk on fire' }, 'import', '/x')).toEqual({ code: 'internal', message: 'disk on fire', suggestions: [] });
     expect(fieldError('boom', 'import', '/x')).toMatchObject({ code: 'internal', message: 'boom' });

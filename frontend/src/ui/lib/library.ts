@@ -160,7 +160,10 @@ export function fieldError(err: unknown, op: LibraryOp, path: string): FieldErro
     case 'library.not_found':
       return {
         code,
-        message: op === 'import' ? 'There is no folder at this path on the machine Hearth runs on.' : 'Hearth cannot reach this path; check the folders above it exist.',
+        message:
+          op === 'import'
+            ? 'There is no folder at this path on the machine Hearth runs on.'
+            : 'The folder above this one does not exist: an export creates only its own folder, inside one that exists.',
         suggestions: none,
       };
     case 'library.not_sillytavern':
@@ -179,6 +182,17 @@ export function fieldError(err: unknown, op: LibraryOp, path: string): FieldErro
     }
     case 'library.target_not_empty':
       return { code, message: 'This folder is not empty. An export writes a whole SillyTavern user folder: pick an empty or new folder.', suggestions: none };
+    case 'library.path_not_allowed': {
+      const roots = Array.isArray((details as { roots?: unknown }).roots)
+        ? ((details as { roots: unknown[] }).roots.filter((r): r is string => typeof r === 'string'))
+        : [];
+      const message = hostMessage.includes('data folder')
+        ? 'This is Hearth’s own data folder (or holds it). Pick another folder.'
+        : roots.length === 0
+          ? 'This server does not let browsers read or write its folders; whoever runs it can allow one with hearth serve --library-root DIR.'
+          : `This server may use only folders under ${roots.join(', ')}. Pick a folder there.`;
+      return { code, message, suggestions: none };
+    }
     case 'library.busy':
       return { code, message: 'Another library import or export is running. Try again when it has ended.', suggestions: none };
     case 'validation.invalid_argument':
