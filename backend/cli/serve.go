@@ -8,12 +8,19 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
 	"hearth/backend/app"
+	"hearth/backend/media"
 	"hearth/backend/transport/httpapi"
 )
+
+// TokenFile is the file in the data folder holding the running server's
+// launch token (0600, removed when it stops): scripts of the machine's
+// owner read it to call the API; other accounts cannot.
+const TokenFile = "serve-token"
 
 // defaultServeAddr keeps `hearth serve` private to this machine unless the
 // user asks for more (and then a password is required).
@@ -27,6 +34,7 @@ type serveOptions struct {
 	tlsKey         string
 	trustedProxies []netip.Prefix
 	allowedHosts   []string
+	libraryRoots   []string
 }
 
 // parseServeFlags parses and checks the flags of `hearth serve`. A value
@@ -34,7 +42,7 @@ type serveOptions struct {
 // a TLS key pair) is a usage error that says what is wrong.
 func (p *Program) parseServeFlags(g *globals, args []string) (serveOptions, error) {
 	const usage = "serve [--addr HOST:PORT] [--password-file FILE] [--tls-cert FILE --tls-key FILE]\n" +
-		"                    [--trusted-proxy IP|CIDR]... [--allowed-host HOST[:PORT]]..."
+		"                    [--trusted-proxy IP|CIDR]... [--allowed-host HOST[:PORT]]... [--library-root DIR]..."
 	var o serveOptions
 	flags := p.commandFlags("serve", usage, g)
 	flags.StringVar(&o.addr, "addr", defaultServeAddr, "listen address; port 0 picks a free port; any non-loopback address needs --password-file")
@@ -45,6 +53,8 @@ func (p *Program) parseServeFlags(g *globals, args []string) (serveOptions, erro
 		"believe X-Forwarded-Proto from this `IP or CIDR` (a TLS-terminating reverse proxy); repeatable")
 	flags.Var((*hostList)(&o.allowedHosts), "allowed-host",
 		"also answer to requests addressed to `HOST[:PORT]` (a proxy's public name, hearth.local); without a port, on any port; repeatable")
+	flags.Var((*rootList)(&o.libraryRoots), "library-root",
+		"let API callers import SillyTavern libraries from and export them to folders under `DIR` (off without it); repeatable")
 	if err := parse(flags, args); err != nil {
 		return o, err
 	}
@@ -95,9 +105,26 @@ func (l *hostList) Set(v string) error {
 	return nil
 }
 
+// rootList collects repeated --library-root values; app.Open checks each
+// is a folder outside the data folder.
+type rootList []string
+
+// String implements flag.Value.
+func (l *rootList) String() string { return strings.Join(*l, ",") }
+
+// Set implements flag.Value.
+func (l *rootList) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("a library root must name a folder")
+	}
+	*l = append(*l, v)
+	return nil
+}
+
 var (
 	_ flag.Value = (*proxyList)(nil)
 	_ flag.Value = (*hostList)(nil)
+	_ flag.Value = (*rootList)(nil)
 )
 
 func (p *Program) runServe(ctx context.Context, g *globals, args []string) error {
@@ -126,7 +153,7 @@ func (p *Program) runServe(ctx context.Context, g *globals, args []string) error
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	a, err := app.Open(ctx, dir)
+	a, err := app.Open(ctx, dir, app.LibraryRoots(o.libraryRoots))
 	if err != nil {
 		return err
 	}
@@ -153,7 +180,20 @@ func (p *Program) runServe(ctx context.Context, g *globals, args []string) error
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(p.Stdout, "Hearth is serving at %s/\n", url)
+	tokenFile := filepath.Join(dir, TokenFile)
+	if err := media.WriteFileAtomic(tokenFile, []byte(srv.Token()+"\n"), 0o600); err != nil {
+		return fmt.Errorf("write the launch token: %w", err)
+	}
+	defer os.Remove(tokenFile)
+	fmt.Fprintf(p.Stderr, "hearth: scripts on this machine can call the API with the header \"Authorization: Bearer TOKEN\", TOKEN being the content of %s (new at each start)\n", tokenFile)
+	// Without a password the printed address is the way in, so it carries
+	// the token; with one, the login form is, and the token stays out of
+	// terminals and logs.
+	if password == "" {
+		fmt.Fprintf(p.Stdout, "Hearth is serving at %s\n", srv.LaunchURL())
+	} else {
+		fmt.Fprintf(p.Stdout, "Hearth is serving at %s/\n", url)
+	}
 	<-ctx.Done()
 	stop()
 	fmt.Fprintln(p.Stderr, "hearth: shutting down")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -17,26 +18,35 @@ import (
 	"hearth/backend/internal/testcert"
 )
 
-var servingLine = regexp.MustCompile(`^Hearth is serving at (https?://127\.0\.0\.1:[1-9][0-9]*/)$`)
+var servingLine = regexp.MustCompile(`^Hearth is serving at (https?://127\.0\.0\.1:[1-9][0-9]*/)(\?token=([A-Za-z0-9_-]{43}))?$`)
 
-// startServe runs `hearth serve` in the background and returns its URL, a
-// function that stops it (like SIGINT would) and returns the exit code,
-// and its stderr.
-func startServe(t *testing.T, args ...string) (url string, stop func() int, stderr *syncBuffer) {
+// served is a `hearth serve` running in the background.
+type served struct {
+	url   string // the base URL, with its trailing slash
+	token string // the launch token the printed address carried, if any
+	dir   string // the data folder
+	// stop stops it (like SIGINT would) and returns the exit code.
+	stop   func() int
+	stderr *syncBuffer
+}
+
+// startServe runs `hearth serve` in the background on a new data folder.
+func startServe(t *testing.T, args ...string) served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	outR, outW := io.Pipe()
-	stderr = &syncBuffer{}
+	stderr := &syncBuffer{}
 	p := &Program{
 		Assets: fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Hearth</title><p>placeholder")}},
 		Stdout: outW, Stderr: stderr, Getenv: env(nil),
 	}
 	done := make(chan int, 1)
+	dir := t.TempDir()
 	go func() {
-		done <- p.Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, args...))
+		done <- p.Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, args...))
 		outW.Close()
 	}()
-	stop = func() int {
+	stop := func() int {
 		cancel()
 		select {
 		case code := <-done:
@@ -53,12 +63,37 @@ func startServe(t *testing.T, args ...string) (url string, stop func() int, stde
 		code := stop()
 		t.Fatalf("first line %q (err %v, exit %d, stderr %s)", line, err, code, stderr)
 	}
-	return m[1], stop, stderr
+	return served{url: m[1], token: m[3], dir: dir, stop: stop, stderr: stderr}
+}
+
+// post sends a JSON body, with the bearer token when one is given, and
+// returns the status and body.
+func post(t *testing.T, client *http.Client, url, token, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if client == nil {
+		client = http.DefaultClient
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	return res.StatusCode, strings.TrimSpace(string(data))
 }
 
 func TestServeServesFrontendAndAPI(t *testing.T) {
 	t.Parallel()
-	url, stop, stderr := startServe(t)
+	srv := startServe(t)
+	url, stop, stderr := srv.url, srv.stop, srv.stderr
 
 	res, err := http.Get(url)
 	if err != nil {
@@ -70,14 +105,8 @@ func TestServeServesFrontendAndAPI(t *testing.T) {
 		t.Fatalf("GET / = %d %s", res.StatusCode, page)
 	}
 
-	res, err = http.Post(url+"api/invoke", "application/json", strings.NewReader(`{"method":"characters.list","args":[]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK || strings.TrimSpace(string(body)) != `{"result":[]}` {
-		t.Fatalf("invoke = %d %s", res.StatusCode, body)
+	if status, body := post(t, nil, url+"api/invoke", srv.token, `{"method":"characters.list","args":[]}`); status != http.StatusOK || body != `{"result":[]}` {
+		t.Fatalf("invoke = %d %s", status, body)
 	}
 
 	if code := stop(); code != 0 {
@@ -94,8 +123,12 @@ func TestServeWithPasswordRequiresLogin(t *testing.T) {
 	if err := os.WriteFile(pwFile, []byte("hunter2\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	url, stop, _ := startServe(t, "--password-file", pwFile)
-	defer stop()
+	srv := startServe(t, "--password-file", pwFile)
+	url := srv.url
+	defer srv.stop()
+	if srv.token != "" {
+		t.Errorf("a password server printed its launch token")
+	}
 	res, err := http.Post(url+"api/invoke", "application/json", strings.NewReader(`{"method":"characters.list","args":[]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -196,19 +229,14 @@ func TestServeFlagErrors(t *testing.T) {
 func TestServeTLS(t *testing.T) {
 	t.Parallel()
 	certFile, keyFile, pool := testcert.Write(t)
-	url, stop, stderr := startServe(t, "--tls-cert", certFile, "--tls-key", keyFile)
+	srv := startServe(t, "--tls-cert", certFile, "--tls-key", keyFile)
+	url, stop, stderr := srv.url, srv.stop, srv.stderr
 	if !strings.HasPrefix(url, "https://") {
 		t.Fatalf("serving line printed %q, want https", url)
 	}
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	res, err := client.Post(url+"api/invoke", "application/json", strings.NewReader(`{"method":"characters.list","args":[]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK || res.TLS == nil || strings.TrimSpace(string(body)) != `{"result":[]}` {
-		t.Fatalf("invoke over TLS = %d %s", res.StatusCode, body)
+	if status, body := post(t, client, url+"api/invoke", srv.token, `{"method":"characters.list","args":[]}`); status != http.StatusOK || body != `{"result":[]}` {
+		t.Fatalf("invoke over TLS = %d %s", status, body)
 	}
 	if code := stop(); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -224,8 +252,9 @@ func TestServeProxyFlags(t *testing.T) {
 	if err := os.WriteFile(pwFile, []byte("hunter2"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	url, stop, _ := startServe(t, "--password-file", pwFile, "--trusted-proxy", "127.0.0.0/8", "--allowed-host", "hearth.example.com")
-	defer stop()
+	srv := startServe(t, "--password-file", pwFile, "--trusted-proxy", "127.0.0.0/8", "--allowed-host", "hearth.example.com")
+	url := srv.url
+	defer srv.stop()
 	send := func(host string) (*http.Response, string) {
 		req, err := http.NewRequest("POST", url+"api/login", strings.NewReader(`{"password":"hunter2"}`))
 		if err != nil {
@@ -252,5 +281,86 @@ func TestServeProxyFlags(t *testing.T) {
 	res, body = send("evil.example")
 	if res.StatusCode != http.StatusForbidden || !strings.Contains(body, "--allowed-host") {
 		t.Errorf("foreign Host: %d %s", res.StatusCode, body)
+	}
+}
+
+// TestServeLaunchToken: the address serve prints carries its launch token,
+// which is also in the data folder's serve-token file (0600) for scripts;
+// without it the API refuses even a loopback caller; the file goes when
+// the server stops.
+func TestServeLaunchToken(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t)
+	if srv.token == "" {
+		t.Fatal("the printed address has no token")
+	}
+	file := filepath.Join(srv.dir, TokenFile)
+	st, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(file)
+	if st.Mode().Perm() != 0o600 || strings.TrimSpace(string(data)) != srv.token {
+		t.Errorf("%s: mode %v, content %q; want 0600 and the printed token", file, st.Mode().Perm(), data)
+	}
+	if !strings.Contains(srv.stderr.String(), file) {
+		t.Errorf("stderr does not say where the token is: %s", srv.stderr)
+	}
+	const list = `{"method":"characters.list","args":[]}`
+	if status, body := post(t, nil, srv.url+"api/invoke", "", list); status != http.StatusUnauthorized {
+		t.Errorf("without the token: %d %s", status, body)
+	}
+	if status, body := post(t, nil, srv.url+"api/invoke", strings.TrimSpace(string(data)), list); status != http.StatusOK {
+		t.Errorf("with the file's token: %d %s", status, body)
+	}
+	if code := srv.stop(); code != 0 {
+		t.Fatalf("exit %d: %s", code, srv.stderr)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("the token file outlived the server: %v", err)
+	}
+}
+
+// TestServeLibraryRoot: served, library.importST and exportST work only
+// under a --library-root (none: off), and a root that is no folder stops
+// serve before it listens.
+func TestServeLibraryRoot(t *testing.T) {
+	t.Parallel()
+	fixture, err := filepath.Abs(filepath.Join("..", "library", "testdata", "default-user"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	call := func(srv served, method, arg string) (int, string) {
+		t.Helper()
+		return post(t, nil, srv.url+"api/invoke", srv.token, `{"method":"`+method+`","args":[`+strconv.Quote(arg)+`]}`)
+	}
+
+	off := startServe(t)
+	defer off.stop()
+	for _, method := range []string{"library.importST", "library.exportST"} {
+		if status, body := call(off, method, filepath.Join(root, "x")); status == http.StatusOK || !strings.Contains(body, "library.path_not_allowed") || !strings.Contains(body, "--library-root") {
+			t.Errorf("%s without a root: %d %s", method, status, body)
+		}
+	}
+	if status, body := post(t, nil, off.url+"api/invoke", off.token, `{"method":"library.access","args":[]}`); body != `{"result":{"confined":true,"roots":[]}}` {
+		t.Errorf("library.access without a root: %d %s", status, body)
+	}
+
+	on := startServe(t, "--library-root", root)
+	defer on.stop()
+	if status, body := call(on, "library.importST", fixture); !strings.Contains(body, "library.path_not_allowed") {
+		t.Errorf("import from outside the root: %d %s", status, body)
+	}
+	if status, body := call(on, "library.exportST", filepath.Join(t.TempDir(), "out")); !strings.Contains(body, "library.path_not_allowed") {
+		t.Errorf("export outside the root: %d %s", status, body)
+	}
+	if status, body := call(on, "library.exportST", filepath.Join(root, "out")); status != http.StatusOK || !strings.Contains(body, `"folder":`) {
+		t.Errorf("export under the root: %d %s", status, body)
+	}
+
+	code, _, stderr := run(&Program{}, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--library-root", filepath.Join(root, "missing"))
+	if code != 1 || !strings.Contains(stderr, "library root") {
+		t.Errorf("a missing root: exit %d, %s", code, stderr)
 	}
 }

@@ -175,7 +175,7 @@ func (fx *benchFixture) httpClient(b *testing.B) *httpapi.Client {
 			fx.httpErr = err
 			return
 		}
-		fx.client = httpapi.NewClient(url)
+		fx.client = httpapi.NewClient(url, srv.Token())
 	})
 	if fx.httpErr != nil {
 		b.Fatal(fx.httpErr)

@@ -20,7 +20,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { messageRow, openApp, screenshot, useHearth, waitFor } from './harness.mjs';
+import { messageRow, openApp, pageUrl, screenshot, useHearth, waitFor } from './harness.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -461,7 +461,7 @@ describe('agent runs in the UI', () => {
     phone.errors = [];
     phone.on('pageerror', (err) => phone.errors.push(err));
     pages.push(phone);
-    await phone.goto(`${env.server.url}/`);
+    await phone.goto(pageUrl(env.server.url));
     await phone.waitForFunction(() => typeof window.__HEARTH__ === 'object' && window.__HEARTH__ !== null);
     await phone.evaluate(() => window.__HEARTH__.ready);
     await phone.evaluate((id) => window.__HEARTH__.api.chat.select(id), chatId);

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openApp, repoRoot, screenshot, useHearth, waitFor } from './harness.mjs';
+import { openApp, pageUrl, repoRoot, screenshot, useHearth, waitFor } from './harness.mjs';
 
 const FIXTURES = join(repoRoot, 'backend/cards/testdata/fixtures');
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -292,7 +292,7 @@ describe('character cards in the UI', () => {
     phone.errors = [];
     phone.on('pageerror', (err) => phone.errors.push(err));
     try {
-      await phone.goto(`${env.server.url}/`);
+      await phone.goto(pageUrl(env.server.url));
       await phone.waitForFunction(() => typeof window.__HEARTH__ === 'object' && window.__HEARTH__ !== null);
       await phone.evaluate(() => window.__HEARTH__.ready);
       const button = phone.getByRole('button', { name: 'Import or export…' });
@@ -367,7 +367,7 @@ describe('character cards in the UI', () => {
     tablet.errors = [];
     tablet.on('pageerror', (err) => tablet.errors.push(err));
     try {
-      await tablet.goto(`${env.server.url}/`);
+      await tablet.goto(pageUrl(env.server.url));
       await tablet.evaluate(() => window.__HEARTH__.ready);
       const button = tablet.getByRole('button', { name: 'Import or export…' });
       await button.waitFor();

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { messages } from './chatgen.mjs';
-import { messageRow, openApp, screenshot, useHearth, waitFor } from './harness.mjs';
+import { messageRow, openApp, pageUrl, screenshot, useHearth, waitFor } from './harness.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -355,7 +355,7 @@ describe('generation in the UI', () => {
     phone.errors = [];
     phone.on('pageerror', (err) => phone.errors.push(err));
     try {
-      await phone.goto(`${env.server.url}/`);
+      await phone.goto(pageUrl(env.server.url));
       await phone.waitForFunction(() => typeof window.__HEARTH__ === 'object' && window.__HEARTH__ !== null);
       await phone.evaluate(() => window.__HEARTH__.ready);
       await phone.evaluate((id) => window.__HEARTH__.api.chat.select(id), chatId);

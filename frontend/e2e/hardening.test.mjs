@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { messageRow, openApp, pngImage, useHearth, waitFor } from './harness.mjs';
+import { messageRow, openApp, pageUrl, pngImage, useHearth, waitFor } from './harness.mjs';
 
 /** startSentinel is a loopback server that records every request it gets: only a link a person follows may reach it. */
 async function startSentinel() {
@@ -155,7 +155,7 @@ describe('a card nested deeper than the limit', () => {
     for (let i = 0; i < 9000; i++) deep = `{"d":${deep}}`;
     const res = await fetch(`${env.server.url}/api/invoke`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${env.server.token}` },
       body: `{"method":"characters.create","args":[{"name":"Abyss","extensions":${deep}}]}`,
     });
     const body = await res.json();
@@ -200,7 +200,7 @@ describe('a script selecting a chat as the window starts', () => {
       const page = await context.newPage();
       page.errors = [];
       page.on('pageerror', (err) => page.errors.push(err));
-      await page.goto(`${env.server.url}/`);
+      await page.goto(pageUrl(env.server.url));
       await waitFor(() => page.evaluate(() => window.__select !== undefined), `round ${round}: the script's select to start`);
       assert.equal(await page.evaluate(() => window.__select), 'resolved', `round ${round}: select() outcome`);
       // The window's own start-up has run to its end: the character's chats

@@ -6,7 +6,7 @@
 // Nothing here builds anything: `make test` builds build/bin/hearth-headless
 // first (HEARTH_BIN overrides the path, CHROMIUM the browser).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -32,16 +32,29 @@ const CHROMIUM_ARGS = [
   '--disable-quic',
 ];
 
+/** The launch token of each server started here, by base URL (pageUrl). */
+const tokens = new Map();
+
+/**
+ * pageUrl is the address that opens Hearth at url in a browser: the one
+ * `hearth serve` printed, whose ?token= gives the browser its session.
+ */
+export function pageUrl(url) {
+  const token = tokens.get(url);
+  return token ? `${url}/?token=${encodeURIComponent(token)}` : `${url}/`;
+}
+
 /**
  * startHearth starts `hearth-headless serve --addr 127.0.0.1:0` on a fresh
  * temp data dir and resolves once it printed the address it serves at.
+ * extraArgs are more flags for serve (--password-file, --library-root …).
  */
-export async function startHearth() {
+export async function startHearth(extraArgs = []) {
   if (!existsSync(hearthBin)) {
     throw new Error(`${hearthBin} does not exist: run 'make build-headless' first (or set HEARTH_BIN)`);
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-e2e-'));
-  const proc = spawn(hearthBin, ['serve', '--addr', '127.0.0.1:0', '--data-dir', dataDir], {
+  const proc = spawn(hearthBin, ['serve', '--addr', '127.0.0.1:0', '--data-dir', dataDir, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, HEARTH_DATA_DIR: '' },
   });
@@ -50,6 +63,7 @@ export async function startHearth() {
   proc.stderr.on('data', (chunk) => {
     stderr += chunk;
   });
+  let token = '';
   const url = await new Promise((resolveUrl, reject) => {
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
@@ -57,9 +71,10 @@ export async function startHearth() {
     }, DEADLINE_MS);
     const lines = createInterface({ input: proc.stdout });
     lines.on('line', (line) => {
-      const m = /^Hearth is serving at (http:\/\/[^\s/]+)\/$/.exec(line.trim());
+      const m = /^Hearth is serving at (http:\/\/[^\s/]+)\/(?:\?token=([A-Za-z0-9_-]+))?$/.exec(line.trim());
       if (m) {
         clearTimeout(timer);
+        token = m[2] ?? '';
         resolveUrl(m[1]);
       }
     });
@@ -69,12 +84,16 @@ export async function startHearth() {
     });
   });
   const exited = new Promise((res) => proc.once('exit', res));
+  // Without a password the printed address carries the token; with one, a
+  // script reads it from the data folder, as the README says.
+  if (!token) token = readFileSync(join(dataDir, 'serve-token'), 'utf8').trim();
+  tokens.set(url, token);
 
-  /** invoke calls one host method through POST /api/invoke, as a non-browser client. */
+  /** invoke calls one host method through POST /api/invoke, as a script on the server's machine (the launch token as a bearer token). */
   async function invoke(method, ...args) {
     const res = await fetch(`${url}/api/invoke`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
       body: JSON.stringify({ method, args }),
     });
     const body = await res.json();
@@ -95,7 +114,7 @@ export async function startHearth() {
     rmSync(dataDir, { recursive: true, force: true });
   }
 
-  return { url, dataDir, invoke, stop, stderr: () => stderr };
+  return { url, token, dataDir, invoke, stop, stderr: () => stderr };
 }
 
 /** launchBrowser starts Debian's Chromium headless with the machine's required flags. */
@@ -124,7 +143,7 @@ export async function openApp(target, url, { theme = 'dark', viewport = { width:
   page.errors = [];
   page.on('pageerror', (err) => page.errors.push(err));
   page.setDefaultTimeout(DEADLINE_MS);
-  await page.goto(`${url}/`);
+  await page.goto(pageUrl(url));
   await page.waitForFunction(() => typeof window.__HEARTH__ === 'object' && window.__HEARTH__ !== null);
   await page.evaluate(() => window.__HEARTH__.ready);
   // The UI is up: the character list shows, or (on a phone that reopened
@@ -208,14 +227,14 @@ export async function pngImage(width = 64, height = 64, rgb = [0xd9, 0x77, 0x3a]
 }
 
 /**
- * useHearth registers before/after hooks for one test file: a server, a
- * browser, and a clean shutdown. It returns a live object whose fields are
- * filled in by the before hook.
+ * useHearth registers before/after hooks for one test file: a server (args
+ * are more serve flags), a browser, and a clean shutdown. It returns a live
+ * object whose fields are filled in by the before hook.
  */
-export function useHearth({ before, after }) {
+export function useHearth({ before, after, args = [] }) {
   const env = { server: null, browser: null };
   before(async () => {
-    env.server = await startHearth();
+    env.server = await startHearth(args);
     env.browser = await launchBrowser();
   });
   after(async () => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { messageRow, openApp, repoRoot, screenshot, useHearth, waitFor } from './harness.mjs';
+import { messageRow, openApp, pageUrl, repoRoot, screenshot, useHearth, waitFor } from './harness.mjs';
 
 const FIXTURE = readFileSync(join(repoRoot, 'backend/chats/testdata/unknown_keys.jsonl'), 'utf8');
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -141,7 +141,7 @@ describe('JSONL chat files in the UI', () => {
     try {
       // On a phone the app opens on one pane, which may be the chat the
       // server's data leads it to; go to the chat list from wherever it is.
-      await phone.goto(`${env.server.url}/`);
+      await phone.goto(pageUrl(env.server.url));
       await phone.waitForFunction(() => typeof window.__HEARTH__ === 'object' && window.__HEARTH__ !== null);
       await phone.evaluate(() => window.__HEARTH__.ready);
       const option = phone.getByRole('option', { name: /Seraphina/ });

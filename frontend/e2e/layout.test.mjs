@@ -7,7 +7,7 @@
 // control, 44×44 px touch targets. Screenshots are artifacts, not goldens.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { messageRow, openApp, screenshot, useHearth, waitFor } from './harness.mjs';
+import { messageRow, openApp, pageUrl, screenshot, useHearth, waitFor } from './harness.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const TABLET = { viewport: { width: 820, height: 1180 }, hasTouch: true };
@@ -415,7 +415,7 @@ async function openAppNoWait(context, url) {
   const page = await context.newPage();
   page.errors = [];
   page.on('pageerror', (err) => page.errors.push(err));
-  await page.goto(`${url}/`);
+  await page.goto(pageUrl(url));
   await page.waitForFunction(() => typeof window.__HEARTH__ === 'object' && window.__HEARTH__ !== null);
   await page.evaluate(() => window.__HEARTH__.ready);
   return page;

@@ -140,20 +140,20 @@ async function fitsWidth(page, dialog, width) {
 }
 
 describe('the SillyTavern library screen', () => {
-  const env = useHearth({ before, after });
-  let tmp;
+  // Served, the library may use only the folders under --library-root.
+  const tmp = mkdtempSync(join(tmpdir(), 'hearth-library-e2e-'));
+  const env = useHearth({ before, after, args: ['--library-root', tmp] });
   let page;
   let events;
 
   before(async () => {
-    tmp = mkdtempSync(join(tmpdir(), 'hearth-library-e2e-'));
     const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
     events = await holdProgress(context);
     page = await openApp(context, env.server.url);
   });
 
   after(() => {
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+    rmSync(tmp, { recursive: true, force: true });
     assert.deepEqual(page?.errors ?? [], [], 'uncaught errors in the page');
   });
 
@@ -175,6 +175,7 @@ describe('the SillyTavern library screen', () => {
     const field = dialog.getByRole('textbox', { name: 'SillyTavern folder' });
     await waitFor(() => field.evaluate((el) => el === document.activeElement), 'the path field to take focus');
     await dialog.getByText('machine Hearth runs on').waitFor();
+    await dialog.getByRole('note').getByText(tmp).waitFor();
     assert.equal(await dialog.getByRole('button', { name: 'Browse…' }).count(), 0, 'no Browse… in a browser window');
     assert.ok(await dialog.getByRole('button', { name: 'Import library' }).isDisabled(), 'nothing to import without a path');
     await field.fill(folder);
@@ -291,6 +292,11 @@ describe('the SillyTavern library screen', () => {
     await dialog.getByRole('tab', { name: 'Export for SillyTavern' }).click();
     const field = dialog.getByRole('textbox', { name: 'Export into the folder' });
     await dialog.getByText('An empty or new folder').waitFor();
+    mkdirSync(join(tmp, 'export'));
+    await field.fill(join(tmp, 'export', 'missing', 'for-st'));
+    await field.press('Enter');
+    await dialog.getByRole('alert').getByText(/creates only/).waitFor();
+    assert.ok(!existsSync(join(tmp, 'export', 'missing')), 'no chain of folders made');
     const out = join(tmp, 'export', 'for-st');
     await field.fill(out);
     await dialog.getByRole('button', { name: 'Export library' }).click();
@@ -315,7 +321,7 @@ describe('the SillyTavern library screen', () => {
   });
 
   it('on a phone: a full-screen dialog with touch-sized controls, its progress and summary', async () => {
-    const server = await startHearth();
+    const server = await startHearth(['--library-root', tmp]);
     const browser = await launchBrowser();
     try {
       const context = await browser.newContext({ ...PHONE, reducedMotion: 'reduce' });

@@ -6,7 +6,7 @@
 // state, a system message renders. Screenshots at 1280×800 and 390×844.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { messageRow, openApp, screenshot, useHearth, waitFor } from './harness.mjs';
+import { messageRow, openApp, pageUrl, screenshot, useHearth, waitFor } from './harness.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
@@ -103,7 +103,7 @@ describe('getContext() chat lifecycle in a browser', () => {
       const phone = await context.newPage();
       phone.errors = [];
       phone.on('pageerror', (err) => phone.errors.push(err));
-      await phone.goto(`${env.server.url}/`);
+      await phone.goto(pageUrl(env.server.url));
       await phone.waitForFunction(() => typeof window.__HEARTH__ === 'object' && window.__HEARTH__ !== null);
       await phone.evaluate(() => window.__HEARTH__.ready);
       await phone.evaluate((id) => window.__HEARTH__.api.chat.select(id), firstId);

@@ -5,7 +5,7 @@
 // at 1280×800 and on a phone at 390×844.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { messageRow, openApp, screenshot, useHearth, waitFor } from './harness.mjs';
+import { messageRow, openApp, pageUrl, screenshot, useHearth, waitFor } from './harness.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
@@ -95,7 +95,7 @@ describe('undo and redo in the chat view', () => {
     phone.errors = [];
     phone.on('pageerror', (err) => phone.errors.push(err));
     try {
-      await phone.goto(`${env.server.url}/`);
+      await phone.goto(pageUrl(env.server.url));
       await phone.waitForFunction(() => typeof window.__HEARTH__ === 'object' && window.__HEARTH__ !== null);
       await phone.evaluate(() => window.__HEARTH__.ready);
       await waitFor(

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,34 +22,54 @@ const (
 	maxLoginBody  = 4 << 10
 )
 
-// authenticator holds the password digest, the live sessions and the
-// login limiter. Everything is in memory: a restart logs everyone out, and
-// the password never touches disk.
+// authenticator holds the password digest, the launch token's digest, the
+// live sessions and the login limiter. Everything is in memory: a restart
+// logs everyone out, and the password never touches disk.
+//
+// Every API call needs a credential, even on loopback: any account on a
+// shared machine can reach 127.0.0.1, and a loopback server without one
+// would hand each of them the owner's chats, keys and files. The launch
+// token (token.go) is that credential when there is no password: the URL
+// `hearth serve` prints carries it, a script sends it as a bearer token.
 type authenticator struct {
-	required bool
+	password bool // a password was configured: the login form asks for it
 	digest   [sha256.Size]byte
+	token    [sha256.Size]byte // digest of the launch token
 	now      func() time.Time
 	limiter  *loginLimiter
 
 	mu       sync.Mutex
-	sessions map[[sha256.Size]byte]time.Time // token digest → expiry
+	sessions map[[sha256.Size]byte]time.Time // session token digest → expiry
+	// ended is closed per session when it is revoked, so the event
+	// sockets it opened close too (sessionEnded).
+	ended map[[sha256.Size]byte]chan struct{}
 }
 
-func newAuthenticator(password string) *authenticator {
+func newAuthenticator(password, token string) *authenticator {
 	return &authenticator{
-		required: password != "",
+		password: password != "",
 		digest:   sha256.Sum256([]byte(password)),
+		token:    sha256.Sum256([]byte(token)),
 		now:      time.Now,
 		limiter:  newLoginLimiter(),
 		sessions: map[[sha256.Size]byte]time.Time{},
+		ended:    map[[sha256.Size]byte]chan struct{}{},
 	}
 }
 
 // checkPassword compares digests in constant time, so neither the content
-// nor the length of the password leaks through timing.
+// nor the length of the password leaks through timing. Without a
+// configured password nothing matches.
 func (a *authenticator) checkPassword(password string) bool {
 	d := sha256.Sum256([]byte(password))
-	return subtle.ConstantTimeCompare(d[:], a.digest[:]) == 1
+	return a.password && subtle.ConstantTimeCompare(d[:], a.digest[:]) == 1
+}
+
+// checkToken compares a presented launch token with this launch's, in
+// constant time.
+func (a *authenticator) checkToken(token string) bool {
+	d := sha256.Sum256([]byte(token))
+	return token != "" && subtle.ConstantTimeCompare(d[:], a.token[:]) == 1
 }
 
 // newSession returns a fresh random token; only its digest is kept, so a
@@ -64,7 +85,7 @@ func (a *authenticator) newSession() (string, error) {
 	defer a.mu.Unlock()
 	for k, exp := range a.sessions {
 		if now.After(exp) {
-			delete(a.sessions, k)
+			a.endLocked(k)
 		}
 	}
 	a.sessions[sha256.Sum256([]byte(token))] = now.Add(sessionTTL)
@@ -81,28 +102,88 @@ func (a *authenticator) validSession(token string) bool {
 	return ok && a.now().Before(exp)
 }
 
+// revoke ends a session: its cookie stops working and its event sockets
+// close.
 func (a *authenticator) revoke(token string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	delete(a.sessions, sha256.Sum256([]byte(token)))
+	a.endLocked(sha256.Sum256([]byte(token)))
 }
 
-// authenticated reports whether r may use the API.
+func (a *authenticator) endLocked(k [sha256.Size]byte) {
+	delete(a.sessions, k)
+	if ch, ok := a.ended[k]; ok {
+		close(ch)
+		delete(a.ended, k)
+	}
+}
+
+// bearer is the token of an "Authorization: Bearer" header, "" for none.
+func bearer(r *http.Request) string {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}
+
+// authenticated reports whether r may use the API: it carries a live
+// session cookie, or the launch token as a bearer token.
 func (a *authenticator) authenticated(r *http.Request) bool {
-	if !a.required {
+	if a.checkToken(bearer(r)) {
 		return true
 	}
 	c, err := r.Cookie(sessionCookie)
 	return err == nil && a.validSession(c.Value)
 }
 
-// requireSession guards an API route in password mode. It runs before the
-// route reads a byte of the body; a refusal closes the connection (refuse).
+// sessionEnded returns a channel closed when the session r was let in by
+// ends: on logout, or when it expires (the timer's stop func must be
+// called when the caller is done). A request let in by the launch token
+// gets a channel that closes only with the process.
+func (a *authenticator) sessionEnded(r *http.Request) (<-chan struct{}, func()) {
+	if a.checkToken(bearer(r)) {
+		return nil, func() {}
+	}
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		closed := make(chan struct{})
+		close(closed)
+		return closed, func() {}
+	}
+	k := sha256.Sum256([]byte(c.Value))
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	exp, ok := a.sessions[k]
+	if !ok || !a.now().Before(exp) {
+		closed := make(chan struct{})
+		close(closed)
+		return closed, func() {}
+	}
+	ch, ok := a.ended[k]
+	if !ok {
+		ch = make(chan struct{})
+		a.ended[k] = ch
+	}
+	t := time.AfterFunc(exp.Sub(a.now()), func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.endLocked(k)
+	})
+	return ch, func() { t.Stop() }
+}
+
+// requireSession guards an API route. It runs before the route reads a
+// byte of the body; a refusal closes the connection (refuse).
 // A request that passes has already admitted its connection in the guard.
 func (s *Server) requireSession(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.auth.authenticated(r) {
-			s.refuse(w, r, http.StatusUnauthorized, apperr.New(apperr.CodeAuthDenied, "login required"))
+			msg := "login required"
+			if !s.auth.password {
+				msg = "access token required: open the address hearth serve printed, or send its serve-token file as \"Authorization: Bearer TOKEN\""
+			}
+			s.refuse(w, r, http.StatusUnauthorized, apperr.New(apperr.CodeAuthDenied, "%s", msg))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -110,20 +191,25 @@ func (s *Server) requireSession(next http.Handler) http.Handler {
 }
 
 // sessionState is the body of /api/session, /api/login and /api/logout.
+// Without a password the way in is the launch token (TokenRequired): the
+// address `hearth serve` printed, or the token pasted into the login form.
 type sessionState struct {
 	Authenticated    bool `json:"authenticated"`
 	PasswordRequired bool `json:"passwordRequired"`
+	TokenRequired    bool `json:"tokenRequired"`
+}
+
+func (s *Server) sessionState(authenticated bool) sessionState {
+	return sessionState{Authenticated: authenticated, PasswordRequired: s.auth.password, TokenRequired: !s.auth.password}
 }
 
 func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, sessionState{Authenticated: s.auth.authenticated(r), PasswordRequired: s.auth.required})
+	writeJSON(w, http.StatusOK, s.sessionState(s.auth.authenticated(r)))
 }
 
+// handleLogin opens a session for the password, or for the launch token
+// (which is as good as the password: it is on this machine's disk, 0600).
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
-	if !s.auth.required {
-		writeJSON(w, http.StatusOK, sessionState{Authenticated: true})
-		return
-	}
 	// The budget is spent before a byte of the body is read, and a body
 	// larger than any login is refused unread.
 	if !s.auth.limiter.allow(r.RemoteAddr) {
@@ -139,23 +225,40 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	s.setBodyDeadline(w, r, maxLoginBody)
 	var body struct {
 		Password *string `json:"password"`
+		Token    *string `json:"token"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxLoginBody)).Decode(&body); err != nil || body.Password == nil {
-		writeError(w, http.StatusBadRequest, apperr.Invalid(`login body must be {"password": string}`))
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxLoginBody)).Decode(&body); err != nil || (body.Password == nil) == (body.Token == nil) {
+		writeError(w, http.StatusBadRequest, apperr.Invalid(`login body must be {"password": string} or {"token": string}`))
 		return
 	}
-	if !s.auth.checkPassword(*body.Password) {
+	switch {
+	case body.Token != nil && !s.auth.checkToken(strings.TrimSpace(*body.Token)):
+		writeError(w, http.StatusUnauthorized, apperr.New(apperr.CodeAuthDenied, "wrong access token: take it from the address hearth serve printed (after ?token=), or from the serve-token file in its data folder"))
+		return
+	case body.Password != nil && !s.auth.password:
+		writeError(w, http.StatusUnauthorized, apperr.New(apperr.CodeAuthDenied, "this server has no password: log in with the access token hearth serve printed"))
+		return
+	case body.Password != nil && !s.auth.checkPassword(*body.Password):
 		writeError(w, http.StatusUnauthorized, apperr.New(apperr.CodeAuthDenied, "wrong password"))
 		return
 	}
+	if !s.startSession(w, r) {
+		return
+	}
+	writeJSON(w, http.StatusOK, s.sessionState(true))
+}
+
+// startSession sets a new session's cookie on w; false when it could not
+// (the error is written).
+func (s *Server) startSession(w http.ResponseWriter, r *http.Request) bool {
 	token, err := s.auth.newSession()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, apperr.Shape(err))
-		return
+		return false
 	}
 	s.admit(r)
 	http.SetCookie(w, sessionCookieFor(token, int(sessionTTL.Seconds()), s.viaTLS(r)))
-	writeJSON(w, http.StatusOK, sessionState{Authenticated: true, PasswordRequired: true})
+	return true
 }
 
 func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {
@@ -163,7 +266,7 @@ func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {
 		s.auth.revoke(c.Value)
 	}
 	http.SetCookie(w, sessionCookieFor("", -1, s.viaTLS(r)))
-	writeJSON(w, http.StatusOK, sessionState{Authenticated: !s.auth.required, PasswordRequired: s.auth.required})
+	writeJSON(w, http.StatusOK, s.sessionState(s.auth.checkToken(bearer(r))))
 }
 
 // sessionCookieFor builds the session cookie: HttpOnly so page scripts

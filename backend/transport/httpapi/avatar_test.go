@@ -17,7 +17,7 @@ import (
 func TestAvatarServesImage(t *testing.T) {
 	t.Parallel()
 	_, _, ts := serveApp(t, nil)
-	c := NewClient(ts.URL)
+	c := NewClient(ts.URL, testToken)
 	pic := tinyPNG(t)
 	args, _ := json.Marshal([]any{map[string]any{"name": "Pixel Girl"}, map[string]any{"image": b64(pic)}})
 	out, err := c.Invoke(t.Context(), "characters.create", args)

@@ -16,20 +16,25 @@ import (
 // Client calls a Hearth server's API over HTTP. It satisfies Invoker, so a
 // scenario suite written against the in-process router runs unchanged
 // "through HTTP", exercising the wire encoding, status mapping and guards
-// as a browser would meet them. It keeps cookies, so after Login it carries
-// the session of a password-protected server.
+// as a browser would meet them. It sends the server's launch token when
+// given one, as a script on the server's machine does; it keeps cookies,
+// so after Login it carries the session of a password-protected server.
 type Client struct {
-	base string
-	http *http.Client
+	base  string
+	token string
+	http  *http.Client
 }
 
 // NewClient returns a Client for the server at baseURL (for example the URL
-// Server.Start returned, or an httptest.Server's URL).
-func NewClient(baseURL string) *Client {
+// Server.Start returned, or an httptest.Server's URL). token is the
+// server's launch token (Server.Token, or its serve-token file); "" sends
+// none, so calls need a Login first.
+func NewClient(baseURL, token string) *Client {
 	jar, _ := cookiejar.New(nil) // cookiejar.New never fails without options
 	return &Client{
-		base: strings.TrimRight(baseURL, "/"),
-		http: &http.Client{Jar: jar},
+		base:  strings.TrimRight(baseURL, "/"),
+		token: token,
+		http:  &http.Client{Jar: jar},
 	}
 }
 
@@ -100,6 +105,9 @@ func (c *Client) post(ctx context.Context, route string, body []byte, out any) e
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
 	res, err := c.http.Do(req)
 	if err != nil {
 		return apperr.Local(fmt.Errorf("POST %s: %w", route, err))

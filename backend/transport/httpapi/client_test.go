@@ -17,7 +17,7 @@ import (
 func TestClientMatchesRouter(t *testing.T) {
 	t.Parallel()
 	a, _, ts := serveApp(t, nil)
-	var viaHTTP Invoker = NewClient(ts.URL)
+	var viaHTTP Invoker = NewClient(ts.URL, testToken)
 	var inProcess Invoker = a.Router
 
 	create, _ := json.Marshal([]any{map[string]any{"name": "Twin"}})
@@ -59,7 +59,7 @@ func TestClientTransportErrors(t *testing.T) {
 		http.Error(w, "bad gateway from a proxy", http.StatusBadGateway)
 	}))
 	t.Cleanup(proxy.Close)
-	_, err := NewClient(proxy.URL).Invoke(t.Context(), "characters.list", nil)
+	_, err := NewClient(proxy.URL, testToken).Invoke(t.Context(), "characters.list", nil)
 	e := apperr.As(err)
 	if e == nil || e.Code != apperr.CodeInternal || !bytes.Contains([]byte(e.Message), []byte("bad gateway")) {
 		t.Errorf("non-API error body: %v", err)
@@ -67,7 +67,7 @@ func TestClientTransportErrors(t *testing.T) {
 
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
-	if _, err := NewClient(dead.URL).Invoke(t.Context(), "characters.list", nil); apperr.CodeOf(err) != apperr.CodeInternal {
+	if _, err := NewClient(dead.URL, testToken).Invoke(t.Context(), "characters.list", nil); apperr.CodeOf(err) != apperr.CodeInternal {
 		t.Errorf("unreachable server: %v", err)
 	}
 }
@@ -88,7 +88,7 @@ func TestClientReadsByDeclaredLength(t *testing.T) {
 		_, _ = w.Write([]byte(`{"result":[1,2,3]}`))
 	}))
 	t.Cleanup(short.Close)
-	if out, err := NewClient(short.URL).Invoke(t.Context(), "characters.list", nil); apperr.CodeOf(err) != apperr.CodeInternal {
+	if out, err := NewClient(short.URL, testToken).Invoke(t.Context(), "characters.list", nil); apperr.CodeOf(err) != apperr.CodeInternal {
 		t.Errorf("a body shorter than its Content-Length: %s, %v", out, err)
 	}
 

@@ -29,10 +29,14 @@ func closedByServer(conn net.Conn, within time.Duration) bool {
 
 // getSession sends GET /api/session on an open connection and returns the
 // status, proving the connection is alive and served.
-func getSession(t *testing.T, conn net.Conn, br *bufio.Reader, host string) int {
+func getSession(t *testing.T, conn net.Conn, br *bufio.Reader, host string, extra ...string) int {
 	t.Helper()
 	_ = conn.SetDeadline(time.Now().Add(cutOffWithin))
-	if _, err := io.WriteString(conn, "GET /api/session HTTP/1.1\r\nHost: "+host+"\r\n\r\n"); err != nil {
+	head := "GET /api/session HTTP/1.1\r\nHost: " + host + "\r\n"
+	for _, line := range extra {
+		head += line + "\r\n"
+	}
+	if _, err := io.WriteString(conn, head+"\r\n"); err != nil {
 		t.Fatalf("write: %v", err)
 	}
 	res, err := http.ReadResponse(br, nil)
@@ -111,8 +115,8 @@ func TestUnauthenticatedConnectionCap(t *testing.T) {
 	eventually(t, "records to drain", func() bool { return s.conns.tracked() == 0 })
 }
 
-// Without a password, passing the Host and Origin guard is what lifts a
-// connection out of the unauthenticated count.
+// Without a password, the launch token is what lifts a connection out of
+// the unauthenticated count; a request without it leaves it counted.
 func TestConnectionCapWithoutPassword(t *testing.T) {
 	t.Parallel()
 	s, base := start(t, Config{Router: fakeRouter{}}, func(s *Server) { s.maxUnauthConns = 1 })
@@ -123,7 +127,14 @@ func TestConnectionCapWithoutPassword(t *testing.T) {
 	}
 	defer first.Close()
 	eventually(t, "one unauthenticated connection", func() bool { return s.conns.unauthenticated() == 1 })
-	if status := getSession(t, first, bufio.NewReader(first), host); status != http.StatusOK {
+	br := bufio.NewReader(first)
+	if status := getSession(t, first, br, host); status != http.StatusOK {
+		t.Fatalf("session: %d", status)
+	}
+	if n := s.conns.unauthenticated(); n != 1 {
+		t.Fatalf("unauthenticated = %d after a request without the token, want 1", n)
+	}
+	if status := getSession(t, first, br, host, tokenLine); status != http.StatusOK {
 		t.Fatalf("session: %d", status)
 	}
 	if n := s.conns.unauthenticated(); n != 0 {
@@ -135,7 +146,7 @@ func TestConnectionCapWithoutPassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer second.Close()
-	if status := getSession(t, second, bufio.NewReader(second), host); status != http.StatusOK {
+	if status := getSession(t, second, bufio.NewReader(second), host, tokenLine); status != http.StatusOK {
 		t.Fatalf("second connection: %d", status)
 	}
 }
@@ -156,7 +167,7 @@ func TestEventSocketOutlivesTimeouts(t *testing.T) {
 		s.pingInterval = 20 * time.Millisecond
 		s.pingTimeout = 5 * time.Second
 	})
-	c := NewClient(base)
+	c := NewClient(base, testToken)
 	if err := c.Login(t.Context(), testPassword); err != nil {
 		t.Fatal(err)
 	}

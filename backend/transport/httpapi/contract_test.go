@@ -20,7 +20,7 @@ func overHTTP(e *hosttest.Env) hosttest.Invoker {
 		e.T.Fatalf("start server: %v", err)
 	}
 	e.T.Cleanup(func() { srv.Close() })
-	return httpapi.NewClient(url)
+	return httpapi.NewClient(url, srv.Token())
 }
 
 // TestContractOverHTTP runs the host contract scenarios through the HTTP

@@ -50,8 +50,10 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	ctx := conn.CloseRead(context.Background())
 	pingCtx, stopPing := context.WithCancel(ctx)
 	pingDone := s.keepAlive(pingCtx, conn)
+	ended, stopWatch := s.auth.sessionEnded(r)
+	defer stopWatch()
 
-	code, reason := s.pump(ctx, conn, q)
+	code, reason := s.pump(ctx, conn, q, ended)
 
 	stopPing()
 	<-pingDone
@@ -74,16 +76,20 @@ func (s *Server) encodeEvent(e events.Event) []byte {
 	return msg
 }
 
-// pump writes queued events until the peer goes away, the server closes or
-// the client falls too far behind. It returns the close status to send, 0
-// for none (the connection is already gone).
-func (s *Server) pump(ctx context.Context, conn *websocket.Conn, q *eventQueue) (websocket.StatusCode, string) {
+// pump writes queued events until the peer goes away, the server closes,
+// the session that opened the socket ends (logout, expiry: its events are
+// no longer the peer's to see) or the client falls too far behind. It
+// returns the close status to send, 0 for none (the connection is already
+// gone).
+func (s *Server) pump(ctx context.Context, conn *websocket.Conn, q *eventQueue, ended <-chan struct{}) (websocket.StatusCode, string) {
 	for {
 		select {
 		case <-ctx.Done():
 			return 0, ""
 		case <-s.done:
 			return websocket.StatusGoingAway, "server shutting down"
+		case <-ended:
+			return websocket.StatusPolicyViolation, "session ended; log in again"
 		case <-q.wake:
 		}
 		batch := q.take()

@@ -14,9 +14,19 @@ import (
 	"hearth/backend/events"
 )
 
-// dialEvents opens the event socket of the server at base.
+// dialEvents opens the event socket of the server at base, with the launch
+// token unless header has an Authorization entry ("" sends none).
 func dialEvents(t *testing.T, base string, header http.Header) (*websocket.Conn, *http.Response, error) {
 	t.Helper()
+	header = header.Clone()
+	if header == nil {
+		header = http.Header{}
+	}
+	if _, set := header["Authorization"]; !set {
+		header.Set("Authorization", "Bearer "+testToken)
+	} else if header.Get("Authorization") == "" {
+		header.Del("Authorization")
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	conn, res, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/api/events", &websocket.DialOptions{HTTPHeader: header})
@@ -56,7 +66,7 @@ func TestEventsInOrderAndUnsubscribeOnClose(t *testing.T) {
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
-	c := NewClient(ts.URL)
+	c := NewClient(ts.URL, testToken)
 	names := []string{"Ann", "Bob", "Cid", "Dee", "Eve"}
 	for _, name := range names {
 		args, _ := json.Marshal([]any{map[string]any{"name": name}})

@@ -52,9 +52,16 @@ func freezeLogins(s *Server) {
 	s.auth.limiter.now = func() time.Time { return at }
 }
 
+// testToken is the launch token of the tests' servers; do sends it unless
+// told otherwise.
+const testToken = "test-launch-token"
+
 // serve runs cfg behind httptest; both are closed when the test ends.
 func serve(t *testing.T, cfg Config, tune ...func(*Server)) (*Server, *httptest.Server) {
 	t.Helper()
+	if cfg.Token == "" {
+		cfg.Token = testToken
+	}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -82,6 +89,9 @@ func start(t *testing.T, cfg Config, tune ...func(*Server)) (*Server, string) {
 	t.Helper()
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
+	}
+	if cfg.Token == "" {
+		cfg.Token = testToken
 	}
 	s, err := New(cfg)
 	if err != nil {
@@ -115,14 +125,21 @@ func startApp(t *testing.T, tweak func(*Config), tune ...func(*Server)) (*app.Ap
 }
 
 // do sends a request with a body and headers and returns status, headers
-// and body.
+// and body. It sends the launch token as a script would, unless header
+// has an "Authorization" entry ("" sends none: a browser, a stranger).
 func do(t *testing.T, c *http.Client, method, url, body string, header map[string]string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, set := header["Authorization"]; !set {
+		req.Header.Set("Authorization", "Bearer "+testToken)
+	}
 	for k, v := range header {
+		if k == "Authorization" && v == "" {
+			continue
+		}
 		if k == "Host" {
 			req.Host = v
 			continue
@@ -145,6 +162,16 @@ func do(t *testing.T, c *http.Client, method, url, body string, header map[strin
 }
 
 var jsonHeader = map[string]string{"Content-Type": "application/json"}
+
+// asBrowser and jsonAsBrowser send no launch token: a browser with only
+// its cookies, or a stranger.
+var (
+	asBrowser     = map[string]string{"Authorization": ""}
+	jsonAsBrowser = map[string]string{"Authorization": "", "Content-Type": "application/json"}
+)
+
+// tokenLine is the launch token as a raw request's header line.
+const tokenLine = "Authorization: Bearer " + testToken
 
 // invokeBody renders a POST /api/invoke body.
 func invokeBody(t *testing.T, method string, args ...any) string {

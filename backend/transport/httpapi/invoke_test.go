@@ -35,7 +35,7 @@ func TestInvokeRoundTrip(t *testing.T) {
 		t.Errorf("avatar = %q, want Seraphina.png (body %s)", created.Result.Avatar, body)
 	}
 
-	out, err := NewClient(ts.URL).Invoke(t.Context(), "characters.list", nil)
+	out, err := NewClient(ts.URL, testToken).Invoke(t.Context(), "characters.list", nil)
 	if err != nil {
 		t.Fatalf("list: %v", err)
 	}
@@ -132,13 +132,9 @@ func (panicRouter) Invoke(context.Context, string, []byte) ([]byte, error) { pan
 func TestPanicAnswersInternal(t *testing.T) {
 	t.Parallel()
 	_, ts := serve(t, Config{Router: panicRouter{}})
-	res, err := http.Post(ts.URL+"/api/invoke", "application/json", strings.NewReader(`{"method":"characters.list","args":[]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
+	res, data := do(t, nil, "POST", ts.URL+"/api/invoke", `{"method":"characters.list","args":[]}`, jsonHeader)
 	var body struct{ Error *apperr.Error }
-	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+	if err := json.Unmarshal(data, &body); err != nil {
 		t.Fatal(err)
 	}
 	if res.StatusCode != http.StatusInternalServerError || body.Error == nil || body.Error.Code != apperr.CodeInternal ||

@@ -15,7 +15,7 @@ func TestPersonaAvatarServesImage(t *testing.T) {
 	t.Parallel()
 	a := openApp(t)
 	_, ts := serve(t, Config{Router: a.Router, Bus: a.Bus, Avatars: a.Characters, PersonaAvatars: a.Personas})
-	c := NewClient(ts.URL)
+	c := NewClient(ts.URL, testToken)
 	save := func(in map[string]any) (id string, url *string) {
 		t.Helper()
 		args, _ := json.Marshal([]any{in})

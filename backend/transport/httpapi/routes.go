@@ -30,8 +30,8 @@ func (s *Server) routes() http.Handler {
 
 // guard applies the checks that hold for every route, before routing. A
 // request that passes them admits its connection (takes it out of the
-// count of strangers, conns.go) when it shows a valid session, or always
-// when there is no password to show.
+// count of strangers, conns.go) when it shows a valid session or the
+// launch token. A page address with ?token= logs in (tokenLogin).
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer recoverRequest(w, r)
@@ -46,6 +46,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		if err := s.checkOrigin(r); err != nil {
 			s.refuse(w, r, http.StatusForbidden, err)
+			return
+		}
+		if s.tokenLogin(w, r) {
 			return
 		}
 		if s.auth.authenticated(r) {

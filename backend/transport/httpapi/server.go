@@ -5,8 +5,10 @@
 // The routes are internal (HOST-ABI §0: only window.__HEARTH__ is public);
 // the frontend's HTTP/WS transport and this package's Client are their only
 // callers. Security follows DESIGN §2/§6: loopback by default, a password
-// for any other address, an HttpOnly session cookie, Host and Origin checks
-// against DNS rebinding and CSRF, and a rate-limited login. Against
+// for any other address, a per-launch token for every caller without a
+// session (loopback too: other accounts of the machine reach it), an
+// HttpOnly session cookie, Host and Origin checks against DNS rebinding and
+// CSRF, and a rate-limited login. Against
 // resource exhaustion by clients that never log in: bodies have deadlines
 // (body.go), and connections that have not shown a session are capped
 // (conns.go).
@@ -61,9 +63,13 @@ type Config struct {
 	// Assets is the built frontend; nil serves a placeholder page that says
 	// Hearth is running.
 	Assets fs.FS
-	// Password, when not empty, gates every API call behind a login. It is
-	// kept in memory only (as a digest).
+	// Password, when not empty, lets a browser log in with it. It is kept
+	// in memory only (as a digest).
 	Password string
+	// Token is the launch token (token.go), which every API call needs
+	// when it has no session: "" draws a new one. It is kept in memory
+	// only (as a digest, and as Server.Token for the process to hand on).
+	Token string
 	// Addr is the listen address; "" means 127.0.0.1:0. Anything but a
 	// loopback address requires a Password.
 	Addr string
@@ -113,6 +119,7 @@ type Server struct {
 	addr    string
 	log     *slog.Logger
 	auth    *authenticator
+	token   string
 	handler http.Handler
 
 	// personaAvatars serves the personas' avatar images.
@@ -182,6 +189,12 @@ func New(cfg Config) (*Server, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	token := cfg.Token
+	if token == "" {
+		if token, err = NewToken(); err != nil {
+			return nil, err
+		}
+	}
 	s := &Server{
 		router:            cfg.Router,
 		bus:               cfg.Bus,
@@ -191,7 +204,8 @@ func New(cfg Config) (*Server, error) {
 		assets:            cfg.Assets,
 		addr:              addr,
 		log:               logger,
-		auth:              newAuthenticator(cfg.Password),
+		auth:              newAuthenticator(cfg.Password, token),
+		token:             token,
 		tlsConfig:         tlsConfig,
 		trustedProxies:    append([]netip.Prefix(nil), cfg.TrustedProxies...),
 		hosts:             hosts,

@@ -61,7 +61,7 @@ func TestStartAndClose(t *testing.T) {
 	if _, err := s.Start(t.Context()); err == nil {
 		t.Error("second Start succeeded")
 	}
-	if _, err := NewClient(base).Invoke(t.Context(), "characters.list", nil); err != nil {
+	if _, err := NewClient(base, s.Token()).Invoke(t.Context(), "characters.list", nil); err != nil {
 		t.Fatalf("invoke: %v", err)
 	}
 	if err := s.Close(); err != nil {
@@ -70,7 +70,7 @@ func TestStartAndClose(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	_, err = NewClient(base).Invoke(t.Context(), "characters.list", nil)
+	_, err = NewClient(base, s.Token()).Invoke(t.Context(), "characters.list", nil)
 	if apperr.CodeOf(err) != apperr.CodeInternal {
 		t.Errorf("invoke after Close: %v", err)
 	}
@@ -110,14 +110,14 @@ func TestPublicBindWithPassword(t *testing.T) {
 		c.Addr, c.Password, c.AllowedHosts = "0.0.0.0:0", testPassword, []string{"hearth.lan"}
 	})
 	port := mustURL(t, ts.URL).Port()
-	lan := map[string]string{"Host": "hearth.lan:" + port, "Content-Type": "application/json"}
+	lan := map[string]string{"Host": "hearth.lan:" + port, "Content-Type": "application/json", "Authorization": ""}
 	res, body := do(t, nil, "POST", ts.URL+"/api/invoke", invokeBody(t, "characters.list"), lan)
 	wantError(t, res, body, http.StatusUnauthorized, apperr.CodeAuthDenied)
 	rebound := map[string]string{"Host": "evil.example:" + port, "Content-Type": "application/json"}
 	res, body = do(t, nil, "POST", ts.URL+"/api/login", `{"password":"`+testPassword+`"}`, rebound)
 	wantError(t, res, body, http.StatusForbidden, apperr.CodeAuthDenied)
 
-	c := NewClient(ts.URL)
+	c := NewClient(ts.URL, "")
 	if err := c.Login(t.Context(), testPassword); err != nil {
 		t.Fatalf("login: %v", err)
 	}

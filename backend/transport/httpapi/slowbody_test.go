@@ -102,6 +102,8 @@ func TestSlowBodyFloodIsCutOff(t *testing.T) {
 		limit          int
 	}{
 		{"password without cookie", testPassword, 16},
+		// Without a password the attackers hold the launch token (a
+		// script of this machine gone wrong), so they reach the body.
 		{"no password", "", 16},
 		// The cap out of the way: every connection reaches the body read,
 		// and the body deadline alone must cut them all off.
@@ -129,7 +131,11 @@ func TestSlowBodyFloodIsCutOff(t *testing.T) {
 					if i%2 == 1 {
 						cl = 100_000
 					}
-					results <- sendPartial(host, postHead(host, "/api/invoke", cl), "{", sent.Done)
+					var extra []string
+					if mode.password == "" {
+						extra = append(extra, tokenLine)
+					}
+					results <- sendPartial(host, postHead(host, "/api/invoke", cl, extra...), "{", sent.Done)
 				}()
 			}
 			sent.Wait()
@@ -188,7 +194,11 @@ func legitInvoke(t *testing.T, base, password string, retry bool) {
 	t.Helper()
 	deadline := time.Now().Add(cutOffWithin)
 	for {
-		c := NewClient(base)
+		token := testToken
+		if password != "" {
+			token = ""
+		}
+		c := NewClient(base, token)
 		err := func() error {
 			if password != "" {
 				if err := c.Login(t.Context(), password); err != nil {
@@ -236,11 +246,13 @@ func TestRefusalClosesWithoutReadingBody(t *testing.T) {
 		{"invoke without session", pwHost, postHead(pwHost, "/api/invoke", 1000), http.StatusUnauthorized},
 		{"invoke with a forged session", pwHost, postHead(pwHost, "/api/invoke", 1000, "Cookie: "+sessionCookie+"=forged"), http.StatusUnauthorized},
 		{"login past the rate limit", pwHost, postHead(pwHost, "/api/login", 1000), http.StatusTooManyRequests},
-		{"foreign origin", openHost, postHead(openHost, "/api/invoke", 1000, "Origin: http://evil.example"), http.StatusForbidden},
-		{"foreign host", openHost, postHead("evil.example", "/api/invoke", 1000), http.StatusForbidden},
-		{"declared body over the cap", openHost, postHead(openHost, "/api/invoke", 2000), http.StatusRequestEntityTooLarge},
+		{"invoke without the launch token", openHost, postHead(openHost, "/api/invoke", 1000), http.StatusUnauthorized},
+		{"invoke with a wrong launch token", openHost, postHead(openHost, "/api/invoke", 1000, "Authorization: Bearer "+testToken+"x"), http.StatusUnauthorized},
+		{"foreign origin", openHost, postHead(openHost, "/api/invoke", 1000, "Origin: http://evil.example", tokenLine), http.StatusForbidden},
+		{"foreign host", openHost, postHead("evil.example", "/api/invoke", 1000, tokenLine), http.StatusForbidden},
+		{"declared body over the cap", openHost, postHead(openHost, "/api/invoke", 2000, tokenLine), http.StatusRequestEntityTooLarge},
 		{"post to a page", openHost, postHead(openHost, "/index.html", 1000), http.StatusMethodNotAllowed},
-		{"post to no endpoint", openHost, postHead(openHost, "/api/nothing", 1000), http.StatusNotFound},
+		{"post to no endpoint", openHost, postHead(openHost, "/api/nothing", 1000, tokenLine), http.StatusNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -289,7 +301,7 @@ func TestSlowSteadyBodyAccepted(t *testing.T) {
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(cutOffWithin))
-	if _, err := io.WriteString(conn, postHead(host, "/api/invoke", len(body))+"\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(conn, postHead(host, "/api/invoke", len(body), tokenLine)+"\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	// Ten pieces 100 ms apart: about a second, five times the slack.
@@ -319,7 +331,7 @@ func TestStalledBodyTimesOut(t *testing.T) {
 	t.Parallel()
 	_, _, base := startApp(t, nil, shrinkBodyDeadlines)
 	host := strings.TrimPrefix(base, "http://")
-	r := sendPartial(host, postHead(host, "/api/invoke", 1000), `{"method":`, nil)
+	r := sendPartial(host, postHead(host, "/api/invoke", 1000, tokenLine), `{"method":`, nil)
 	if r.res == nil {
 		t.Fatalf("no response (closed %v)", r.closed)
 	}

@@ -72,11 +72,14 @@ func TestUpdateChatStateLosesNothing(t *testing.T) {
 	}
 }
 
+// concurrencyToken is the launch token of countToThousand's server.
+const concurrencyToken = "concurrency-launch-token"
+
 func countToThousand(t *testing.T, plainWriters int) {
 	e := hosttest.NewEnv(t, nil)
 	e.SetupChat()
 	url := func() string {
-		srv, err := httpapi.New(httpapi.Config{Router: e.App.Router, Bus: e.App.Bus, Avatars: e.App.Characters, Addr: "127.0.0.1:0"})
+		srv, err := httpapi.New(httpapi.Config{Router: e.App.Router, Bus: e.App.Bus, Avatars: e.App.Characters, Addr: "127.0.0.1:0", Token: concurrencyToken})
 		if err != nil {
 			t.Fatalf("new server: %v", err)
 		}
@@ -96,7 +99,7 @@ func countToThousand(t *testing.T, plainWriters int) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			c := httpapi.NewClient(url)
+			c := httpapi.NewClient(url, concurrencyToken)
 			plain := w < plainWriters
 			for i := 0; i < increments; i++ {
 				for attempt := 0; ; attempt++ {

@@ -48,9 +48,16 @@ describe('http transport', () => {
 
   it('reads the session and logs in', async () => {
     const t = createHttpTransport({ base: 'http://h', fetch: respond(200, '{"authenticated":false,"passwordRequired":true}') });
-    await expect(t.session()).resolves.toEqual({ authenticated: false, passwordRequired: true });
+    await expect(t.session()).resolves.toEqual({ authenticated: false, passwordRequired: true, tokenRequired: false });
     const wrong = createHttpTransport({ base: 'http://h', fetch: respond(401, '{"error":{"code":"auth.denied","message":"wrong password"}}') });
     await expect(wrong.login('nope')).rejects.toMatchObject({ code: 'auth.denied' });
+  });
+
+  it('logs in with the launch token', async () => {
+    const fetch = respond(200, '{"authenticated":true,"passwordRequired":false,"tokenRequired":true}');
+    const t = createHttpTransport({ base: 'http://h', fetch });
+    await expect(t.loginWithToken('k3y')).resolves.toEqual({ authenticated: true, passwordRequired: false, tokenRequired: true });
+    expect(fetch).toHaveBeenCalledWith('http://h/api/login', expect.objectContaining({ method: 'POST', body: '{"token":"k3y"}' }));
   });
 
   it('opens one event socket while subscribed and closes it after the last unsubscribe', () => {

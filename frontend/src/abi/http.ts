@@ -1,7 +1,9 @@
 // The browser transport for `hearth serve`: calls are POST /api/invoke
 // ({method, args} → {result} | {error}), push events arrive on the
-// WebSocket /api/events, and a password-protected server is unlocked with
-// POST /api/login (the session lives in an HttpOnly cookie). A dropped event
+// WebSocket /api/events. Every call needs a session, which lives in an
+// HttpOnly cookie: the address `hearth serve` prints (?token=…) gives one,
+// and so does POST /api/login with the server's password or its launch
+// token. A dropped event
 // socket is reopened after reconnectMs for as long as anyone is subscribed;
 // events sent while it was down are lost, so onReconnect tells the ABI to
 // re-fetch what it caches.
@@ -11,7 +13,10 @@ import { isHostEvent, type EventHandler, type Transport } from './transport';
 /** Session is the server's answer to /api/session and /api/login. */
 export interface Session {
   authenticated: boolean;
+  /** The server has a password: the login form asks for it. */
   passwordRequired: boolean;
+  /** The server has no password: its launch token (the access key hearth serve printed) is the way in. */
+  tokenRequired: boolean;
 }
 
 /** HttpTransport is the browser-mode Transport plus the session calls the login form needs. */
@@ -19,6 +24,7 @@ export interface HttpTransport extends Transport {
   onReconnect(handler: () => void): () => void;
   session(): Promise<Session>;
   login(password: string): Promise<Session>;
+  loginWithToken(token: string): Promise<Session>;
 }
 
 type SocketLike = Pick<WebSocket, 'close'> & {
@@ -77,7 +83,7 @@ async function readJSON(res: Response): Promise<unknown> {
 
 function asSession(v: unknown): Session {
   const s = v as Partial<Session> | null;
-  return { authenticated: s?.authenticated === true, passwordRequired: s?.passwordRequired === true };
+  return { authenticated: s?.authenticated === true, passwordRequired: s?.passwordRequired === true, tokenRequired: s?.tokenRequired === true };
 }
 
 /** createHttpTransport returns a transport for the `hearth serve` origin in opts.base. */
@@ -167,6 +173,9 @@ export function createHttpTransport(opts: HttpOptions): HttpTransport {
     },
     async login(password) {
       return asSession(await postJSON(doFetch, `${base}/api/login`, { password }));
+    },
+    async loginWithToken(token) {
+      return asSession(await postJSON(doFetch, `${base}/api/login`, { token }));
     },
   };
 }

@@ -1,6 +1,7 @@
 // The UI's entry point: main.ts (the ABI layer) calls mountApp once the
 // public ABI object exists.
 import { mount } from 'svelte';
+import type { Session } from '../abi/http';
 import type { HearthAbi } from '../abi/types';
 import { warmMarkdown } from './lib/markdown';
 import Root from './Root.svelte';
@@ -11,15 +12,16 @@ import './theme.css';
 export interface BootOptions {
   mode: 'desktop' | 'browser';
   login: {
-    session(): Promise<{ authenticated: boolean; passwordRequired: boolean }>;
-    login(password: string): Promise<{ authenticated: boolean; passwordRequired: boolean }>;
+    session(): Promise<Session>;
+    login(password: string): Promise<Session>;
+    loginWithToken(token: string): Promise<Session>;
   } | null;
   /** onReady is called once the app may talk to the host (after login, if any). */
   onReady: () => void;
 }
 
 /**
- * mountApp shows the login form first when browser mode needs a password
+ * mountApp shows the login form first when browser mode has no session yet
  * (then calls onReady), otherwise calls onReady at once; then the app.
  */
 export function mountApp(target: HTMLElement, hearth: HearthAbi, boot: BootOptions): void {
