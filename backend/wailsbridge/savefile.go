@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"sync"
 
 	"hearth/backend/apperr"
@@ -55,6 +56,10 @@ type SaveResult struct {
 type exported struct {
 	req  SaveRequest
 	data []byte
+	// private files (chats: a person's conversations) are written 0600,
+	// whatever the umask; the others (cards, lorebooks, presets, made to
+	// be shared) 0644.
+	private bool
 }
 
 // RegisterSaveFiles adds the desktop window's save methods to its router:
@@ -86,7 +91,11 @@ func RegisterSaveFiles(r *host.Router, ex Exporters, dialog SaveDialog) {
 			if path == "" {
 				return SaveResult{}, nil
 			}
-			if err := media.WriteFileAtomic(path, file.data, 0o644); err != nil {
+			perm := os.FileMode(0o644)
+			if file.private {
+				perm = 0o600
+			}
+			if err := media.WriteFileAtomic(path, file.data, perm); err != nil {
 				return nil, apperr.New("desktop.write_failed", "could not save %s: %v", file.req.FileName, err).WithDetails(map[string]any{"path": path})
 			}
 			return SaveResult{Saved: true, Path: &path}, nil
@@ -101,7 +110,7 @@ func RegisterSaveFiles(r *host.Router, ex Exporters, dialog SaveDialog) {
 		if err != nil {
 			return nil, err
 		}
-		return &exported{SaveRequest{"Export chat", file.FileName, "SillyTavern chat (*.jsonl)", "*.jsonl"}, []byte(file.Text)}, nil
+		return &exported{req: SaveRequest{"Export chat", file.FileName, "SillyTavern chat (*.jsonl)", "*.jsonl"}, data: []byte(file.Text), private: true}, nil
 	})
 	register("characters.saveCard", func(ctx context.Context, a host.Args) (*exported, error) {
 		avatar, err := a.String(0, "avatar")
@@ -120,7 +129,7 @@ func RegisterSaveFiles(r *host.Router, ex Exporters, dialog SaveDialog) {
 		if opts.Format == "json" {
 			req.FilterName, req.FilterGlobs = "Character card (*.json)", "*.json"
 		}
-		return &exported{req, data}, nil
+		return &exported{req: req, data: data}, nil
 	})
 	register("worldinfo.saveBook", func(ctx context.Context, a host.Args) (*exported, error) {
 		name, err := a.String(0, "name")
@@ -131,7 +140,7 @@ func RegisterSaveFiles(r *host.Router, ex Exporters, dialog SaveDialog) {
 		if err != nil {
 			return nil, err
 		}
-		return &exported{SaveRequest{"Export lorebook", file.FileName, "SillyTavern World Info (*.json)", "*.json"}, []byte(file.Text)}, nil
+		return &exported{req: SaveRequest{"Export lorebook", file.FileName, "SillyTavern World Info (*.json)", "*.json"}, data: []byte(file.Text)}, nil
 	})
 	register("presets.saveFile", func(ctx context.Context, a host.Args) (*exported, error) {
 		id, err := a.String(0, "id")
@@ -147,6 +156,6 @@ func RegisterSaveFiles(r *host.Router, ex Exporters, dialog SaveDialog) {
 		if err := json.Indent(&out, file.JSON, "", "    "); err != nil {
 			return nil, fmt.Errorf("format preset: %w", err)
 		}
-		return &exported{SaveRequest{"Export preset", file.FileName, "SillyTavern preset (*.json)", "*.json"}, out.Bytes()}, nil
+		return &exported{req: SaveRequest{"Export preset", file.FileName, "SillyTavern preset (*.json)", "*.json"}, data: out.Bytes()}, nil
 	})
 }

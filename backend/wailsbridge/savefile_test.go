@@ -99,6 +99,10 @@ func TestSaveJsonlWritesWherePicked(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("the directory holds %d entries; a temp file was left behind", len(entries))
 	}
+	// A chat is a person's conversation: the user's alone, whatever the umask.
+	if st, err := os.Stat(target); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the chat file's mode: %v, %v; want 0600", st.Mode().Perm(), err)
+	}
 }
 
 func TestSaveJsonlCancelled(t *testing.T) {
