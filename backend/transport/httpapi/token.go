@@ -50,12 +50,14 @@ func (s *Server) tokenLogin(w http.ResponseWriter, r *http.Request) bool {
 	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || strings.HasPrefix(r.URL.Path, "/api/") || !r.URL.Query().Has(TokenParam) {
 		return false
 	}
-	if !s.auth.limiter.allow(r.RemoteAddr) {
-		s.refuse(w, r, http.StatusTooManyRequests, apperr.New(CodeRateLimited, "too many login attempts; try again later"))
-		return true
-	}
 	q := r.URL.Query()
 	if !s.auth.checkToken(q.Get(TokenParam)) {
+		// Only wrong tokens spend the login budget: the right one is
+		// opened again with every new tab or window of the printed address.
+		if !s.auth.limiter.allow(r.RemoteAddr) {
+			s.refuse(w, r, http.StatusTooManyRequests, apperr.New(CodeRateLimited, "too many login attempts; try again later"))
+			return true
+		}
 		s.refuse(w, r, http.StatusUnauthorized, apperr.New(apperr.CodeAuthDenied,
 			"this address carries an access token of another launch of hearth serve: open the address it printed this time, or log in"))
 		return true

@@ -183,3 +183,26 @@ func TestEventSocketEndsWithSession(t *testing.T) {
 	_ = byToken.CloseNow()
 	eventually(t, "no socket", func() bool { return s.activeSockets() == 0 })
 }
+
+// TestTokenAddressOpenedOften: the printed address is opened again for
+// every new tab or window, so the right token never spends the login
+// budget; wrong ones do, and past it are refused with 429.
+func TestTokenAddressOpenedOften(t *testing.T) {
+	t.Parallel()
+	_, _, ts := serveApp(t, nil, freezeLogins)
+	for i := range loginBurst * 3 {
+		res, body := do(t, noRedirect(), "GET", ts.URL+"/?token="+testToken, "", asBrowser)
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("opening %d: %d %s", i+1, res.StatusCode, body)
+		}
+	}
+	for range loginBurst {
+		res, body := do(t, nil, "GET", ts.URL+"/?token=guess", "", asBrowser)
+		wantError(t, res, body, http.StatusUnauthorized, apperr.CodeAuthDenied)
+	}
+	res, body := do(t, nil, "GET", ts.URL+"/?token=guess", "", asBrowser)
+	wantError(t, res, body, http.StatusTooManyRequests, CodeRateLimited)
+	if res, body := do(t, noRedirect(), "GET", ts.URL+"/?token="+testToken, "", asBrowser); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("the right token after the budget is spent: %d %s", res.StatusCode, body)
+	}
+}
