@@ -32,10 +32,17 @@ func NewBus() *Bus { return &Bus{subs: map[int]*subscriber{}} }
 type subscriber struct {
 	fn      func(Event)
 	mu      sync.Mutex
-	queue   []Event
+	queue   []item
 	wake    chan struct{}
 	done    chan struct{}
 	stopped bool
+}
+
+// item is one entry of a subscriber's queue: an event for fn, or (then
+// set) a function to run in its place, in line with the events.
+type item struct {
+	e    Event
+	then func()
 }
 
 // Publish enqueues e for every subscriber. It never blocks on a subscriber.
@@ -51,12 +58,23 @@ func (b *Bus) Publish(e Event) {
 // time, in publish order. The returned function unsubscribes; it is
 // idempotent and waits until fn is no longer running.
 func (b *Bus) Subscribe(fn func(Event)) (unsubscribe func()) {
+	unsubscribe, _ = b.SubscribeInLine(fn)
+	return unsubscribe
+}
+
+// SubscribeInLine is Subscribe that also returns then: then(f) runs f on
+// the subscriber's goroutine once fn has had every event published before
+// the call to then, and before any published after. A transport answers a
+// call through it, so the events of the call's writes (published before the
+// call returns) reach the caller before the answer does. After unsubscribe,
+// or on a closed bus, then runs f at once.
+func (b *Bus) SubscribeInLine(fn func(Event)) (unsubscribe func(), then func(func())) {
 	s := &subscriber{fn: fn, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
 		close(s.done)
-		return func() {}
+		return func() {}, func(f func()) { f() }
 	}
 	id := b.nextID
 	b.nextID++
@@ -72,7 +90,7 @@ func (b *Bus) Subscribe(fn func(Event)) (unsubscribe func()) {
 			s.stop()
 		})
 		<-s.done
-	}
+	}, s.then
 }
 
 // Close stops every subscriber. Safe to call twice.
@@ -90,8 +108,26 @@ func (b *Bus) Close() {
 
 func (s *subscriber) push(e Event) {
 	s.mu.Lock()
-	s.queue = append(s.queue, e)
+	s.queue = append(s.queue, item{e: e})
 	s.mu.Unlock()
+	s.poke()
+}
+
+// then queues f in line with the events (SubscribeInLine), or runs it at
+// once when the subscriber has stopped.
+func (s *subscriber) then(f func()) {
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		f()
+		return
+	}
+	s.queue = append(s.queue, item{then: f})
+	s.mu.Unlock()
+	s.poke()
+}
+
+func (s *subscriber) poke() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -124,8 +160,12 @@ func (s *subscriber) run() {
 			batch := s.queue
 			s.queue = nil
 			s.mu.Unlock()
-			for _, e := range batch {
-				s.fn(e)
+			for _, it := range batch {
+				if it.then != nil {
+					it.then()
+					continue
+				}
+				s.fn(it.e)
 			}
 		}
 	}

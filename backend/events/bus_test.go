@@ -86,3 +86,45 @@ func TestUnsubscribeStopsDelivery(t *testing.T) {
 		u()
 	}
 }
+
+// TestSubscribeInLine: then(f) runs f after the events published before it
+// and before those published after, on the subscriber's goroutine; after
+// unsubscribe (and on a closed bus) it runs f at once.
+func TestSubscribeInLine(t *testing.T) {
+	t.Parallel()
+	b := NewBus()
+	defer b.Close()
+	seen := make(chan string, 100)
+	unsubscribe, then := b.SubscribeInLine(func(e Event) { seen <- e.Type })
+	for round := range 20 {
+		b.Publish(Event{Type: "before"})
+		b.Publish(Event{Type: "before"})
+		then(func() { seen <- "then" })
+		b.Publish(Event{Type: "after"})
+		want := []string{"before", "before", "then", "after"}
+		for i, w := range want {
+			select {
+			case got := <-seen:
+				if got != w {
+					t.Fatalf("round %d, item %d: %s, want %s", round, i, got, w)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("round %d: item %d never came", round, i)
+			}
+		}
+	}
+	unsubscribe()
+	ran := false
+	then(func() { ran = true })
+	if !ran {
+		t.Error("then after unsubscribe did not run at once")
+	}
+	closed := NewBus()
+	closed.Close()
+	_, thenClosed := closed.SubscribeInLine(func(Event) {})
+	ran = false
+	thenClosed(func() { ran = true })
+	if !ran {
+		t.Error("then on a closed bus did not run at once")
+	}
+}

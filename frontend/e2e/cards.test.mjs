@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openApp, pageUrl, repoRoot, screenshot, useHearth, waitFor } from './harness.mjs';
+import { openApp, pageUrl, repoRoot, screenshot, tapCalls, useHearth, waitFor } from './harness.mjs';
 
 const FIXTURES = join(repoRoot, 'backend/cards/testdata/fixtures');
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -55,30 +55,25 @@ async function downloaded(page, click) {
 }
 
 /**
- * holdImport makes the host's answer to the nth importCard call from now
- * wait until release() is called, so a test can see the progress it shows
- * meanwhile; done() removes the hold.
+ * holdImport keeps the nth importCard call from now (through calls, the
+ * page's tapCalls) from the host until release() is called, so a test can
+ * see the progress it shows meanwhile; done() releases it and removes the
+ * hold.
  */
-async function holdImport(page, nth) {
-  let calls = 0;
+function holdImport(calls, nth) {
+  let seen = 0;
   let release;
   const gate = new Promise((r) => (release = r));
-  const pending = new Set();
-  const handler = (route) => {
-    const handled = (async () => {
-      if ((route.request().postData() ?? '').includes('characters.importCard') && ++calls === nth) await gate;
-      await route.continue();
-    })();
-    pending.add(handled);
-    return handled;
-  };
-  await page.route('**/api/invoke', handler);
+  const untap = calls.tap({
+    async before(call) {
+      if (call.method === 'characters.importCard' && ++seen === nth) await gate;
+    },
+  });
   return {
     release,
     done: async () => {
       release();
-      await Promise.all(pending);
-      await page.unroute('**/api/invoke', handler);
+      untap();
     },
   };
 }
@@ -103,10 +98,13 @@ function avatarLoaded(page, name) {
 describe('character cards in the UI', () => {
   const env = useHearth({ before, after });
   let page;
+  let pageCalls;
   const importButton = () => page.getByRole('button', { name: 'Import or export…' });
 
   before(async () => {
-    page = await openApp(env.browser, env.server.url);
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    pageCalls = await tapCalls(context);
+    page = await openApp(context, env.server.url);
   });
 
   after(() => {
@@ -164,7 +162,7 @@ describe('character cards in the UI', () => {
 
   it('imports several files with progress, then sums up what made it and what failed', async () => {
     const before = await characters(page);
-    const hold = await holdImport(page, 3);
+    const hold = holdImport(pageCalls, 3);
     try {
       await pick(page, () => importButton().click(), [
         fixture('v1_chara.png', 'Aria.png'),
@@ -363,6 +361,7 @@ describe('character cards in the UI', () => {
   it('on a tablet’s avatar rail: Import is a 44 px button, and the drop target and progress fit the rail', async () => {
     const context = await env.browser.newContext({ viewport: { width: 820, height: 1180 }, isMobile: true, hasTouch: true, reducedMotion: 'reduce' });
     await context.addInitScript(() => localStorage.setItem('hearth.theme', 'dark'));
+    const tabletCalls = await tapCalls(context);
     const tablet = await context.newPage();
     tablet.errors = [];
     tablet.on('pageerror', (err) => tablet.errors.push(err));
@@ -374,7 +373,7 @@ describe('character cards in the UI', () => {
       const rail = await tablet.locator('aside.sidebar').boundingBox();
       const box = await button.boundingBox();
       assert.ok(box.width >= 43.5 && box.height >= 43.5 && box.x >= rail.x && box.x + box.width <= rail.x + rail.width, `Import fits the rail: ${JSON.stringify(box)}`);
-      const hold = await holdImport(tablet, 1);
+      const hold = holdImport(tabletCalls, 1);
       try {
         await pick(tablet, () => button.tap(), [fixture('v3.json'), fixture('v1.json')]);
         const progress = tablet.locator('.sidebar footer [role=status]').filter({ hasText: 'Importing 1 of 2…' });

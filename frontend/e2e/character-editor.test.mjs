@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openApp, pngImage, repoRoot, screenshot, useHearth, waitFor } from './harness.mjs';
+import { openApp, pngImage, repoRoot, screenshot, tapCalls, useHearth, waitFor } from './harness.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const V2_CARD = readFileSync(join(repoRoot, 'backend/cards/testdata/fixtures/v2.json'));
@@ -27,15 +27,18 @@ const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimation
 /** getCard reads a card through the page's ABI. */
 const getCard = (page, avatar) => page.evaluate((a) => window.__HEARTH__.api.characters.get(a), avatar);
 
-/** recordUpdates collects the arguments of every characters.update call the page makes. */
-async function recordUpdates(page) {
-  const calls = [];
-  await page.route('**/api/invoke', (route) => {
-    const body = JSON.parse(route.request().postData() ?? '{}');
-    if (body.method === 'characters.update') calls.push(body.args);
-    return route.continue();
+/** tap is the page's calls through the test (tapCalls, set on its context in before). */
+let tap;
+
+/** recordUpdates collects the arguments of every characters.update call the page makes, until stop(). */
+function recordUpdates() {
+  const updates = [];
+  const stop = tap.tap({
+    before(call) {
+      if (call.method === 'characters.update') updates.push(call.args);
+    },
   });
-  return calls;
+  return { updates, stop };
 }
 
 /** tab brings an editor tab forward. */
@@ -80,7 +83,9 @@ describe('the character editor', () => {
   let avatar;
 
   before(async () => {
-    page = await openApp(env.browser, env.server.url);
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    tap = await tapCalls(context);
+    page = await openApp(context, env.server.url);
     await page.evaluate((text) => window.__HEARTH__.api.worldinfo.importBook({ fileName: 'Eldoria.json', text }), BOOK);
   });
 
@@ -185,7 +190,7 @@ describe('the character editor', () => {
   });
 
   it('reopens with every field and saves exactly what changed', async () => {
-    const calls = await recordUpdates(page);
+    const { updates: calls, stop } = recordUpdates();
     const before = await getCard(page, avatar);
     const dialog = await openEditor(page, 'Wren');
     assert.equal(await dialog.getByLabel('Name', { exact: true }).inputValue(), 'Wren');
@@ -248,13 +253,13 @@ describe('the character editor', () => {
     });
     // The list row follows (its tags).
     await waitFor(async () => (await page.evaluate(() => window.__HEARTH__.api.characters.list())).find((c) => c.avatar === avatar)?.tags.join() === 'ranger', 'the list to show the new tags');
-    await page.unroute('**/api/invoke');
+    stop();
   });
 
   it('keeps an imported card’s unknown extension keys, byte for byte', async () => {
     const imported = await page.evaluate((base64) => window.__HEARTH__.api.characters.importCard({ fileName: 'Seraphina.json', base64 }), V2_CARD.toString('base64'));
     await page.getByRole('option', { name: /Seraphina/ }).click();
-    const calls = await recordUpdates(page);
+    const { updates: calls, stop } = recordUpdates();
     const dialog = await openEditor(page, 'Seraphina');
     await dialog.getByLabel('Description').fill('Seraphina guards the glade.');
     await tab(dialog, 'Advanced');
@@ -278,7 +283,7 @@ describe('the character editor', () => {
     assert.deepEqual(card.extensions.depth_prompt, imported.extensions.depth_prompt);
     assert.equal(card.extensions.world, "Seraphina's Glade");
     assert.equal(card.character_book.name, "Seraphina's Glade");
-    await page.unroute('**/api/invoke');
+    stop();
   });
 
   it('shows refusals beside their fields and asks before throwing changes away', async () => {

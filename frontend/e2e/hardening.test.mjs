@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { messageRow, openApp, pageUrl, pngImage, useHearth, waitFor } from './harness.mjs';
+import { messageRow, openApp, pageUrl, pngImage, tapCalls, useHearth, waitFor } from './harness.mjs';
 
 /** startSentinel is a loopback server that records every request it gets: only a link a person follows may reach it. */
 async function startSentinel() {
@@ -232,14 +232,15 @@ describe('a script selecting a chat as the window starts', () => {
     let release;
     const released = new Promise((r) => (release = r));
     let held = false;
-    await context.route('**/api/invoke', async (route) => {
-      const call = route.request().postDataJSON();
-      if (call?.method === 'chat.get' && !held) {
-        held = true;
-        restoring(call.args[0]);
-        await released;
-      }
-      await route.continue();
+    const calls = await tapCalls(context);
+    calls.tap({
+      async before(call) {
+        if (call?.method === 'chat.get' && !held) {
+          held = true;
+          restoring(call.args[0]);
+          await released;
+        }
+      },
     });
     const page = await openApp(context, env.server.url);
     const chatId = await restored;

@@ -153,6 +153,74 @@ export async function openApp(target, url, { theme = 'dark', viewport = { width:
 }
 
 /**
+ * tapCalls routes the calls a browser context's pages make to Hearth through
+ * the test — frames on the event socket (where an open page sends them) and
+ * POST /api/invoke alike — so a test can hold or watch a call however it
+ * travels. Install it before the context's first page opens (a socket opened
+ * earlier is not routed). tap(hook) adds hooks until the function it returns
+ * is called:
+ *   before(call): awaited before call ({ method, args }) reaches Hearth;
+ *   after(call, answer): awaited before its answer ({ result } or { error })
+ *     reaches the page;
+ *   event(event, deliver): return false to keep a pushed event back, and
+ *     call deliver() to let it through later.
+ */
+export async function tapCalls(context) {
+  const hooks = new Set();
+  const before = async (call) => {
+    for (const h of [...hooks]) await h.before?.(call);
+  };
+  const after = async (call, answer) => {
+    for (const h of [...hooks]) await h.after?.(call, answer);
+  };
+  const parse = (m) => {
+    try {
+      return JSON.parse(String(m));
+    } catch {
+      return null;
+    }
+  };
+  await context.routeWebSocket('**/api/events', (ws) => {
+    const server = ws.connectToServer();
+    const calls = new Map();
+    ws.onMessage(async (m) => {
+      const call = parse(m);
+      if (call && 'id' in call) {
+        calls.set(call.id, call);
+        await before(call);
+      }
+      server.send(m);
+    });
+    server.onMessage(async (m) => {
+      const msg = parse(m);
+      if (msg && 'id' in msg && calls.has(msg.id)) {
+        const call = calls.get(msg.id);
+        calls.delete(msg.id);
+        await after(call, msg);
+        ws.send(m);
+        return;
+      }
+      for (const h of [...hooks]) if (h.event?.(msg, () => ws.send(m)) === false) return;
+      ws.send(m);
+    });
+  });
+  await context.route('**/api/invoke', async (route) => {
+    const call = route.request().postDataJSON();
+    await before(call);
+    if (![...hooks].some((h) => h.after)) return route.continue();
+    const response = await route.fetch();
+    await after(call, await response.json());
+    return route.fulfill({ response });
+  });
+  return {
+    tap(hook) {
+      hooks.add(hook);
+      return () => hooks.delete(hook);
+    },
+  };
+}
+
+/**
  * waitFor polls fn (sync or async) until it returns a truthy value and
  * returns that value; it throws, naming what it waited for and the last
  * value or error seen, once the deadline passes.

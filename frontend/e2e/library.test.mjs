@@ -15,7 +15,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { launchBrowser, openApp, repoRoot, screenshot, startHearth, useHearth, waitFor } from './harness.mjs';
+import { launchBrowser, openApp, repoRoot, screenshot, startHearth, tapCalls, useHearth, waitFor } from './harness.mjs';
 
 const FIXTURE = join(repoRoot, 'backend/library/testdata/default-user');
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -36,40 +36,32 @@ function libraryCopy(dir) {
 }
 
 /**
- * holdProgress routes the page's event socket through the test: while
- * holding, LIBRARY_PROGRESS messages are kept back until let through with
- * next(); everything else passes. Set on the context before the page opens.
+ * holdProgress takes the context's calls and events through the test
+ * (tapCalls, set before the page opens): while holding, LIBRARY_PROGRESS
+ * events are kept back until let through with next(); everything else
+ * passes. answer(method) holds the answer of the next call of method.
  */
 async function holdProgress(context) {
-  const gate = { holding: false, kept: [], client: null };
-  await context.routeWebSocket('**/api/events', (ws) => {
-    const server = ws.connectToServer();
-    gate.client = ws;
-    ws.onMessage((m) => server.send(m));
-    server.onMessage((m) => {
-      if (gate.holding && String(m).includes('"library_progress"')) gate.kept.push(String(m));
-      else ws.send(m);
-    });
+  const calls = await tapCalls(context);
+  const gate = { holding: false, kept: [] };
+  calls.tap({
+    event(msg, deliver) {
+      if (!gate.holding || msg?.type !== 'library_progress') return true;
+      gate.kept.push({ payload: msg.payload, deliver });
+      return false;
+    },
   });
   return {
     hold: () => ((gate.holding = true), (gate.kept = [])),
-    kept: () => gate.kept.map((m) => JSON.parse(m).payload),
+    kept: () => gate.kept.map((k) => k.payload),
     /** settled waits until the last phase's end has come in (events may trail the call's answer). */
-    settled: () =>
-      waitFor(
-        () => gate.kept.some((m) => {
-          const p = JSON.parse(m).payload;
-          return p.phase === 'presets' && p.done === p.total;
-        }),
-        'the import’s last progress event',
-      ),
+    settled: () => waitFor(() => gate.kept.some(({ payload: p }) => p.phase === 'presets' && p.done === p.total), 'the import’s last progress event'),
     /** next lets the kept events through until one matches stop (all when none does); returns it. */
     next(stop = () => false) {
       while (gate.kept.length > 0) {
-        const m = gate.kept.shift();
-        gate.client.send(m);
-        const p = JSON.parse(m).payload;
-        if (stop(p)) return p;
+        const k = gate.kept.shift();
+        k.deliver();
+        if (stop(k.payload)) return k.payload;
       }
       return null;
     },
@@ -77,38 +69,32 @@ async function holdProgress(context) {
       this.next();
       gate.holding = false;
     },
-  };
-}
-
-/**
- * holdAnswer lets the nth call of method reach the host but keeps its answer
- * from the page until release(); done resolves once the host has answered
- * (the run is over there).
- */
-async function holdAnswer(page, method) {
-  let release;
-  let answered;
-  const gate = new Promise((r) => (release = r));
-  const done = new Promise((r) => (answered = r));
-  const pending = new Set();
-  const handler = (route) => {
-    const handled = (async () => {
-      if (!(route.request().postData() ?? '').includes(`"${method}"`)) return route.continue();
-      const response = await route.fetch();
-      answered((await response.json()).result);
-      await gate;
-      await route.fulfill({ response });
-    })();
-    pending.add(handled);
-    return handled;
-  };
-  await page.route('**/api/invoke', handler);
-  return {
-    done,
-    release: async () => {
-      release();
-      await Promise.all(pending);
-      await page.unroute('**/api/invoke', handler);
+    /**
+     * answer lets the next call of method reach the host but keeps its
+     * answer from the page until release(); done resolves with the host's
+     * result once it answered (the run is over there).
+     */
+    answer(method) {
+      let release;
+      let answered;
+      let taken = false;
+      const gate = new Promise((r) => (release = r));
+      const done = new Promise((r) => (answered = r));
+      const untap = calls.tap({
+        async after(call, answer) {
+          if (call.method !== method || taken) return;
+          taken = true;
+          answered(answer.result);
+          await gate;
+        },
+      });
+      return {
+        done,
+        release: async () => {
+          release();
+          untap();
+        },
+      };
     },
   };
 }
@@ -184,7 +170,7 @@ describe('the SillyTavern library screen', () => {
 
     // The host imports at once; its progress events and its answer are let through bit by bit.
     events.hold();
-    const answer = await holdAnswer(page, 'library.importST');
+    const answer = events.answer('library.importST');
     await dialog.getByRole('button', { name: 'Import library' }).click();
     const summary = await answer.done;
     assert.equal(summary.failed.length, 2);
@@ -344,7 +330,7 @@ describe('the SillyTavern library screen', () => {
       await screenshot(phone, 'library-phone-idle');
 
       phoneEvents.hold();
-      const answer = await holdAnswer(phone, 'library.importST');
+      const answer = phoneEvents.answer('library.importST');
       await dialog.getByRole('button', { name: 'Import library' }).tap();
       await answer.done;
       await phoneEvents.settled();

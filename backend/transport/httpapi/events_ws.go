@@ -15,11 +15,12 @@ import (
 )
 
 // handleEvents upgrades to a WebSocket and pushes every bus event as a text
-// frame {"type", "payload"}, in bus order. The socket is send-only: a data
-// frame from the client closes it. Each socket has its own bus subscription,
-// removed before the handler returns. A client that falls more than maxQueue
-// events behind is closed with StatusPolicyViolation: it should reconnect
-// and reload its state rather than hold an unbounded backlog.
+// frame {"type", "payload"}, in bus order. The client may send calls on it
+// (events_calls.go), whose answers come back among the events. Each socket
+// has its own bus subscription, removed before the handler returns, after
+// its calls have ended. A client that falls more than maxQueue messages
+// behind is closed with StatusPolicyViolation: it should reconnect and
+// reload its state rather than hold an unbounded backlog.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	if s.bus == nil {
 		writeError(w, http.StatusServiceUnavailable, apperr.New(apperr.CodeInternal, "this server has no event stream"))
@@ -34,7 +35,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	// socket open, no later event can be missed, so it may fetch its
 	// initial state right away.
 	q := newEventQueue(s.maxQueue)
-	unsubscribe := s.bus.Subscribe(func(e events.Event) {
+	unsubscribe, inLine := s.bus.SubscribeInLine(func(e events.Event) {
 		if q.push(s.encodeEvent(e)) {
 			s.overflows.Add(1)
 		}
@@ -47,7 +48,16 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		s.log.Debug("httpapi: websocket accept", "err", err)
 		return
 	}
-	ctx := conn.CloseRead(context.Background())
+	// A call frame may be as large as an invoke body, plus its envelope.
+	conn.SetReadLimit(s.maxBody + 4<<10)
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := newSocketCalls(s, q, inLine)
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		defer cancel()
+		calls.read(ctx, conn)
+	}()
 	pingCtx, stopPing := context.WithCancel(ctx)
 	pingDone := s.keepAlive(pingCtx, conn)
 	ended, stopWatch := s.auth.sessionEnded(r)
@@ -57,12 +67,15 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 
 	stopPing()
 	<-pingDone
-	unsubscribe()
 	if code == 0 {
 		_ = conn.CloseNow()
-		return
+	} else {
+		_ = conn.Close(code, reason)
 	}
-	_ = conn.Close(code, reason)
+	cancel()
+	<-readDone
+	calls.wait()
+	unsubscribe()
 }
 
 // encodeEvent renders e for the wire, nil when it cannot be encoded (the
@@ -76,7 +89,7 @@ func (s *Server) encodeEvent(e events.Event) []byte {
 	return msg
 }
 
-// pump writes queued events until the peer goes away, the server closes,
+// pump writes queued events (and call answers) until the peer goes away, the server closes,
 // the session that opened the socket ends (logout, expiry: its events are
 // no longer the peer's to see) or the client falls too far behind. It
 // returns the close status to send, 0 for none (the connection is already
@@ -97,7 +110,7 @@ func (s *Server) pump(ctx context.Context, conn *websocket.Conn, q *eventQueue, 
 			if q.overflowed.Load() {
 				break
 			}
-			wctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
+			wctx, cancel := context.WithTimeout(ctx, s.frameTimeout(len(msg)))
 			err := conn.Write(wctx, websocket.MessageText, msg)
 			cancel()
 			if err != nil {
@@ -110,9 +123,16 @@ func (s *Server) pump(ctx context.Context, conn *websocket.Conn, q *eventQueue, 
 	}
 }
 
+// frameTimeout is how long writing one frame of n bytes may take: the
+// write timeout, plus time for its size at the slowest rate a body may
+// arrive (bodyTimeout), so a page of a chat reaches a phone on poor Wi-Fi.
+func (s *Server) frameTimeout(n int) time.Duration {
+	return s.writeTimeout + time.Duration(int64(n)*int64(time.Second)/s.minBodyRate)
+}
+
 // keepAlive pings the peer periodically and drops the connection when a
 // pong does not come back in time, so a vanished phone does not hold a
-// subscription forever. The CloseRead reader processes the pongs.
+// subscription forever. The calls' reader processes the pongs.
 func (s *Server) keepAlive(ctx context.Context, conn *websocket.Conn) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {

@@ -15,7 +15,7 @@ import (
 // updateRound is one updateChatState round as the ABI runs it (api-state.ts):
 // take a turn, read, compute, write with ifRevision and the lease. Plain
 // writers skip the turn and rely on ifRevision alone.
-func updateRound(ctx context.Context, c *httpapi.Client, chatID string, plain bool) (bool, error) {
+func updateRound(ctx context.Context, c httpapi.Invoker, chatID string, plain bool) (bool, error) {
 	call := func(dst any, method string, args ...any) error {
 		raw, _ := json.Marshal(args)
 		out, err := c.Invoke(ctx, method, raw)

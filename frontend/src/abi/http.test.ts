@@ -9,6 +9,7 @@ function respond(status: number, body: string): typeof fetch {
 interface FakeSocket {
   url: string;
   close: () => void;
+  send: (data: string) => void;
   onopen: (() => void) | null;
   onmessage: ((ev: { data: unknown }) => void) | null;
   onclose: (() => void) | null;
@@ -66,7 +67,7 @@ describe('http transport', () => {
       base: 'https://h:8',
       fetch: respond(200, '{}'),
       openSocket: (url) => {
-        const s: FakeSocket = { url, close: vi.fn(), onopen: null, onmessage: null, onclose: null };
+        const s: FakeSocket = { url, close: vi.fn(), send: vi.fn(), onopen: null, onmessage: null, onclose: null };
         sockets.push(s);
         return s;
       },
@@ -84,5 +85,45 @@ describe('http transport', () => {
     offB();
     expect(sockets[0]!.close).toHaveBeenCalledOnce();
     expect(a).toEqual(['chat_created']);
+  });
+  it('sends calls on the open socket, matches answers by id in any order, and falls back to POST', async () => {
+    const sockets: FakeSocket[] = [];
+    const sent: { id: number; method: string; args: unknown[] }[] = [];
+    const fetch = respond(200, '{"result":"by post"}');
+    const t = createHttpTransport({
+      base: 'http://h',
+      fetch,
+      maxFrameBytes: 200,
+      openSocket: (url) => {
+        const s: FakeSocket = { url, close: vi.fn(), send: vi.fn((d: string) => void sent.push(JSON.parse(d))), onopen: null, onmessage: null, onclose: null };
+        sockets.push(s);
+        return s;
+      },
+    });
+    t.subscribe(() => {});
+    // Still opening: the call goes by POST instead of waiting.
+    await expect(t.invoke('a.b', [1])).resolves.toBe('by post');
+    sockets[0]!.onopen?.();
+    const first = t.invoke('x.first', [1]);
+    const second = t.invoke('x.second', [2]);
+    const failing = t.invoke('x.fail', []);
+    expect(sent.map((c) => c.method)).toEqual(['x.first', 'x.second', 'x.fail']);
+    expect(new Set(sent.map((c) => c.id)).size).toBe(3);
+    const [a, b, c] = sent;
+    sockets[0]!.onmessage?.({ data: JSON.stringify({ id: b!.id, result: 'two' }) });
+    sockets[0]!.onmessage?.({ data: JSON.stringify({ id: c!.id, error: { code: 'state.conflict', message: 'moved on' } }) });
+    sockets[0]!.onmessage?.({ data: JSON.stringify({ id: a!.id, result: null }) });
+    await expect(second).resolves.toBe('two');
+    await expect(first).resolves.toBeNull();
+    await expect(failing).rejects.toMatchObject({ code: 'state.conflict', message: 'moved on' });
+    // Too large for a frame: by POST.
+    await expect(t.invoke('big.one', ['x'.repeat(300)])).resolves.toBe('by post');
+    expect(sent).toHaveLength(3);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    // The socket closes with a call unanswered: it fails, and later calls go by POST.
+    const lost = t.invoke('x.lost', []);
+    sockets[0]!.onclose?.();
+    await expect(lost).rejects.toMatchObject({ code: 'transport.unavailable' });
+    await expect(t.invoke('a.b', [])).resolves.toBe('by post');
   });
 });

@@ -1,6 +1,12 @@
-// The browser transport for `hearth serve`: calls are POST /api/invoke
-// ({method, args} → {result} | {error}), push events arrive on the
-// WebSocket /api/events. Every call needs a session, which lives in an
+// The browser transport for `hearth serve`: push events arrive on the
+// WebSocket /api/events, and while it is open calls go over it too
+// ({id, method, args} → {id, result} | {id, error}, answered in the order
+// they end). A browser opens at most six HTTP/1.1 connections to a host
+// across all its tabs, so calls that wait on one another (updateChatState
+// rounds queued behind a lease) must not each hold one: over the socket no
+// call waits for a connection slot. Without the socket, and for arguments
+// larger than maxFrameBytes, calls are POST /api/invoke ({method, args} →
+// {result} | {error}). Every call needs a session, which lives in an
 // HttpOnly cookie: the address `hearth serve` prints (?token=…) gives one,
 // and so does POST /api/login with the server's password or its launch
 // token. A dropped event
@@ -27,7 +33,7 @@ export interface HttpTransport extends Transport {
   loginWithToken(token: string): Promise<Session>;
 }
 
-type SocketLike = Pick<WebSocket, 'close'> & {
+type SocketLike = Pick<WebSocket, 'close' | 'send'> & {
   onopen: (() => void) | null;
   onmessage: ((ev: { data: unknown }) => void) | null;
   onclose: (() => void) | null;
@@ -41,6 +47,14 @@ export interface HttpOptions {
   openSocket?: (url: string) => SocketLike;
   /** reconnectMs is the pause before reopening a dropped event socket. */
   reconnectMs?: number;
+  /** maxFrameBytes: calls whose JSON is longer go by POST (default 1 MiB). */
+  maxFrameBytes?: number;
+}
+
+/** A call sent on the socket and not answered yet. */
+interface Pending {
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
 }
 
 /**
@@ -93,12 +107,38 @@ export function createHttpTransport(opts: HttpOptions): HttpTransport {
   const wsURL = base.replace(/^http/, 'ws') + '/api/events';
   const openSocket = opts.openSocket ?? ((url: string) => new WebSocket(url) as SocketLike);
   const reconnectMs = opts.reconnectMs ?? 1000;
+  const maxFrameBytes = opts.maxFrameBytes ?? 1 << 20;
   const handlers = new Set<EventHandler>();
   const reconnectHandlers = new Set<() => void>();
   let socket: SocketLike | null = null;
+  // open: socket is open (calls may be sent on it).
+  let open = false;
   let retry: ReturnType<typeof setTimeout> | null = null;
   // dropped: an open socket closed without us asking, so events were missed.
   let dropped = false;
+  let nextId = 1;
+  const pending = new Map<number, Pending>();
+
+  /** failPending rejects the calls a closed socket will never answer. */
+  function failPending(): void {
+    const lost = [...pending.values()];
+    pending.clear();
+    for (const p of lost) {
+      p.reject(new HostError(TransportCodes.unavailable, 'the connection to Hearth closed before the answer came; the call may or may not have run'));
+    }
+  }
+
+  /** answer settles the call an {id, result|error} frame answers; false when it is no answer. */
+  function answer(msg: unknown): boolean {
+    if (typeof msg !== 'object' || msg === null || !('id' in msg)) return false;
+    const m = msg as { id: unknown; result?: unknown; error?: unknown };
+    const p = typeof m.id === 'number' ? pending.get(m.id) : undefined;
+    if (!p) return true;
+    pending.delete(m.id as number);
+    if ('error' in m && m.error !== undefined) p.reject(decodeError(m));
+    else p.resolve(m.result ?? null);
+    return true;
+  }
 
   function connect(): void {
     if (socket || handlers.size === 0) return;
@@ -108,22 +148,26 @@ export function createHttpTransport(opts: HttpOptions): HttpTransport {
     s.onopen = () => {
       if (socket !== s) return;
       opened = true;
+      open = true;
       if (!dropped) return;
       dropped = false;
       for (const h of [...reconnectHandlers]) h();
     };
     s.onmessage = (ev) => {
-      let event: unknown;
+      let msg: unknown;
       try {
-        event = JSON.parse(String(ev.data));
+        msg = JSON.parse(String(ev.data));
       } catch {
         return;
       }
-      if (isHostEvent(event)) for (const h of [...handlers]) h(event);
+      if (answer(msg)) return;
+      if (isHostEvent(msg)) for (const h of [...handlers]) h(msg);
     };
     s.onclose = () => {
       if (socket !== s) return;
       socket = null;
+      open = false;
+      failPending();
       if (opened) dropped = true;
       if (handlers.size > 0 && retry === null) {
         retry = setTimeout(() => {
@@ -139,12 +183,37 @@ export function createHttpTransport(opts: HttpOptions): HttpTransport {
     retry = null;
     const s = socket;
     socket = null;
+    open = false;
+    failPending();
     s?.close();
+  }
+
+  /**
+   * viaSocket sends a call on the socket when it is open; null when it is
+   * not (closed, or still opening: the call then goes by POST rather than
+   * wait for a socket that may never open).
+   */
+  async function viaSocket(method: string, args: readonly unknown[]): Promise<{ result: unknown } | null> {
+    const s = socket;
+    if (!s || !open) return null;
+    const id = nextId++;
+    const frame = JSON.stringify({ id, method, args });
+    if (frame.length > maxFrameBytes) return null;
+    const result = new Promise<unknown>((resolve, reject) => pending.set(id, { resolve, reject }));
+    try {
+      s.send(frame);
+    } catch (err) {
+      pending.delete(id);
+      throw new HostError(TransportCodes.unavailable, `cannot reach Hearth: ${String(err)}`);
+    }
+    return { result: await result };
   }
 
   return {
     mode: 'browser',
     async invoke(method, args) {
+      const sent = await viaSocket(method, args);
+      if (sent) return sent.result;
       const body = await postJSON(doFetch, `${base}/api/invoke`, { method, args });
       return (body as { result?: unknown } | null)?.result ?? null;
     },

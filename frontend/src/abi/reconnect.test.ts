@@ -10,14 +10,16 @@ interface FakeSocket {
   url: string;
   open: boolean;
   close: () => void;
+  send: (data: string) => void;
   onopen: (() => void) | null;
   onmessage: ((ev: { data: unknown }) => void) | null;
   onclose: (() => void) | null;
 }
 
-/** server wires a FakeHost behind fetch (/api/invoke) and fake WebSockets (/api/events). */
+/** server wires a FakeHost behind fetch (/api/invoke) and fake WebSockets (/api/events), which take calls too. */
 function server(host: FakeHost) {
   const sockets: FakeSocket[] = [];
+  const shapeOf = (err: unknown) => (typeof err === 'string' ? (JSON.parse(err) as unknown) : { code: (err as { code: string }).code, message: String(err) });
   host.subscribe((e) => {
     for (const s of sockets) if (s.open) s.onmessage?.({ data: JSON.stringify(e) });
   });
@@ -27,8 +29,7 @@ function server(host: FakeHost) {
       const result = await host.invoke(method, args);
       return new Response(JSON.stringify({ result }), { status: 200 });
     } catch (err) {
-      const shape = typeof err === 'string' ? (JSON.parse(err) as unknown) : { code: (err as { code: string }).code, message: String(err) };
-      return new Response(JSON.stringify({ error: shape }), { status: 400 });
+      return new Response(JSON.stringify({ error: shapeOf(err) }), { status: 400 });
     }
   });
   const openSocket = (url: string) => {
@@ -36,6 +37,13 @@ function server(host: FakeHost) {
       url,
       open: false,
       close: vi.fn(() => void (s.open = false)),
+      send: vi.fn((data: string) => {
+        const { id, method, args } = JSON.parse(data) as { id: number; method: string; args: unknown[] };
+        host.invoke(method, args).then(
+          (result) => s.open && s.onmessage?.({ data: JSON.stringify({ id, result }) }),
+          (err: unknown) => s.open && s.onmessage?.({ data: JSON.stringify({ id, error: shapeOf(err) }) }),
+        );
+      }),
       onopen: null,
       onmessage: null,
       onclose: null,
