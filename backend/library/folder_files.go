@@ -81,10 +81,7 @@ func (f folder) list(rel string) (entries []entry, outside []string, err error) 
 }
 
 // inside tells whether the real path p lies within the user folder.
-func (f folder) inside(p string) bool {
-	rel, err := filepath.Rel(f.root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
+func (f folder) inside(p string) bool { return within(p, f.root) }
 
 // read reads e, refusing a file over limit bytes before reading it (and
 // one that grew past it while being read).
