@@ -137,6 +137,13 @@ func (a *authenticator) authenticated(r *http.Request) bool {
 	return err == nil && a.validSession(c.Value)
 }
 
+// alreadyEnded is the ended channel of a request let in by no live session.
+var alreadyEnded = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
 // sessionEnded returns a channel closed when the session r was let in by
 // ends: on logout, or when it expires (the timer's stop func must be
 // called when the caller is done). A request let in by the launch token
@@ -147,18 +154,14 @@ func (a *authenticator) sessionEnded(r *http.Request) (<-chan struct{}, func()) 
 	}
 	c, err := r.Cookie(sessionCookie)
 	if err != nil {
-		closed := make(chan struct{})
-		close(closed)
-		return closed, func() {}
+		return alreadyEnded, func() {}
 	}
 	k := sha256.Sum256([]byte(c.Value))
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	exp, ok := a.sessions[k]
 	if !ok || !a.now().Before(exp) {
-		closed := make(chan struct{})
-		close(closed)
-		return closed, func() {}
+		return alreadyEnded, func() {}
 	}
 	ch, ok := a.ended[k]
 	if !ok {
