@@ -30,10 +30,11 @@ type jsonlBatch struct {
 
 // decodeInOrder runs decode over lines on one worker per CPU and hands
 // the results to use in line order, on the calling goroutine (the import's
-// transaction), stopping at the first error — a line's, or use's. Decoding
-// JSON costs more than storing the rows, so an import of a large file
-// spreads it over the machine while the transaction writes. Every
-// goroutine it starts has ended when it returns.
+// transaction), skipping lines decode made nothing of (blank ones),
+// stopping at the first error — a line's, or use's. Decoding JSON costs
+// more than storing the rows, so an import of a large file spreads it over
+// the machine while the transaction writes. Every goroutine it starts has
+// ended when it returns.
 func decodeInOrder(lines iter.Seq2[int, string], decode func(n int, line string) (*preparedMessage, error), use func(n int, p *preparedMessage) error) error {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	stop := make(chan struct{})
@@ -93,6 +94,9 @@ func decodeInOrder(lines iter.Seq2[int, string], decode func(n int, line string)
 		for _, d := range b.lines {
 			if d.err != nil {
 				return d.err
+			}
+			if d.p == nil { // a blank line
+				continue
 			}
 			if err := use(d.n, d.p); err != nil {
 				return err

@@ -29,9 +29,28 @@ type JsonlFile struct {
 
 // JsonlImport is a chat file to import: the name it is stored under
 // (".jsonl" stripped, normalized like chat.create's) and its text.
+//
+// Quoted is the text as the JSON string literal a call carried it in
+// (quotes included, already validated as JSON), for a router to hand over
+// without unquoting it first: the import then unquotes it line by line on
+// its decoding workers. Text wins when both are set.
 type JsonlImport struct {
 	FileName string  `json:"fileName"`
 	Text     *string `json:"text"`
+	Quoted   string  `json:"-"`
+}
+
+// source is where the import reads the file's lines, how it makes a line's
+// text of each, and the file's size in bytes (for a quoted file, its
+// escaped size: never less).
+func (in JsonlImport) source() (iter.Seq2[int, string], func(string) string, int, error) {
+	switch {
+	case in.Text != nil:
+		return fileLines(*in.Text), func(line string) string { return line }, len(*in.Text), nil
+	case len(in.Quoted) >= 2:
+		return quotedLines(in.Quoted), func(line string) string { return strings.TrimSuffix(unquoteLine(line), "\r") }, len(in.Quoted) - 2, nil
+	}
+	return nil, nil, 0, apperr.Invalid("text is required: the chat file's contents")
 }
 
 // Bounds on what an import accepts. A request body is at most
@@ -163,29 +182,14 @@ func nextLine(text string) (line, rest string) {
 	return strings.TrimSuffix(line, "\r"), rest
 }
 
-// firstLine finds the first non-blank line of a file, skipping a UTF-8
-// BOM: its 1-based number (0 when there is none), its text and the text
-// after it.
-func firstLine(text string) (n int, line, rest string) {
-	rest = strings.TrimPrefix(text, "\uFEFF")
-	for rest != "" {
-		n++
-		if line, rest = nextLine(rest); strings.TrimSpace(line) != "" {
-			return n, line, rest
-		}
-	}
-	return 0, "", ""
-}
-
-// jsonlLines yields the non-blank lines of text with their 1-based
-// numbers, counting from first; blank lines are skipped but counted, so
-// numbers match what an editor shows.
-func jsonlLines(text string, first int) iter.Seq2[int, string] {
+// fileLines yields every line of text, blank ones too, with its 1-based
+// number, so numbers match what an editor shows.
+func fileLines(text string) iter.Seq2[int, string] {
 	return func(yield func(int, string) bool) {
-		for n := first; text != ""; n++ {
+		for n := 1; text != ""; n++ {
 			var line string
 			line, text = nextLine(text)
-			if strings.TrimSpace(line) != "" && !yield(n, line) {
+			if !yield(n, line) {
 				return
 			}
 		}

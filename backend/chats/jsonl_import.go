@@ -3,6 +3,8 @@ package chats
 import (
 	"context"
 	"fmt"
+	"iter"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -29,13 +31,13 @@ func (s *Service) ImportJsonl(ctx context.Context, owner Owner, in JsonlImport) 
 	if owner.GroupID != "" {
 		return nil, apperr.New("group.not_found", "group chats are not available yet (no group %q)", owner.GroupID)
 	}
-	if in.Text == nil {
-		return nil, apperr.Invalid("text is required: the chat file's contents")
+	lines, text, size, err := in.source()
+	if err != nil {
+		return nil, err
 	}
-	text := *in.Text
-	if len(text) > MaxJsonlBytes {
-		return nil, apperr.Invalid("the chat file is %d bytes; at most %d are accepted", len(text), MaxJsonlBytes).
-			WithDetails(map[string]any{"bytes": len(text), "maxBytes": MaxJsonlBytes})
+	if size > MaxJsonlBytes {
+		return nil, apperr.Invalid("the chat file is %d bytes; at most %d are accepted", size, MaxJsonlBytes).
+			WithDetails(map[string]any{"bytes": size, "maxBytes": MaxJsonlBytes})
 	}
 	card, err := s.chars.Get(ctx, owner.Avatar)
 	if err != nil {
@@ -77,7 +79,7 @@ func (s *Service) ImportJsonl(ctx context.Context, owner Owner, in JsonlImport) 
 			return err
 		}
 		defer imp.bulk.close()
-		if err := imp.read(ctx, tx, text); err != nil {
+		if err := imp.read(ctx, tx, lines, text); err != nil {
 			return err
 		}
 		// Every message of the new chat needs its chunk: one statement
@@ -112,10 +114,24 @@ type jsonlImporter struct {
 
 // read takes the file's lines in order: the first as the header unless it
 // is a message, then the messages, decoded in parallel and stored in order.
-func (imp *jsonlImporter) read(ctx context.Context, tx *store.Tx, text string) error {
-	n, line, rest := firstLine(text)
-	if n == 0 {
-		return apperr.Invalid("the chat file is empty: it needs a header line or a message")
+// lines yields every line, blank ones too, numbered from 1; text makes a
+// line's text of what lines yields (unquoting it, for a quoted file).
+func (imp *jsonlImporter) read(ctx context.Context, tx *store.Tx, lines iter.Seq2[int, string], text func(string) string) error {
+	next, stop := iter.Pull2(lines)
+	defer stop()
+	n, line := 0, ""
+	for {
+		k, raw, ok := next()
+		if !ok {
+			return apperr.Invalid("the chat file is empty: it needs a header line or a message")
+		}
+		if line = text(raw); k == 1 {
+			line = strings.TrimPrefix(line, "\uFEFF")
+		}
+		if strings.TrimSpace(line) != "" {
+			n = k
+			break
+		}
 	}
 	o, err := decodeLine(n, line)
 	if err != nil {
@@ -132,7 +148,17 @@ func (imp *jsonlImporter) read(ctx context.Context, tx *store.Tx, text string) e
 	} else if err := imp.header(ctx, tx, n, o); err != nil {
 		return err
 	}
-	return decodeInOrder(jsonlLines(rest, n+1), imp.decode, func(n int, p *preparedMessage) error {
+	rest := func(yield func(int, string) bool) {
+		for k, raw, ok := next(); ok && yield(k, raw); k, raw, ok = next() {
+		}
+	}
+	return decodeInOrder(rest, func(n int, raw string) (*preparedMessage, error) {
+		line := text(raw)
+		if strings.TrimSpace(line) == "" {
+			return nil, nil
+		}
+		return imp.decode(n, line)
+	}, func(n int, p *preparedMessage) error {
 		return imp.store(ctx, n, p)
 	})
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"hearth/backend/apperr"
 	"hearth/backend/jsonx"
@@ -18,7 +21,9 @@ type Args []json.RawMessage
 // parseArgs splits a call's JSON array into its arguments and refuses any
 // argument nested deeper than jsonx.MaxDepth, for every method alike, so no
 // handler sees deeper host data. (The stores check again what they write:
-// a patch can place a value below a deep path.)
+// a patch can place a value below a deep path.) The split is one pass of
+// jsontext over a copy of raw that the arguments then share; should it not
+// take the array, encoding/json decodes it and says what is wrong.
 func parseArgs(raw []byte) (Args, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -28,11 +33,39 @@ func parseArgs(raw []byte) (Args, error) {
 	if jsonx.Depth(raw) > jsonx.MaxDepth+1 {
 		return nil, tooDeep(raw)
 	}
+	if args, ok := splitArgs(raw); ok {
+		return args, nil
+	}
 	var args Args
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, apperr.Invalid("arguments must be a JSON array: %v", err)
 	}
 	return args, nil
+}
+
+// splitArgs is parseArgs' one-pass split. Like encoding/json it lets
+// objects repeat a name and keeps bytes that are not UTF-8 as they are.
+func splitArgs(raw []byte) (Args, bool) {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(bytes.Clone(raw)),
+		jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
+		return nil, false
+	}
+	args := Args{}
+	for dec.PeekKind() != ']' {
+		v, err := dec.ReadValue()
+		if err != nil {
+			return nil, false
+		}
+		args = append(args, json.RawMessage(v))
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, false
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, false
+	}
+	return args, true
 }
 
 // tooDeep names the first argument of raw that nests too deeply.

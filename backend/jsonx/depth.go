@@ -21,25 +21,21 @@ const MaxCopyBytes = 8 << 20
 // Depth returns how deeply the JSON text raw nests objects and arrays (0
 // for a scalar). It scans the bytes once without decoding, honouring
 // strings and their escapes; on malformed input the result is meaningless
-// but the scan still ends (decoding reports the error).
+// but the scan still ends (decoding reports the error). A string's
+// contents are skipped by searching for its closing quote (stringEnd,
+// vectorised), not byte by byte: a chat file imported as one argument is
+// tens of megabytes of string, and the depth check runs before anything
+// else reads it.
 func Depth(raw []byte) int {
 	depth, deepest := 0, 0
-	inString, escaped := false, false
-	for _, c := range raw {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
 		case '"':
-			inString = true
+			end := stringEnd(raw, i) // just past the closing quote
+			if end < 0 {
+				return deepest
+			}
+			i = end - 1
 		case '{', '[':
 			depth++
 			if depth > deepest {

@@ -68,8 +68,11 @@ func abbreviate(b []byte) string {
 // and Infinity become null and the decoder would read them as "not given"
 // (a nil pointer) or as zero. raw that is not an object has no members.
 func NullMember(raw json.RawMessage, keys ...string) (string, bool) {
-	var members map[string]json.RawMessage
-	if json.Unmarshal(raw, &members) != nil {
+	if len(keys) == 0 {
+		return "", false
+	}
+	members, err := DecodeObject(raw, "")
+	if err != nil {
 		return "", false
 	}
 	for _, k := range keys {

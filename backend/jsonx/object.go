@@ -69,6 +69,9 @@ func DecodeObject(raw json.RawMessage, name string) (Object, error) {
 	if len(t) == 0 || t[0] != '{' {
 		return nil, apperr.Invalid("%s must be an object", name)
 	}
+	if o, ok := fastObject(t); ok {
+		return o, nil
+	}
 	var o Object
 	if err := json.Unmarshal(t, &o); err != nil {
 		return nil, apperr.Invalid("%s is not valid JSON: %v", name, err)
@@ -87,6 +90,9 @@ func IsNull(raw json.RawMessage) bool {
 
 // String decodes a required string value.
 func String(raw json.RawMessage, name string) (string, error) {
+	if s, ok := fastString(raw); ok {
+		return s, nil
+	}
 	var s string
 	if IsNull(raw) || json.Unmarshal(raw, &s) != nil {
 		return "", apperr.Invalid("%s must be a string", name)
@@ -105,6 +111,9 @@ func Bool(raw json.RawMessage, name string) (bool, error) {
 
 // Strings decodes an array of strings.
 func Strings(raw json.RawMessage, name string) ([]string, error) {
+	if ss, ok := fastStrings(raw); ok {
+		return ss, nil
+	}
 	var ss []string
 	if IsNull(raw) || json.Unmarshal(raw, &ss) != nil {
 		return nil, apperr.Invalid("%s must be an array of strings", name)
@@ -135,6 +144,9 @@ func StrictStrings(raw json.RawMessage, name string) ([]string, error) {
 
 // Objects decodes an array of objects.
 func Objects(raw json.RawMessage, name string) ([]Object, error) {
+	if out, ok := fastObjects(raw); ok {
+		return out, nil
+	}
 	var items []json.RawMessage
 	if IsNull(raw) || json.Unmarshal(raw, &items) != nil {
 		return nil, apperr.Invalid("%s must be an array of objects", name)
