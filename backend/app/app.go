@@ -55,6 +55,7 @@ type App struct {
 	Router  *host.Router
 
 	lock *dirLock
+	idle *idleReleaser
 }
 
 // Option adjusts what Open sets up.
@@ -158,6 +159,8 @@ func open(ctx context.Context, dataDir string, access library.Access) (*App, err
 	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,
 		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Skills: a.Skills, Bus: bus,
 		WorldInfo: a.WorldInfo, Library: a.Library})
+	a.idle = newIdleReleaser(idleRelease, func() { a.ReleaseMemory(context.Background()) })
+	a.Router.OnLargeCall(largeCall, a.idle.large)
 	return a, nil
 }
 
@@ -177,6 +180,7 @@ func (a *App) lorebookRenamed(ctx context.Context, tx *store.Tx, from, to string
 // Close stops running generations (recorded as interrupted), the bus,
 // and closes the database. Safe to call twice.
 func (a *App) Close() error {
+	a.idle.close()
 	a.Agent.Close()
 	a.Generate.Close()
 	a.Bus.Close()

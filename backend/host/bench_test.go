@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -282,17 +281,21 @@ func BenchmarkStorage(b *testing.B) {
 			_ = m
 		}
 		// A rough figure: VmRSS of the whole benchmark process (Go runtime,
-		// test binary, SQLite page caches of every pooled connection, the
-		// shared fixture) with the chat's getStMessages result held, after
-		// a GC that returned free memory to the OS. loadMB is what the load
-		// added to RSS; heapMB is the live Go heap at that moment.
+		// test binary, SQLite page caches, the shared fixture) with the
+		// chat's getStMessages result held, once the app has released
+		// memory as it does when idle after a large call (App.ReleaseMemory:
+		// idle connections' page caches shrunk, free heap returned to the
+		// OS). loadMB is what the load added to RSS; heapMB is the live Go
+		// heap at that moment; peakMB is RSS right after the load, before
+		// the release (after a GC only).
 		b.ReportMetric(m.rss, "MB")
 		b.ReportMetric(m.rss-m.before, "loadMB")
 		b.ReportMetric(m.heap, "heapMB")
+		b.ReportMetric(m.peak, "peakMB")
 	})
 }
 
-type rssFigures struct{ before, rss, heap float64 }
+type rssFigures struct{ before, rss, heap, peak float64 }
 
 var (
 	rssOnce sync.Once
@@ -300,13 +303,13 @@ var (
 	rssErr  error
 )
 
-// loadRSS measures once per process: GC, then read VmRSS, load the whole
-// chat through the router, read VmRSS again while holding the result.
+// loadRSS measures once per process: release memory as the idle app does,
+// read VmRSS, load the whole chat through the router, read VmRSS after a
+// GC and again after the release, while holding the result.
 func loadRSS(b *testing.B, fx *benchFixture) rssFigures {
 	b.Helper()
 	rssOnce.Do(func() {
-		runtime.GC()
-		debug.FreeOSMemory()
+		fx.app.ReleaseMemory(context.Background())
 		if rss.before, rssErr = vmRSS(); rssErr != nil {
 			return
 		}
@@ -316,6 +319,10 @@ func loadRSS(b *testing.B, fx *benchFixture) rssFigures {
 			return
 		}
 		runtime.GC()
+		if rss.peak, rssErr = vmRSS(); rssErr != nil {
+			return
+		}
+		fx.app.ReleaseMemory(context.Background())
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		rss.heap = float64(ms.HeapAlloc) / 1e6

@@ -19,6 +19,17 @@ type Handler func(ctx context.Context, args Args) (any, error)
 // Router maps method names to handlers.
 type Router struct {
 	methods map[string]Handler
+	// largeCall, when set, hears of every call whose arguments or result
+	// reach largeSize bytes (see OnLargeCall).
+	largeCall func()
+	largeSize int
+}
+
+// OnLargeCall has fn told of every call whose arguments or result reach
+// size bytes, after it ran: the app releases memory once they stop. Set it
+// before the router serves calls.
+func (r *Router) OnLargeCall(size int, fn func()) {
+	r.largeSize, r.largeCall = size, fn
 }
 
 // NewRouter returns an empty router; Register adds methods.
@@ -62,6 +73,13 @@ func (r *Router) Invoke(ctx context.Context, method string, rawArgs []byte) (out
 		return nil, err
 	}
 	result, err := h(ctx, args)
+	if r.largeCall != nil {
+		defer func() {
+			if len(rawArgs) >= r.largeSize || len(out) >= r.largeSize {
+				r.largeCall()
+			}
+		}()
+	}
 	if err != nil {
 		return nil, apperr.Shape(err)
 	}

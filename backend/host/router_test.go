@@ -44,3 +44,30 @@ func TestRouterRecoversFromAPanickingHandler(t *testing.T) {
 		t.Fatalf("after a panic: %s, %v", out, err)
 	}
 }
+
+// OnLargeCall hears of calls whose arguments or result reach the size,
+// failed ones included, and of no other.
+func TestRouterLargeCalls(t *testing.T) {
+	t.Parallel()
+	r := NewRouter()
+	r.Register("test.echo", func(_ context.Context, a Args) (any, error) { return a.String(0, "s") })
+	r.Register("test.big", func(context.Context, Args) (any, error) { return strings.Repeat("x", 100), nil })
+	r.Register("test.fail", func(context.Context, Args) (any, error) { return nil, apperr.Invalid("no") })
+	heard := 0
+	r.OnLargeCall(64, func() { heard++ })
+	for _, c := range []struct {
+		method, args string
+		want         int
+	}{
+		{"test.echo", `["small"]`, 0},
+		{"test.big", `[]`, 1},
+		{"test.echo", `["` + strings.Repeat("y", 80) + `"]`, 2},
+		{"test.fail", `["` + strings.Repeat("z", 80) + `"]`, 3},
+		{"test.fail", `[]`, 3},
+	} {
+		_, _ = r.Invoke(context.Background(), c.method, []byte(c.args))
+		if heard != c.want {
+			t.Fatalf("after %s(%.20s): heard %d large calls, want %d", c.method, c.args, heard, c.want)
+		}
+	}
+}
