@@ -7,6 +7,7 @@ import (
 	"hearth/backend/apperr"
 	"hearth/backend/events"
 	"hearth/backend/jsonx"
+	"hearth/backend/store"
 )
 
 // Reply kinds: how a generated reply lands in the chat.
@@ -39,6 +40,20 @@ type Reply struct {
 	Started, Finished time.Time
 	// Type is the generation type MESSAGE_RECEIVED reports.
 	Type string
+	// Settle, when set, runs in the reply's transaction once the reply is
+	// placed, with where it landed: what must hold exactly when the reply
+	// does (a generation's record saying it ended there) commits with it,
+	// so no crash leaves one without the other. An error rolls the reply
+	// back.
+	Settle func(ctx context.Context, tx *store.Tx, at Committed) error
+}
+
+// settle runs r.Settle, if any, in m's transaction.
+func (r Reply) settle(ctx context.Context, m *mutation, at Committed) error {
+	if r.Settle == nil {
+		return nil
+	}
+	return r.Settle(ctx, m.tx, at)
 }
 
 // Committed says where a reply landed.
@@ -55,7 +70,7 @@ type Committed struct {
 // one transaction: the revision, the journal (so chat.undo takes it back),
 // floor state and events as for any other write. A swipe or continue whose
 // target is gone fails with message.not_found and changes nothing; the
-// caller still holds the text.
+// caller still holds the text. r.Settle runs in the same transaction.
 func (s *Service) CommitReply(ctx context.Context, chatID string, r Reply) (*Committed, error) {
 	if r.Kind != ReplyNew && r.Target == "" {
 		return nil, apperr.Invalid("a %s reply needs its target message", r.Kind)
@@ -83,7 +98,7 @@ func (s *Service) CommitReply(ctx context.Context, chatID string, r Reply) (*Com
 				return err
 			}
 			out = Committed{ID: msg.ID, Index: idx}
-			return nil
+			return r.settle(ctx, m, out)
 		case ReplySwipe, ReplyContinue, ReplyRewrite:
 			sm, err := loadByID(ctx, m.tx, m.chat, r.Target)
 			if err != nil {
@@ -127,7 +142,7 @@ func (s *Service) CommitReply(ctx context.Context, chatID string, r Reply) (*Com
 				m.emit(events.MessageUpdated, messagePayload(sm.index, next))
 			}
 			out = Committed{ID: next.ID, Index: sm.index, SwipeID: next.SwipeID}
-			return nil
+			return r.settle(ctx, m, out)
 		default:
 			return apperr.Invalid("unknown reply kind %q", r.Kind)
 		}

@@ -58,6 +58,17 @@ func (s *Service) insertRecord(ctx context.Context, r *run) error {
 // settleRecord writes how a generation ended. It runs detached from the
 // caller: the record must land even when the run's context is done.
 func (s *Service) settleRecord(r *run, status string, failure *apperr.Error, where *where) {
+	err := s.db.InTx(context.Background(), func(tx *store.Tx) error {
+		return s.writeRecord(context.Background(), tx, r, status, failure, where)
+	})
+	if err != nil {
+		s.log.Error("settle generation record", "generation", r.id, "err", err)
+	}
+}
+
+// writeRecord writes how a generation ended in tx: the reply's own
+// transaction when it landed (see execute), so the two commit together.
+func (s *Service) writeRecord(ctx context.Context, tx *store.Tx, r *run, status string, failure *apperr.Error, where *where) error {
 	var errJSON sql.NullString
 	if failure != nil {
 		b, _ := json.Marshal(failure)
@@ -70,14 +81,12 @@ func (s *Service) settleRecord(r *run, status string, failure *apperr.Error, whe
 		idx = sql.NullInt64{Int64: int64(where.Index), Valid: true}
 		swipe = sql.NullInt64{Int64: int64(where.SwipeID), Valid: true}
 	}
-	err := s.db.InTx(context.Background(), func(tx *store.Tx) error {
-		_, err := tx.ExecContext(context.Background(), `UPDATE generations SET status = ?, error = ?, message_id = ?, idx = ?, swipe_id = ?, ended_at = ?
-			WHERE id = ?`, status, errJSON, msgID, idx, swipe, s.now().UnixMilli(), r.id)
-		return err
-	})
+	_, err := tx.ExecContext(ctx, `UPDATE generations SET status = ?, error = ?, message_id = ?, idx = ?, swipe_id = ?, ended_at = ?
+		WHERE id = ?`, status, errJSON, msgID, idx, swipe, s.now().UnixMilli(), r.id)
 	if err != nil {
-		s.log.Error("settle generation record", "generation", r.id, "err", err)
+		return fmt.Errorf("settle generation record: %w", err)
 	}
+	return nil
 }
 
 // markInterrupted fails every generation left running by a previous

@@ -16,6 +16,7 @@ import (
 	"hearth/backend/jsonx"
 	"hearth/backend/prompt"
 	"hearth/backend/providers"
+	"hearth/backend/store"
 	"hearth/backend/worldinfo"
 )
 
@@ -168,6 +169,13 @@ func (s *Service) execute(r *run) {
 	case prompt.TypeContinue:
 		reply.Kind, reply.Target = chats.ReplyContinue, b.target.id
 	}
+	// The record says the generation ended, and where, in the reply's own
+	// transaction: a crash between two transactions left replies whose
+	// record said the generation failed.
+	status := statusOf(result)
+	reply.Settle = func(ctx context.Context, tx *store.Tx, at chats.Committed) error {
+		return s.writeRecord(ctx, tx, r, status, nil, &at)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 	defer cancel()
 	w, err := s.src.Chats.CommitReply(ctx, r.chatID, reply)
@@ -227,13 +235,20 @@ func worldInfoRefs(act *worldinfo.Activation) []worldInfoRef {
 	return out
 }
 
-// end settles a generation that produced its reply (or was stopped).
-func (s *Service) end(r *run, result *Result, w *where) {
-	status := StatusEnded
+// statusOf is the status of a generation that produced result.
+func statusOf(result *Result) string {
 	if result.Stopped {
-		status = StatusStopped
+		return StatusStopped
 	}
-	s.settleRecord(r, status, nil, w)
+	return StatusEnded
+}
+
+// end settles a generation that produced its reply (or was stopped). A
+// reply that landed (w) settled its record in its own transaction.
+func (s *Service) end(r *run, result *Result, w *where) {
+	if w == nil {
+		s.settleRecord(r, statusOf(result), nil, nil)
+	}
 	p := map[string]any{"chatId": r.chatID, "generationId": r.id, "index": result.Index}
 	if result.Stopped {
 		s.publish(events.GenerationStopped, p)
