@@ -27,7 +27,7 @@ func BenchmarkImportRows(b *testing.B) {
 	imp := &jsonlImporter{userName: "User", charName: "Seraphina", now: time.Now()}
 	prepared := make([]*preparedMessage, len(lines))
 	for i, l := range lines {
-		if prepared[i], err = imp.decode(i+2, l); err != nil {
+		if prepared[i], err = imp.decode(i+2, []byte(l)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -41,14 +41,15 @@ type JsonlImport struct {
 }
 
 // source is where the import reads the file's lines, how it makes a line's
-// text of each, and the file's size in bytes (for a quoted file, its
-// escaped size: never less).
-func (in JsonlImport) source() (iter.Seq2[int, string], func(string) string, int, error) {
+// text of each (bytes of its own, which the decoded message shares), and
+// the file's size in bytes (for a quoted file, its escaped size: never
+// less).
+func (in JsonlImport) source() (iter.Seq2[int, string], func(string) []byte, int, error) {
 	switch {
 	case in.Text != nil:
-		return fileLines(*in.Text), func(line string) string { return line }, len(*in.Text), nil
+		return fileLines(*in.Text), func(line string) []byte { return []byte(line) }, len(*in.Text), nil
 	case len(in.Quoted) >= 2:
-		return quotedLines(in.Quoted), func(line string) string { return strings.TrimSuffix(unquoteLine(line), "\r") }, len(in.Quoted) - 2, nil
+		return quotedLines(in.Quoted), unquoteLine, len(in.Quoted) - 2, nil
 	}
 	return nil, nil, 0, apperr.Invalid("text is required: the chat file's contents")
 }
@@ -200,27 +201,27 @@ func fileLines(text string) iter.Seq2[int, string] {
 // than any storable message can, before anything decodes it: a message's
 // exported line nests two levels below what the message itself counts
 // (its swipe_info array and entries), see StMessage.depth.
-func checkLine(n int, line string) error {
-	if !utf8.ValidString(line) {
+func checkLine(n int, line []byte) error {
+	if !utf8.Valid(line) {
 		return lineInvalid(n, "line %d is not valid UTF-8 text", n)
 	}
-	if d := jsonx.Depth([]byte(line)); d > jsonx.MaxDepth+2 {
+	if d := jsonx.Depth(line); d > jsonx.MaxDepth+2 {
 		return atLine(n, jsonx.LimitDepth(d, 0, "the line"))
 	}
 	return nil
 }
 
 // decodeLine checks and parses one line as a JSON object.
-func decodeLine(n int, line string) (jsonx.Object, error) {
+func decodeLine(n int, line []byte) (jsonx.Object, error) {
 	if err := checkLine(n, line); err != nil {
 		return nil, err
 	}
-	t := strings.TrimSpace(line)
-	if !strings.HasPrefix(t, "{") {
+	t := bytes.TrimSpace(line)
+	if !bytes.HasPrefix(t, []byte("{")) {
 		return nil, lineInvalid(n, "line %d is not a JSON object", n)
 	}
 	var o jsonx.Object
-	if err := json.Unmarshal([]byte(t), &o); err != nil {
+	if err := json.Unmarshal(t, &o); err != nil {
 		return nil, lineInvalid(n, "line %d is not valid JSON: %v", n, err)
 	}
 	if o == nil {

@@ -1,10 +1,10 @@
 package chats
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"iter"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -116,19 +116,19 @@ type jsonlImporter struct {
 // is a message, then the messages, decoded in parallel and stored in order.
 // lines yields every line, blank ones too, numbered from 1; text makes a
 // line's text of what lines yields (unquoting it, for a quoted file).
-func (imp *jsonlImporter) read(ctx context.Context, tx *store.Tx, lines iter.Seq2[int, string], text func(string) string) error {
+func (imp *jsonlImporter) read(ctx context.Context, tx *store.Tx, lines iter.Seq2[int, string], text func(string) []byte) error {
 	next, stop := iter.Pull2(lines)
 	defer stop()
-	n, line := 0, ""
+	n, line := 0, []byte(nil)
 	for {
 		k, raw, ok := next()
 		if !ok {
 			return apperr.Invalid("the chat file is empty: it needs a header line or a message")
 		}
 		if line = text(raw); k == 1 {
-			line = strings.TrimPrefix(line, "\uFEFF")
+			line = bytes.TrimPrefix(line, []byte("\uFEFF"))
 		}
-		if strings.TrimSpace(line) != "" {
+		if len(bytes.TrimSpace(line)) > 0 {
 			n = k
 			break
 		}
@@ -154,7 +154,7 @@ func (imp *jsonlImporter) read(ctx context.Context, tx *store.Tx, lines iter.Seq
 	}
 	return decodeInOrder(rest, func(n int, raw string) (*preparedMessage, error) {
 		line := text(raw)
-		if strings.TrimSpace(line) == "" {
+		if len(bytes.TrimSpace(line)) == 0 {
 			return nil, nil
 		}
 		return imp.decode(n, line)
@@ -165,7 +165,7 @@ func (imp *jsonlImporter) read(ctx context.Context, tx *store.Tx, lines iter.Seq
 
 // decode makes line n into a message ready to store. It runs on the
 // decoding workers: it reads imp but never writes it.
-func (imp *jsonlImporter) decode(n int, line string) (*preparedMessage, error) {
+func (imp *jsonlImporter) decode(n int, line []byte) (*preparedMessage, error) {
 	if err := checkLine(n, line); err != nil {
 		return nil, err
 	}

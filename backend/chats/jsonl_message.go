@@ -21,7 +21,7 @@ import (
 // straight from it must import. Such a swipe_info is rebuilt the way a
 // message without one is, then every entry the file did give (an object
 // at an index that has a swipe) is put back in its place.
-func decodeJsonlMessage(n int, line string, defaultName func(isUser bool) string, now time.Time) (*StMessage, error) {
+func decodeJsonlMessage(n int, line []byte, defaultName func(isUser bool) string, now time.Time) (*StMessage, error) {
 	raw := json.RawMessage(line)
 	m, err := decodeNewMessage(raw, "message", defaultName, now)
 	if err == nil {

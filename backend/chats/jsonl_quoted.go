@@ -1,6 +1,7 @@
 package chats
 
 import (
+	"bytes"
 	"encoding/json"
 	"iter"
 	"strings"
@@ -54,18 +55,19 @@ func escapedLineFeed(s string) int {
 	return 0
 }
 
-// unquoteLine turns one escaped line back into text. The literal it came
-// from was validated whole, so only text that is not UTF-8 (kept by the
-// router, as encoding/json keeps it) can fail here: encoding/json then
-// unquotes it as it would have the whole string, replacing what is not
-// UTF-8.
-func unquoteLine(escaped string) string {
+// unquoteLine turns one escaped line back into text (without a trailing
+// CR). The literal it came from was validated whole, so only text that is
+// not UTF-8 (kept by the router, as encoding/json keeps it) can fail here:
+// encoding/json then unquotes it as it would have the whole string,
+// replacing what is not UTF-8.
+func unquoteLine(escaped string) []byte {
 	quoted := make([]byte, 0, len(escaped)+2)
 	quoted = append(append(append(quoted, '"'), escaped...), '"')
-	if b, err := jsontext.AppendUnquote(nil, quoted); err == nil {
-		return string(b)
+	b, err := jsontext.AppendUnquote(make([]byte, 0, len(escaped)), quoted)
+	if err != nil {
+		var s string
+		_ = json.Unmarshal(quoted, &s)
+		b = []byte(s)
 	}
-	var s string
-	_ = json.Unmarshal(quoted, &s)
-	return s
+	return bytes.TrimSuffix(b, []byte("\r"))
 }

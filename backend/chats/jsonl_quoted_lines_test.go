@@ -21,7 +21,7 @@ func TestQuotedLines(t *testing.T) {
 	var nums []int
 	for n, l := range quotedLines(q) {
 		nums = append(nums, n)
-		got = append(got, strings.TrimSuffix(unquoteLine(l), "\r"))
+		got = append(got, string(unquoteLine(l)))
 	}
 	var want []string
 	for _, l := range strings.Split(text, "\n") {

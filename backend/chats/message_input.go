@@ -133,9 +133,10 @@ func alignSwipeInfo(m *StMessage, now time.Time) {
 }
 
 // decodeNewMessage turns a caller's message object into a valid StMessage.
-// defaultName fills a missing name. Unknown keys are kept.
+// defaultName fills a missing name. Unknown keys are kept, sharing raw's
+// bytes: a call's argument or an imported line, which no one changes.
 func decodeNewMessage(raw json.RawMessage, label string, defaultName func(isUser bool) string, now time.Time) (*StMessage, error) {
-	o, err := jsonx.DecodeObject(raw, label)
+	o, err := jsonx.DecodeObjectShared(raw, label)
 	if err != nil {
 		return nil, err
 	}

@@ -18,9 +18,9 @@ import (
 // UTF-8 is left to the slow path, which replaces it.
 
 // fastObject splits the object t (trimmed, starting with '{') into its
-// members. The values share one copy of t.
+// members. The values share t's bytes.
 func fastObject(t []byte) (Object, bool) {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(bytes.Clone(t)), jsontext.AllowDuplicateNames(true))
+	dec := jsontext.NewDecoder(bytes.NewBuffer(t), jsontext.AllowDuplicateNames(true))
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil, false
 	}
@@ -92,7 +92,7 @@ func fastObjects(raw []byte) ([]Object, bool) {
 		if err != nil {
 			return nil, false
 		}
-		o, ok := fastObject(v)
+		o, ok := fastObject(bytes.Clone(v))
 		if !ok {
 			return nil, false
 		}

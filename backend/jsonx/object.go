@@ -63,11 +63,26 @@ func (o Object) Set(k string, v any) {
 	o[k] = b
 }
 
-// DecodeObject parses raw as a JSON object; name labels errors.
+// DecodeObject parses raw as a JSON object; name labels errors. The
+// values are a copy: raw may change after.
 func DecodeObject(raw json.RawMessage, name string) (Object, error) {
+	return decodeObject(raw, name, true)
+}
+
+// DecodeObjectShared is DecodeObject whose values share raw's bytes, for
+// input no one changes after (a call's arguments, a line an import made):
+// a large import would otherwise copy every line once more.
+func DecodeObjectShared(raw json.RawMessage, name string) (Object, error) {
+	return decodeObject(raw, name, false)
+}
+
+func decodeObject(raw json.RawMessage, name string, copied bool) (Object, error) {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || t[0] != '{' {
 		return nil, apperr.Invalid("%s must be an object", name)
+	}
+	if copied {
+		t = bytes.Clone(t)
 	}
 	if o, ok := fastObject(t); ok {
 		return o, nil
