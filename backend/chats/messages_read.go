@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"hearth/backend/apperr"
 )
@@ -129,10 +130,33 @@ func (s *Service) StMessagesJSON(ctx context.Context, chatID string, r *Range) (
 		}
 		// Most of a chat's bytes are its message rows; size the buffer once.
 		buf := make([]byte, 0, int64(float64(c.bytes)*float64(end-start)/float64(max(1, c.messageCount)))+64)
-		out, err = appendRangeJSON(ctx, q, c, start, end, buf)
+		out, err = appendRangeJSON(ctx, q, c, start, end, buf, nil)
 		return err
 	})
 	return out, err
+}
+
+// WriteStMessagesJSON writes StMessagesJSON's array to w in pieces of
+// about spillAt bytes, inside one read snapshot: a transport that sends a
+// result as it is made never holds a whole chat in memory. An unknown chat
+// or a bad range fails before anything is written.
+func (s *Service) WriteStMessagesJSON(ctx context.Context, chatID string, r *Range, w io.Writer) error {
+	return s.readSnapshot(ctx, chatID, func(q queryer, c *chatRow) error {
+		start, end, err := r.bounds(c.messageCount)
+		if err != nil {
+			return err
+		}
+		spill := func(b []byte) ([]byte, error) {
+			_, err := w.Write(b)
+			return b[:0], err
+		}
+		b, err := appendRangeJSON(ctx, q, c, start, end, make([]byte, 0, spillAt+spillAt/4), spill)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	})
 }
 
 // Messages returns the id-based (Spindle) view of a chat's messages in r.

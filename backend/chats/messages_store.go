@@ -140,8 +140,10 @@ func loadRange(ctx context.Context, q queryer, chat *chatRow, start, end int) ([
 }
 
 // appendRangeJSON writes messages start <= index < end as a JSON array of
-// SillyTavern objects straight from the stored columns.
-func appendRangeJSON(ctx context.Context, q queryer, chat *chatRow, start, end int, b []byte) ([]byte, error) {
+// SillyTavern objects straight from the stored columns. With spill set,
+// whenever b reaches spillAt bytes it goes to spill, which returns the
+// buffer to go on with (a stream's piece); without it, b holds everything.
+func appendRangeJSON(ctx context.Context, q queryer, chat *chatRow, start, end int, b []byte, spill func([]byte) ([]byte, error)) ([]byte, error) {
 	b = append(b, '[')
 	first := true
 	err := scanRange(ctx, q, chat, start, end, func(r *rawMessage) error {
@@ -150,6 +152,11 @@ func appendRangeJSON(ctx context.Context, q queryer, chat *chatRow, start, end i
 		}
 		first = false
 		b = appendMessageJSON(b, r.id, r.name, r.isUser, r.isSystem, r.swipeID, r.swipes, r.infos, r.extra, r.fields)
+		if spill != nil && len(b) >= spillAt {
+			var err error
+			b, err = spill(b)
+			return err
+		}
 		return nil
 	})
 	if err != nil {
@@ -157,6 +164,9 @@ func appendRangeJSON(ctx context.Context, q queryer, chat *chatRow, start, end i
 	}
 	return append(b, ']'), nil
 }
+
+// spillAt is the size of a streamed read's pieces.
+const spillAt = 256 << 10
 
 // loadAt reads the message at index, or message.index_out_of_range.
 func loadAt(ctx context.Context, q queryer, chat *chatRow, index int) (storedMessage, error) {

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"strconv"
 
 	"hearth/backend/apperr"
@@ -152,7 +153,7 @@ func registerChatReads(r *Router, svc *chats.Service) {
 		return svc.Messages(ctx, id, rng)
 	}))
 	r.Register("chat.getStMessages", rangeRead(func(ctx context.Context, id string, rng *chats.Range) (any, error) {
-		return svc.StMessagesJSON(ctx, id, rng)
+		return Stream(func(w io.Writer) error { return svc.WriteStMessagesJSON(ctx, id, rng, w) }), nil
 	}))
 	r.Register("chat.count", func(ctx context.Context, a Args) (any, error) {
 		id, err := a.String(0, "chatId")

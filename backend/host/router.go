@@ -4,9 +4,11 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"sort"
 
@@ -58,39 +60,109 @@ func (r *Router) Methods() []string {
 // *apperr.Error so every transport shapes them the same way. A handler that
 // panics fails its call as "internal" (the stack goes to the log under the
 // error's ref, the arguments do not) and takes nothing else down.
-func (r *Router) Invoke(ctx context.Context, method string, rawArgs []byte) (out []byte, err error) {
+func (r *Router) Invoke(ctx context.Context, method string, rawArgs []byte) ([]byte, error) {
+	out, stream, err := r.invoke(ctx, method, rawArgs)
+	if err != nil || stream == nil {
+		return out, err
+	}
+	var buf bytes.Buffer
+	if err := stream(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// InvokeStream is Invoke for a transport that can send a result while it
+// is made: a handler's Stream comes back unrun (out is then nil), for the
+// transport to write its JSON out in pieces, so a bulk read is never held
+// whole in memory. The stream's errors are *apperr.Error too.
+func (r *Router) InvokeStream(ctx context.Context, method string, rawArgs []byte) (out []byte, stream Stream, err error) {
+	return r.invoke(ctx, method, rawArgs)
+}
+
+func (r *Router) invoke(ctx context.Context, method string, rawArgs []byte) (out []byte, stream Stream, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			out, err = nil, apperr.Shape(fmt.Errorf("panic in %s: %v\n%s", method, p, debug.Stack()))
+			out, stream, err = nil, nil, panicked(method, p)
 		}
 	}()
 	h, ok := r.methods[method]
 	if !ok {
-		return nil, apperr.New(apperr.CodeUnknownMethod, "unknown method %q", method)
+		return nil, nil, apperr.New(apperr.CodeUnknownMethod, "unknown method %q", method)
 	}
 	args, err := parseArgs(rawArgs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	result, err := h(ctx, args)
-	if r.largeCall != nil {
-		defer func() {
-			if len(rawArgs) >= r.largeSize || len(out) >= r.largeSize {
-				r.largeCall()
-			}
-		}()
-	}
 	if err != nil {
-		return nil, apperr.Shape(err)
+		r.noteSize(len(rawArgs), 0)
+		return nil, nil, apperr.Shape(err)
 	}
-	if raw, ok := result.(json.RawMessage); ok {
+	switch v := result.(type) {
+	case Stream:
+		return nil, r.guard(method, len(rawArgs), v), nil
+	case json.RawMessage:
 		// Pre-encoded by a handler that built it from trusted data (bulk
 		// reads); encoding/json would only re-scan megabytes of it.
-		return raw, nil
+		r.noteSize(len(rawArgs), len(v))
+		return v, nil, nil
 	}
 	encoded, err := json.Marshal(result)
 	if err != nil {
-		return nil, apperr.Shape(fmt.Errorf("encode result of %s: %w", method, err))
+		return nil, nil, apperr.Shape(fmt.Errorf("encode result of %s: %w", method, err))
 	}
-	return encoded, nil
+	r.noteSize(len(rawArgs), len(encoded))
+	return encoded, nil, nil
+}
+
+// guard wraps a handler's stream as the router's own calls are wrapped:
+// a panic fails it as "internal", its errors are shaped, and its size
+// counts toward OnLargeCall.
+func (r *Router) guard(method string, argsSize int, s Stream) Stream {
+	return func(w io.Writer) (err error) {
+		cw := &countingWriter{w: w}
+		defer func() {
+			if p := recover(); p != nil {
+				err = panicked(method, p)
+			}
+			r.noteSize(argsSize, cw.n)
+		}()
+		if err := s(cw); err != nil {
+			return apperr.Shape(err)
+		}
+		return nil
+	}
+}
+
+// noteSize tells OnLargeCall's hook of a call whose arguments or result
+// reached its size.
+func (r *Router) noteSize(args, result int) {
+	if r.largeCall != nil && (args >= r.largeSize || result >= r.largeSize) {
+		r.largeCall()
+	}
+}
+
+func panicked(method string, p any) error {
+	return apperr.Shape(fmt.Errorf("panic in %s: %v\n%s", method, p, debug.Stack()))
+}
+
+// Stream is a handler's result that its transport writes out as it is
+// made: the JSON of a bulk read (a whole chat, tens of megabytes), written
+// to w in pieces. Errors before its first write fail the call as any
+// handler's would; a transport that already sent part of the result ends
+// the response there, and the caller's JSON parse fails. (An alias, so
+// transports that do not import host name the same type.)
+type Stream = func(w io.Writer) error
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }

@@ -2,12 +2,15 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"os"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"hearth/backend/apperr"
 )
@@ -56,19 +59,31 @@ func ServeInvoke(w http.ResponseWriter, r *http.Request, router Invoker, maxBody
 		}
 		return
 	}
-	var req invokeRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		writeError(w, http.StatusBadRequest, apperr.Invalid(`request body must be {"method": string, "args": array}: %v`, err))
-		return
+	req, ok := splitRequest(body)
+	if !ok {
+		if err := json.Unmarshal(body, &req); err != nil {
+			writeError(w, http.StatusBadRequest, apperr.Invalid(`request body must be {"method": string, "args": array}: %v`, err))
+			return
+		}
 	}
 	if req.Method == "" {
 		writeError(w, http.StatusBadRequest, apperr.Invalid("method is required"))
 		return
 	}
-	out, err := router.Invoke(r.Context(), req.Method, req.Args)
+	var out []byte
+	var stream func(io.Writer) error
+	if s, ok := router.(StreamInvoker); ok {
+		out, stream, err = s.InvokeStream(r.Context(), req.Method, req.Args)
+	} else {
+		out, err = router.Invoke(r.Context(), req.Method, req.Args)
+	}
 	if err != nil {
 		e := apperr.Shape(err)
 		writeError(w, statusFor(e.Code), e)
+		return
+	}
+	if stream != nil {
+		writeStream(w, stream)
 		return
 	}
 	// The router's output is JSON it encoded itself; re-validating a
@@ -83,4 +98,94 @@ func ServeInvoke(w http.ResponseWriter, r *http.Request, router Invoker, maxBody
 func tooLarge(limit int64) *apperr.Error {
 	return apperr.New(CodeTooLarge, "request body exceeds %d bytes", limit).
 		WithDetails(map[string]any{"limit": limit})
+}
+
+// StreamInvoker is an Invoker whose methods may answer with a stream
+// (host.Router.InvokeStream): the result's JSON, written while it is made.
+type StreamInvoker interface {
+	InvokeStream(ctx context.Context, method string, rawArgs []byte) ([]byte, func(io.Writer) error, error)
+}
+
+// writeStream sends a streamed result as {"result": …} without a length.
+// Nothing goes out until the stream's first write, so an error before it
+// (an unknown chat) is an ordinary error answer; an error after it ends
+// the response short, and the caller's JSON parse fails on it.
+func writeStream(w http.ResponseWriter, stream func(io.Writer) error) {
+	sw := &streamWriter{w: w}
+	err := stream(sw)
+	if err != nil && !sw.started {
+		e := apperr.Shape(err)
+		writeError(w, statusFor(e.Code), e)
+		return
+	}
+	if err != nil {
+		return
+	}
+	if !sw.started {
+		_, _ = sw.Write([]byte("null"))
+	}
+	_, _ = w.Write([]byte("}"))
+}
+
+// streamWriter writes the answer's headers and opening before the first
+// piece of a streamed result.
+type streamWriter struct {
+	w       http.ResponseWriter
+	started bool
+}
+
+func (s *streamWriter) Write(p []byte) (int, error) {
+	if !s.started {
+		s.started = true
+		h := s.w.Header()
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		h.Set("Cache-Control", "no-store")
+		s.w.WriteHeader(http.StatusOK)
+		if _, err := s.w.Write([]byte(`{"result":`)); err != nil {
+			return 0, err
+		}
+	}
+	return s.w.Write(p)
+}
+
+// splitRequest reads {"method": string, "args": …} in one pass, keeping
+// args as the raw bytes of body (which the handler owns): encoding/json
+// would validate a chat file's megabytes and then copy them. ok is false
+// for anything it does not take cleanly (encoding/json then decodes the
+// body and says what is wrong): another member, a repeated or wrongly
+// typed one, a name in another case.
+func splitRequest(body []byte) (req invokeRequest, ok bool) {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(body))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return req, false
+	}
+	for dec.PeekKind() == '"' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return req, false
+		}
+		switch key := name.String(); {
+		case key == "method" && dec.PeekKind() == '"' && req.Method == "":
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return req, false
+			}
+			req.Method = tok.String()
+		case key == "args" && req.Args == nil:
+			v, err := dec.ReadValue()
+			if err != nil {
+				return req, false
+			}
+			req.Args = json.RawMessage(v)
+		default:
+			return req, false
+		}
+	}
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '}' {
+		return req, false
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return req, false
+	}
+	return req, true
 }

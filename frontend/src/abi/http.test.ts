@@ -118,8 +118,10 @@ describe('http transport', () => {
     await expect(failing).rejects.toMatchObject({ code: 'state.conflict', message: 'moved on' });
     // Too large for a frame: by POST.
     await expect(t.invoke('big.one', ['x'.repeat(300)])).resolves.toBe('by post');
+    // A whole-chat read: by POST, where the server streams it.
+    await expect(t.invoke('chat.getStMessages', ['c1'])).resolves.toBe('by post');
     expect(sent).toHaveLength(3);
-    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(fetch).toHaveBeenCalledTimes(3);
     // The socket closes with a call unanswered: it fails, and later calls go by POST.
     const lost = t.invoke('x.lost', []);
     sockets[0]!.onclose?.();

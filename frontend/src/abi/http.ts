@@ -6,7 +6,10 @@
 // rounds queued behind a lease) must not each hold one: over the socket no
 // call waits for a connection slot. Without the socket, and for arguments
 // larger than maxFrameBytes, calls are POST /api/invoke ({method, args} →
-// {result} | {error}). Every call needs a session, which lives in an
+// {result} | {error}); so are the bulk reads (streamedReads), which the
+// server writes out while it reads them rather than build a socket frame
+// of a whole chat in its memory — they wait on no other call, so the
+// connection one holds is never one another call waits for. Every call needs a session, which lives in an
 // HttpOnly cookie: the address `hearth serve` prints (?token=…) gives one,
 // and so does POST /api/login with the server's password or its launch
 // token. A dropped event
@@ -50,6 +53,9 @@ export interface HttpOptions {
   /** maxFrameBytes: calls whose JSON is longer go by POST (default 1 MiB). */
   maxFrameBytes?: number;
 }
+
+/** streamedReads are the methods whose results the server streams over POST. */
+const streamedReads = new Set(['chat.getStMessages']);
 
 /** A call sent on the socket and not answered yet. */
 interface Pending {
@@ -195,7 +201,7 @@ export function createHttpTransport(opts: HttpOptions): HttpTransport {
    */
   async function viaSocket(method: string, args: readonly unknown[]): Promise<{ result: unknown } | null> {
     const s = socket;
-    if (!s || !open) return null;
+    if (!s || !open || streamedReads.has(method)) return null;
     const id = nextId++;
     const frame = JSON.stringify({ id, method, args });
     if (frame.length > maxFrameBytes) return null;
