@@ -153,7 +153,10 @@ func registerChatReads(r *Router, svc *chats.Service) {
 		return svc.Messages(ctx, id, rng)
 	}))
 	r.Register("chat.getStMessages", rangeRead(func(ctx context.Context, id string, rng *chats.Range) (any, error) {
-		return Stream(func(w io.Writer) error { return svc.WriteStMessagesJSON(ctx, id, rng, w) }), nil
+		return Streamed{
+			Write: func(w io.Writer) error { return svc.WriteStMessagesJSON(ctx, id, rng, w) },
+			Whole: func() (json.RawMessage, error) { return svc.StMessagesJSON(ctx, id, rng) },
+		}, nil
 	}))
 	r.Register("chat.count", func(ctx context.Context, a Args) (any, error) {
 		id, err := a.String(0, "chatId")

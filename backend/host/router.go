@@ -4,7 +4,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -61,29 +60,29 @@ func (r *Router) Methods() []string {
 // panics fails its call as "internal" (the stack goes to the log under the
 // error's ref, the arguments do not) and takes nothing else down.
 func (r *Router) Invoke(ctx context.Context, method string, rawArgs []byte) ([]byte, error) {
-	out, stream, err := r.invoke(ctx, method, rawArgs)
-	if err != nil || stream == nil {
+	out, streamed, err := r.invoke(ctx, method, rawArgs)
+	if err != nil || streamed == nil {
 		return out, err
 	}
-	var buf bytes.Buffer
-	if err := stream(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return r.whole(method, len(rawArgs), streamed.Whole)
 }
 
 // InvokeStream is Invoke for a transport that can send a result while it
 // is made: a handler's Stream comes back unrun (out is then nil), for the
 // transport to write its JSON out in pieces, so a bulk read is never held
 // whole in memory. The stream's errors are *apperr.Error too.
-func (r *Router) InvokeStream(ctx context.Context, method string, rawArgs []byte) (out []byte, stream Stream, err error) {
-	return r.invoke(ctx, method, rawArgs)
+func (r *Router) InvokeStream(ctx context.Context, method string, rawArgs []byte) ([]byte, func(io.Writer) error, error) {
+	out, streamed, err := r.invoke(ctx, method, rawArgs)
+	if err != nil || streamed == nil {
+		return out, nil, err
+	}
+	return nil, r.guard(method, len(rawArgs), streamed.Write), nil
 }
 
-func (r *Router) invoke(ctx context.Context, method string, rawArgs []byte) (out []byte, stream Stream, err error) {
+func (r *Router) invoke(ctx context.Context, method string, rawArgs []byte) (out []byte, streamed *Streamed, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			out, stream, err = nil, nil, panicked(method, p)
+			out, streamed, err = nil, nil, panicked(method, p)
 		}
 	}()
 	h, ok := r.methods[method]
@@ -100,8 +99,8 @@ func (r *Router) invoke(ctx context.Context, method string, rawArgs []byte) (out
 		return nil, nil, apperr.Shape(err)
 	}
 	switch v := result.(type) {
-	case Stream:
-		return nil, r.guard(method, len(rawArgs), v), nil
+	case Streamed:
+		return nil, &v, nil
 	case json.RawMessage:
 		// Pre-encoded by a handler that built it from trusted data (bulk
 		// reads); encoding/json would only re-scan megabytes of it.
@@ -116,10 +115,25 @@ func (r *Router) invoke(ctx context.Context, method string, rawArgs []byte) (out
 	return encoded, nil, nil
 }
 
-// guard wraps a handler's stream as the router's own calls are wrapped:
-// a panic fails it as "internal", its errors are shaped, and its size
+// whole builds a streamed result in memory, guarded as the handler was: a
+// panic fails the call as "internal", errors are shaped, and its size
 // counts toward OnLargeCall.
-func (r *Router) guard(method string, argsSize int, s Stream) Stream {
+func (r *Router) whole(method string, argsSize int, build func() (json.RawMessage, error)) (out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, panicked(method, p)
+		}
+		r.noteSize(argsSize, len(out))
+	}()
+	out, err = build()
+	if err != nil {
+		return nil, apperr.Shape(err)
+	}
+	return out, nil
+}
+
+// guard wraps a streamed result's writer as whole does its builder.
+func (r *Router) guard(method string, argsSize int, s func(io.Writer) error) func(io.Writer) error {
 	return func(w io.Writer) (err error) {
 		cw := &countingWriter{w: w}
 		defer func() {
@@ -147,13 +161,17 @@ func panicked(method string, p any) error {
 	return apperr.Shape(fmt.Errorf("panic in %s: %v\n%s", method, p, debug.Stack()))
 }
 
-// Stream is a handler's result that its transport writes out as it is
-// made: the JSON of a bulk read (a whole chat, tens of megabytes), written
-// to w in pieces. Errors before its first write fail the call as any
-// handler's would; a transport that already sent part of the result ends
-// the response there, and the caller's JSON parse fails. (An alias, so
-// transports that do not import host name the same type.)
-type Stream = func(w io.Writer) error
+// Streamed is a handler's result that a transport may write out as it is
+// made: the JSON of a bulk read (a whole chat, tens of megabytes). Write
+// sends it to w in pieces: errors before its first write fail the call as
+// any handler's would, and a transport that already sent part of the
+// result ends the response there (the caller's JSON parse fails). Whole
+// builds the same JSON in memory, sized up front, for the transports that
+// need it whole (Wails IPC, the event socket, Invoke).
+type Streamed struct {
+	Write func(w io.Writer) error
+	Whole func() (json.RawMessage, error)
+}
 
 // countingWriter counts the bytes written through it.
 type countingWriter struct {

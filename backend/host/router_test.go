@@ -3,6 +3,8 @@ package host
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -69,5 +71,44 @@ func TestRouterLargeCalls(t *testing.T) {
 		if heard != c.want {
 			t.Fatalf("after %s(%.20s): heard %d large calls, want %d", c.method, c.args, heard, c.want)
 		}
+	}
+}
+
+// A Streamed result comes whole from Invoke (its Whole) and in pieces from
+// InvokeStream (its Write); a panic while it is written fails the call as
+// "internal" like a handler's.
+func TestRouterStreamed(t *testing.T) {
+	t.Parallel()
+	r := NewRouter()
+	r.Register("test.read", func(context.Context, Args) (any, error) {
+		return Streamed{
+			Write: func(w io.Writer) error {
+				_, err := io.WriteString(w, `["a",`)
+				if err == nil {
+					_, err = io.WriteString(w, `"b"]`)
+				}
+				return err
+			},
+			Whole: func() (json.RawMessage, error) { return json.RawMessage(`["a","b"]`), nil },
+		}, nil
+	})
+	r.Register("test.boom", func(context.Context, Args) (any, error) {
+		return Streamed{Write: func(io.Writer) error { panic("mid-stream") }, Whole: func() (json.RawMessage, error) { panic("whole") }}, nil
+	})
+	out, err := r.Invoke(context.Background(), "test.read", nil)
+	if err != nil || string(out) != `["a","b"]` {
+		t.Fatalf("Invoke = %s, %v", out, err)
+	}
+	out, stream, err := r.InvokeStream(context.Background(), "test.read", nil)
+	var buf bytes.Buffer
+	if err != nil || out != nil || stream == nil || stream(&buf) != nil || buf.String() != `["a","b"]` {
+		t.Fatalf("InvokeStream = %s, %v; wrote %q", out, err, buf.String())
+	}
+	if _, err := r.Invoke(context.Background(), "test.boom", nil); apperr.CodeOf(err) != apperr.CodeInternal {
+		t.Fatalf("a panicking Whole = %v", err)
+	}
+	_, stream, _ = r.InvokeStream(context.Background(), "test.boom", nil)
+	if err := stream(&buf); apperr.CodeOf(err) != apperr.CodeInternal {
+		t.Fatalf("a panicking Write = %v", err)
 	}
 }

@@ -51,7 +51,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
 		os.Exit(2)
 	}
-	results := summarize(samples, goals)
+	results := summarize(append(samples, ratioSamples(samples)...), goals)
 	printTable(os.Stdout, results)
 	if err := writeJSON(*out, results); err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
@@ -254,4 +254,35 @@ func writeJSON(file string, results []result) error {
 		return err
 	}
 	return os.WriteFile(file, append(data, '\n'), 0o644)
+}
+
+// ratios are figures made of two others' medians in the same run: an
+// import's speed as a share of the storage ceiling (BenchmarkImportRows),
+// which moves with the machine and the schema alike.
+var ratios = []struct{ name, num, den, unit string }{
+	{"BenchmarkImportJsonl/ofImportRows", "BenchmarkImportJsonl", "BenchmarkImportRows", "msgs/s"},
+}
+
+// ratioSamples computes the ratios whose two figures were both reported,
+// as samples in the unit "x".
+func ratioSamples(samples []sample) []sample {
+	var out []sample
+	for _, r := range ratios {
+		var num, den []float64
+		for _, s := range samples {
+			switch {
+			case s.name == r.num && s.unit == r.unit:
+				num = append(num, s.value)
+			case s.name == r.den && s.unit == r.unit:
+				den = append(den, s.value)
+			}
+		}
+		if len(num) == 0 || len(den) == 0 {
+			continue
+		}
+		if d := median(den); d > 0 {
+			out = append(out, sample{name: r.name, unit: "x", value: median(num) / d})
+		}
+	}
+	return out
 }

@@ -184,3 +184,22 @@ func TestGoalsTableIsWellFormed(t *testing.T) {
 		}
 	}
 }
+
+// The import's share of the storage ceiling is the ratio of the two
+// medians, reported only when both ran.
+func TestRatioSamples(t *testing.T) {
+	samples := []sample{
+		{name: "BenchmarkImportRows", unit: "msgs/s", value: 20000},
+		{name: "BenchmarkImportRows", unit: "msgs/s", value: 30000},
+		{name: "BenchmarkImportRows", unit: "msgs/s", value: 25000},
+		{name: "BenchmarkImportJsonl", unit: "msgs/s", value: 15000},
+		{name: "BenchmarkImportJsonl", unit: "MB/s", value: 70},
+	}
+	got := ratioSamples(samples)
+	if len(got) != 1 || got[0].name != "BenchmarkImportJsonl/ofImportRows" || got[0].unit != "x" || got[0].value != 0.6 {
+		t.Fatalf("ratioSamples = %+v", got)
+	}
+	if got := ratioSamples(samples[:3]); len(got) != 0 {
+		t.Fatalf("ratio without the import = %+v", got)
+	}
+}
