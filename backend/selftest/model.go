@@ -23,7 +23,10 @@ import (
 // holds "selftest:clock N MS" is answered with N chunks MS apart, each
 // chunk's text the Unix time in milliseconds at which the server wrote it
 // (the page subtracts that from when its handler ran); "selftest:stream N
-// MS" with N words MS apart (a reply streaming at 1000/MS tokens a second).
+// MS" with N chunks of Markdown prose MS apart (a reply streaming at
+// 1000/MS tokens a second; every eighth chunk ends a paragraph, so N = 300
+// is a 13 KB reply of 38 paragraphs, the size whose commit used to render
+// all of its Markdown in one task).
 // A request that offers tools is an agent run's: it gets the next step of
 // agentSteps.
 type modelServer struct {
@@ -106,7 +109,7 @@ func (m *modelServer) complete(w http.ResponseWriter, r *http.Request) {
 		if !sleep(r.Context(), gap) {
 			return
 		}
-		text := fmt.Sprintf(" word%d", i)
+		text := streamChunk(i)
 		if kind == "clock" {
 			text = " " + strconv.FormatFloat(float64(time.Now().UnixMicro())/1000, 'f', 3, 64)
 		}
@@ -117,6 +120,17 @@ func (m *modelServer) complete(w http.ResponseWriter, r *http.Request) {
 	writeChunk(w, map[string]any{}, &finish)
 	_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	flusher.Flush()
+}
+
+// streamChunk is chunk i of a "selftest:stream" reply: Markdown prose with
+// emphasis and dialogue, ending a paragraph every eighth chunk; it names
+// its number ("word7"), so the page can tell the whole reply arrived.
+func streamChunk(i int) string {
+	text := fmt.Sprintf(` *She* walks on and **on**, "word%d" by word`, i)
+	if i%8 == 7 {
+		text += ".\n\n"
+	}
+	return text
 }
 
 // agentSteps are an agent run's model turns: write the reply, commit it,

@@ -88,10 +88,13 @@ var goals = map[string]Goal{
 	// Generation in the desktop window (backend/selftest/stream.js): a
 	// chunk from the scripted model server to the STREAM_TOKEN_RECEIVED
 	// handler (chunks spaced wider than the coalescing window), and the
-	// longest gap between event-loop turns while a reply streams at 100
-	// tokens/s into the 10k chat — no main-thread task over 50 ms.
-	"BenchmarkDesktopGenerate/chunkToHandler": {Value: 5, Unit: "chunk-handler-ms"},
-	"BenchmarkDesktopGenerate/streamMaxTask":  {Value: 50, Unit: "ms"},
+	// longest gap between event-loop turns while a 13 KB Markdown reply
+	// streams at 100 tokens/s into the 10k chat and once it is committed
+	// (until the stored message is painted) — no main-thread task over
+	// 50 ms from first token to committed message.
+	"BenchmarkDesktopGenerate/chunkToHandler":      {Value: 5, Unit: "chunk-handler-ms"},
+	"BenchmarkDesktopGenerate/streamMaxTask":       {Value: 50, Unit: "ms"},
+	"BenchmarkDesktopGenerate/streamCommitMaxTask": {Value: 50, Unit: "ms"},
 }
 
 // timeUnits converts per-op time units to nanoseconds.

@@ -10,7 +10,7 @@ func TestPrintRun(t *testing.T) {
 	printRun(&b, map[string]float64{
 		"tailInViewMs": 265, "wholeChatMs": 1610, "seedMs": 8000,
 		"selectTailInViewMs": 55, "selectWholeChatMs": 1378, "selectMaxKeyHandlerMs": 2,
-		"chunkToHandlerMs": 1.25, "streamMaxTaskMs": 17,
+		"chunkToHandlerMs": 1.25, "streamMaxTaskMs": 17, "streamCommitMaxTaskMs": 31,
 	})
 	want := "BenchmarkDesktopChat10k/click/tailInView\t1\t265 ms\n" +
 		"BenchmarkDesktopChat10k/click/wholeChat\t1\t1610 ms\n" +
@@ -18,7 +18,8 @@ func TestPrintRun(t *testing.T) {
 		"BenchmarkDesktopChat10k/select/wholeChat\t1\t1378 ms\n" +
 		"BenchmarkDesktopChat10k/select/maxKeyHandler\t1\t2 ms\n" +
 		"BenchmarkDesktopGenerate/chunkToHandler\t1\t1.25 chunk-handler-ms\n" +
-		"BenchmarkDesktopGenerate/streamMaxTask\t1\t17 ms\n"
+		"BenchmarkDesktopGenerate/streamMaxTask\t1\t17 ms\n" +
+		"BenchmarkDesktopGenerate/streamCommitMaxTask\t1\t31 ms\n"
 	if b.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
 	}
