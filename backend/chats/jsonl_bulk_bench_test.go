@@ -63,7 +63,7 @@ func BenchmarkImportRows(b *testing.B) {
 					return err
 				}
 			}
-			return nil
+			return bulk.finish(ctx)
 		})
 		elapsed += time.Since(t0)
 		b.StopTimer()
