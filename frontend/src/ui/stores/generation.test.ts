@@ -40,16 +40,22 @@ async function setup(messages: StMessage[] = [message('m0'), message('m1', { is_
   const gen = createGenerationStore({ hearth: fake.hearth, toasts, chat, commitWaitMs: 50, openConnections });
   const stopGen = gen.start();
   await flush();
-  /** commit puts a message in the chat as the backend's MESSAGE_RECEIVED would. */
-  const commit = (m: StMessage, event = 'message_received') => {
+  /**
+   * commit puts a message in the chat as the backend's MESSAGE_RECEIVED
+   * would, and waits the microtask in which the chat view refreshes (still
+   * the same task).
+   */
+  const commit = async (m: StMessage, event = 'message_received') => {
     load([...msgs, m]);
     fake.emit(event, { chatId: 'c1', index: msgs.length - 1, id: m.id });
+    await Promise.resolve();
   };
-  const replace = (i: number, m: StMessage, event = 'message_updated') => {
+  const replace = async (i: number, m: StMessage, event = 'message_updated') => {
     const next = [...msgs];
     next[i] = m;
     load(next);
     fake.emit(event, { chatId: 'c1', index: i, id: m.id });
+    await Promise.resolve();
   };
   const toastTexts = () => get(toasts).map((t) => `${t.code}: ${t.message}`);
   return { fake, toasts, chat, gen, commit, replace, toastTexts, openConnections, stop: () => (stopGen(), stopChat()) };
@@ -58,8 +64,8 @@ async function setup(messages: StMessage[] = [message('m0'), message('m1', { is_
 afterEach(() => vi.useRealTimers());
 
 describe('generation store', () => {
-  it('sends the message, then streams the reply and drops it in the same task its message arrives', async () => {
-    const { fake, gen, commit } = await setup();
+  it('sends the message, then streams the reply and drops it in the view update its message arrives in', async () => {
+    const { fake, gen, chat, commit } = await setup();
     expect(await gen.send('Hello there')).toBe(true);
     expect(fake.chat.addMessages).toHaveBeenCalledWith('c1', { is_user: true, name: 'Me', mes: 'Hello there' });
     expect(fake.generate.start).toHaveBeenCalledWith({ chatId: 'c1', type: 'normal' });
@@ -80,7 +86,11 @@ describe('generation store', () => {
     expect(l.reasoningStart).not.toBeNull();
     expect(l.reasoningEnd).not.toBeNull();
 
-    commit(reply('r1', 'g-1', { mes: 'Hi, you.' }));
+    const committing = commit(reply('r1', 'g-1', { mes: 'Hi, you.' }));
+    // Dropped with the chat view's refresh that adds the message (a microtask later), not before it.
+    expect(get(gen.running)).not.toBeNull();
+    await committing;
+    expect(get(chat.view).messages.at(-1)?.id).toBe('r1');
     expect(get(gen.running)).toBeNull();
     expect(get(gen.live).text).toBe('');
     fake.emit('generation_ended', { chatId: 'c1', generationId: 'g-1', index: 2, swipeId: 0 });
@@ -96,7 +106,7 @@ describe('generation store', () => {
     expect(get(gen.live).text).toBe('Partial');
     fake.emit('message_updated', { chatId: 'c1', index: 0 }); // not the reply
     expect(get(gen.running)).not.toBeNull();
-    commit(reply('r1', 'g-1'));
+    await commit(reply('r1', 'g-1'));
     expect(get(gen.running)).toBeNull();
 
     await gen.regenerate();
@@ -160,7 +170,7 @@ describe('generation store', () => {
     fake.emit('stream_token_received', { chatId: 'c1', generationId: 'g-1', text: 'Half a th' });
     await gen.stop();
     expect(fake.generate.stop).toHaveBeenLastCalledWith('g-1');
-    commit(reply('r1', 'g-1', { mes: 'Half a th' }));
+    await commit(reply('r1', 'g-1', { mes: 'Half a th' }));
     fake.emit('generation_stopped', { chatId: 'c1', generationId: 'g-1', index: 3 });
     expect(get(gen.running)).toBeNull();
   });
@@ -243,19 +253,19 @@ describe('generation store', () => {
     expect(get(gen.display)).toEqual({ mode: 'row', replaces: 'm1' });
     await flush();
     fake.emit('generation_ended', { chatId: 'c1', generationId: 'g-1', index: 1, swipeId: 0 });
-    replace(1, reply('m9', 'g-1'), 'message_received');
+    await replace(1, reply('m9', 'g-1'), 'message_received');
     expect(get(gen.running)).toBeNull();
 
     await gen.swipeRight();
     expect(fake.generate.start).toHaveBeenLastCalledWith({ chatId: 'c1', type: 'swipe' });
     await flush();
-    replace(1, reply('m9', 'g-2', { swipes: ['a', 'b'], swipe_id: 1 }), 'message_swiped');
+    await replace(1, reply('m9', 'g-2', { swipes: ['a', 'b'], swipe_id: 1 }), 'message_swiped');
     expect(get(gen.running)).toBeNull();
 
     await gen.continue();
     expect(get(gen.display)).toEqual({ mode: 'inplace', targetId: 'm9', type: 'continue' });
     await flush();
-    replace(1, reply('m9', 'g-3'));
+    await replace(1, reply('m9', 'g-3'));
     expect(get(gen.running)).toBeNull();
 
     const text = gen.impersonate();

@@ -4,10 +4,13 @@
 // chat header's Author's Note and prompt inspector. Everything goes through
 // the public ABI: api.generate, the generation events and getContext().
 //
-// The streamed reply is shown until the committed message is in
-// getContext().chat (its extra.hearth.generationId names the generation),
-// checked on every message event in the same task, so the list never shows
-// both the live text and the message, nor neither.
+// The streamed reply is shown until the committed message is in the chat
+// view, what the list shows (its extra.hearth.generationId names the
+// generation), checked whenever the view changes: the update that adds the
+// message drops the live text, so the list never shows both, nor neither,
+// and re-renders once. (Checked on the message event itself, before the
+// view had refreshed, the list re-rendered twice: without the live row,
+// laying out the rows above it, then with the message.)
 import { getContext, setContext } from 'svelte';
 import { derived, get, writable, type Readable } from 'svelte/store';
 import type { GenerationRecord, GenerationType, HearthAbi, MediaRef, PromptSnapshot, StMessage } from '../../abi/types';
@@ -132,7 +135,7 @@ const EVENTS = {
 
 type EventKey = keyof typeof EVENTS;
 
-/** The message events after which a committed reply may be in getContext().chat. */
+/** The message events after which a committed reply may be in the chat view (if it did not refresh for them). */
 const COMMIT_EVENTS: EventKey[] = ['MESSAGE_RECEIVED', 'MESSAGE_UPDATED', 'MESSAGE_SWIPED', 'MESSAGE_DELETED', 'CHAT_PATCHED', 'CHAT_LOAD_PROGRESS', 'CHAT_CHANGED'];
 
 interface HostErrorLike {
@@ -283,10 +286,10 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
     return msgs[msgs.length - 1]?.id ?? null;
   }
 
-  /** committed says whether the running generation's message is in getContext().chat. */
+  /** committed says whether the running generation's message is in the chat view. */
   function committed(r: Running): boolean {
     if (!r.generationId) return false;
-    const msgs = messages();
+    const msgs = get(chat.view).messages;
     for (let i = msgs.length - 1; i >= 0 && i >= msgs.length - 3; i--) {
       if (hearthGenerationId(msgs[i]) === r.generationId) return true;
     }
@@ -572,6 +575,7 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
       let shown: string | null = null;
       let lookup = 0;
       const offView = chat.view.subscribe((v) => {
+        checkCommitted();
         if (v.chatId === shown) return;
         shown = v.chatId;
         const r = get(running);
