@@ -33,8 +33,12 @@ var goals = map[string]Goal{
 	// SillyTavern JSONL (HOST-ABI §3.8) on the 10k generated chat (about
 	// 4.7 KB a line): import throughput, and a whole-file export well under
 	// a second — about getStMessagesWhole's read plus one escaping pass.
-	"BenchmarkImportJsonl": {Value: 50000, Unit: "msgs/s", AtLeast: true},
-	"BenchmarkExportJsonl": {Value: 500, Unit: "ms/op"},
+	// Issue 34 restated issue 11's 50,000 messages/s against the storage
+	// ceiling (BenchmarkImportRows): 15,000 and at least 0.6 of the
+	// ceiling measured in the same run.
+	"BenchmarkImportJsonl":              {Value: 15000, Unit: "msgs/s", AtLeast: true},
+	"BenchmarkImportJsonl/ofImportRows": {Value: 0.6, Unit: "x", AtLeast: true},
+	"BenchmarkExportJsonl":              {Value: 500, Unit: "ms/op"},
 
 	// Undo of one message edit in the 10k generated chat (chat.undo).
 	"BenchmarkUndo/edit10k": {Value: 2, Unit: "ms/op"},
@@ -69,7 +73,18 @@ var goals = map[string]Goal{
 	// A whole SillyTavern library (backend/library): the fixture with a
 	// 5,000-message chat and 48 smaller ones, every file through its
 	// service, messages imported per second.
-	"BenchmarkImportLibrary": {Value: 50000, Unit: "msgs/s", AtLeast: true},
+	"BenchmarkImportLibrary": {Value: 12000, Unit: "msgs/s", AtLeast: true},
+
+	// The 10k chat's footprint (issue 34): the database at most 1.3 times
+	// the chat's SillyTavern file, and the benchmark process's RSS with the
+	// whole chat read and held, once the app released memory as it does
+	// when idle.
+	"BenchmarkStorage/dbSizePer10k": {Value: 1.3, Unit: "xJsonl"},
+	"BenchmarkStorage/rssAfterLoad": {Value: 150, Unit: "MB"},
+	// The real hearth serve (backend/tools/servebench): its RSS after ten
+	// whole-chat reads of the 10k chat over HTTP, and 30 s after them.
+	"BenchmarkServe10k/rssAfterTenReads": {Value: 150, Unit: "MB"},
+	"BenchmarkServe10k/rssIdle30s":       {Value: 100, Unit: "MB"},
 
 	"BenchmarkAppendEvent":         {Value: 500, Unit: "p50-µs"},
 	"BenchmarkReadEventsPage":      {Value: 3000, Unit: "p50-µs"},
@@ -78,12 +93,14 @@ var goals = map[string]Goal{
 
 	// Opening a 10k chat in the desktop window (backend/tools/desktopbench):
 	// its newest message on screen, and two frames after the first page
-	// arrived, within 300 ms; the whole chat in getContext().chat within 2 s.
-	// The click run counts from the click on the character (its chat list
-	// is read first), the select run from api.chat.select.
-	"BenchmarkDesktopChat10k/*/tailInView": {Value: 300, Unit: "ms"},
-	"BenchmarkDesktopChat10k/*/firstPaint": {Value: 300, Unit: "ms"},
-	"BenchmarkDesktopChat10k/*/wholeChat":  {Value: 2000, Unit: "ms"},
+	// arrived, within 300 ms (150 ms from api.chat.select); the whole chat
+	// in getContext().chat within 1 s (issue 34, from 2 s). The click run
+	// counts from the click on the character (its chat list is read
+	// first), the select run from api.chat.select.
+	"BenchmarkDesktopChat10k/*/tailInView":      {Value: 300, Unit: "ms"},
+	"BenchmarkDesktopChat10k/*/firstPaint":      {Value: 300, Unit: "ms"},
+	"BenchmarkDesktopChat10k/select/firstPaint": {Value: 150, Unit: "ms"},
+	"BenchmarkDesktopChat10k/*/wholeChat":       {Value: 1000, Unit: "ms"},
 
 	// Generation in the desktop window (backend/selftest/stream.js): a
 	// chunk from the scripted model server to the STREAM_TOKEN_RECEIVED
