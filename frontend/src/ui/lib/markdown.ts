@@ -12,7 +12,7 @@
 // would hand the input back untouched; we fail closed instead and render raw
 // HTML as visible text.
 import createDOMPurify, { type Config } from 'dompurify';
-import { Marked, type TokenizerAndRendererExtension, type Tokens } from 'marked';
+import { Marked, type Token, type TokenizerAndRendererExtension, type Tokens } from 'marked';
 import { createStyleSanitizer, type ScratchElement } from './css-policy';
 import { planBlocks, signature, type BlockRange, type HtmlTag, type PieceInfo } from './markdown-blocks';
 
@@ -335,14 +335,37 @@ export function createMarkdown(purifier: Purifier | null, cacheSize = 2000): Mar
     return p;
   }
 
+  /** lexes are the last texts' top-level tokens: a streaming text reads only its end again. */
+  const lexes: Lexed[] = [];
+
+  /**
+   * topTokens reads src's block structure: no inline parsing, a fraction
+   * of a render. When src extends a text read lately, the tokens up to its
+   * last top-level blank line that two more blocks follow are kept: text
+   * added at the end cannot change them (the line after that blank line
+   * was complete, and decided where the block before it ended), and after
+   * a blank line the lexer starts afresh. So a delta costs the last few
+   * blocks, not the whole reply.
+   */
+  function topTokens(src: string): Lexed {
+    let base: Lexed | undefined;
+    for (const l of lexes) if (!l.links && src.startsWith(l.src) && (!base || l.src.length > base.src.length)) base = l;
+    const keep = base ? keptTokens(base.tokens) : 0;
+    const kept = base ? base.tokens.slice(0, keep) : [];
+    const from = kept.reduce((n, t) => n + t.raw.length, 0);
+    const lexer = new marked.Lexer(marked.defaults);
+    const read: Lexed = { src, tokens: kept.concat(lexer.blockTokens(src.slice(from), [])), links: Object.keys(lexer.tokens.links).length > 0 };
+    lexes.unshift(read);
+    if (lexes.length > 4) lexes.pop();
+    return read;
+  }
+
   /** plan reads text's blocks (null: it renders whole), with piece to render a stretch of it. */
   function plan(text: string, pieceOf: (text: string) => PieceInfo): { src: string; blocks: BlockRange[] } | null {
     // The lexer reads \r\n and \r as \n; so do the blocks' offsets.
     const src = text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
-    // The whole text's block structure: no inline parsing, a fraction of a render.
-    const lexer = new marked.Lexer(marked.defaults);
-    const tokens = lexer.blockTokens(src, []);
-    if (Object.keys(lexer.tokens.links).length > 0) return null;
+    const { tokens, links } = topTokens(src);
+    if (links) return null;
     const blocks = planBlocks(src, tokens, pieceOf);
     return blocks && { src, blocks };
   }
@@ -382,6 +405,28 @@ export function createMarkdown(purifier: Purifier | null, cacheSize = 2000): Mar
     },
     renderWhole,
   };
+}
+
+/** Lexed is a text's top-level tokens, and whether it defines link references. */
+interface Lexed {
+  src: string;
+  tokens: Token[];
+  links: boolean;
+}
+
+/**
+ * keptTokens is how many of a text's top-level tokens stay the same
+ * whatever is added to it: those up to its last blank line ("space" token)
+ * that at least two other tokens follow.
+ */
+export function keptTokens(tokens: readonly { type: string }[]): number {
+  let after = 0;
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    const t = tokens[i];
+    if (t?.type !== 'space') after++;
+    else if (after >= 2) return i + 1;
+  }
+  return 0;
 }
 
 /** Lru is a map that forgets its least recently used entry past max entries. */
