@@ -82,9 +82,6 @@ func (s *Service) ImportJsonl(ctx context.Context, owner Owner, in JsonlImport) 
 		if err := imp.read(ctx, tx, lines, text); err != nil {
 			return err
 		}
-		if err := imp.bulk.finish(ctx); err != nil {
-			return err
-		}
 		// Every message of the new chat needs its chunk: one statement
 		// queues them all (the bulk inserter does not, row by row).
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO chunks_pending (message_id, chat_id) SELECT id, chat_id FROM messages WHERE chat_id = ?`, c.id); err != nil {
