@@ -212,12 +212,7 @@ func (w *agentWriter) runHolds(ctx context.Context, c *client, runID string) (Va
 // checkChat checks ch's asks and the replies runs committed, from start,
 // and settles the start call in flight at the last kill, if any.
 func (w *agentWriter) checkChat(ctx context.Context, c *client, ch *msgChat, start int, full bool) error {
-	asks := &msgChat{id: ch.id, index: ch.index, keys: ch.keys, low: start}
-	if err := checkMessages(ctx, c, w.l, asks, start, !full); err != nil {
-		return err
-	}
-	ch.keys = asks.keys
-	msgs, err := readMessages(ctx, c, ch.id, start)
+	msgs, err := checkAsks(ctx, c, w.l, ch, start, full)
 	if err != nil {
 		return err
 	}

@@ -160,13 +160,7 @@ func (w *generateWriter) verify(ctx context.Context, c *client, full bool) error
 
 // checkChat checks ch's user messages and replies from start.
 func (w *generateWriter) checkChat(ctx context.Context, c *client, ch *msgChat, start int, full bool) error {
-	// The asks: keyed messages, checked as the messages writer does.
-	asks := &msgChat{id: ch.id, index: ch.index, keys: ch.keys, low: start}
-	if err := checkMessages(ctx, c, w.l, asks, start, !full); err != nil {
-		return err
-	}
-	ch.keys = asks.keys
-	msgs, err := readMessages(ctx, c, ch.id, start)
+	msgs, err := checkAsks(ctx, c, w.l, ch, start, full)
 	if err != nil {
 		return err
 	}

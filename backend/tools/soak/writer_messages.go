@@ -176,3 +176,16 @@ func checkMessages(ctx context.Context, c *client, l *Ledger, ch *msgChat, start
 	})
 	return nil
 }
+
+// checkAsks checks the keyed user messages of a chat replies are written
+// into (generation, agent runs) from start, as the messages writer checks
+// its own, and returns the chat's messages from start for the replies'
+// checks.
+func checkAsks(ctx context.Context, c *client, l *Ledger, ch *msgChat, start int, full bool) ([]stMessage, error) {
+	asks := &msgChat{id: ch.id, index: ch.index, keys: ch.keys, low: start}
+	if err := checkMessages(ctx, c, l, asks, start, !full); err != nil {
+		return nil, err
+	}
+	ch.keys = asks.keys
+	return readMessages(ctx, c, ch.id, start)
+}
