@@ -134,6 +134,8 @@ describe('stream commit', () => {
             check(`${name} at ${at}`, doc.slice(0, at));
           }
         }
+        // Committed: the whole text from the blocks its stream rendered.
+        if (md.render(doc) !== reference.renderWhole(doc)) bad.push({ name, text: doc, why: 'joined', whole: reference.renderWhole(doc), joined: md.render(doc) });
       }
       for (let d = 0; d < 100; d++) {
         const doc = docs.randomDocument(rand);
