@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -109,9 +110,13 @@ type StreamInvoker interface {
 // writeStream sends a streamed result as {"result": …} without a length.
 // Nothing goes out until the stream's first write, so an error before it
 // (an unknown chat) is an ordinary error answer; an error after it ends
-// the response short, and the caller's JSON parse fails on it.
+// the response short, and the caller's JSON parse fails on it. Each piece
+// must reach the client within streamPieceTimeout: a stream reads inside a
+// database snapshot, which a client that stops reading would otherwise
+// hold open for as long as its connection lives.
 func writeStream(w http.ResponseWriter, stream func(io.Writer) error) {
-	sw := &streamWriter{w: w}
+	sw := &streamWriter{w: w, rc: http.NewResponseController(w)}
+	defer func() { _ = sw.rc.SetWriteDeadline(time.Time{}) }()
 	err := stream(sw)
 	if err != nil && !sw.started {
 		e := apperr.Shape(err)
@@ -127,14 +132,21 @@ func writeStream(w http.ResponseWriter, stream func(io.Writer) error) {
 	_, _ = w.Write([]byte("}"))
 }
 
+// streamPieceTimeout bounds the time one piece of a streamed result (256
+// KiB of a whole-chat read) may take to go out.
+var streamPieceTimeout = 15 * time.Second
+
 // streamWriter writes the answer's headers and opening before the first
-// piece of a streamed result.
+// piece of a streamed result, and gives each piece its write deadline
+// (where the writer has deadlines: the desktop's asset handler has none).
 type streamWriter struct {
 	w       http.ResponseWriter
+	rc      *http.ResponseController
 	started bool
 }
 
 func (s *streamWriter) Write(p []byte) (int, error) {
+	_ = s.rc.SetWriteDeadline(time.Now().Add(streamPieceTimeout))
 	if !s.started {
 		s.started = true
 		h := s.w.Header()

@@ -1,10 +1,16 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"hearth/backend/apperr"
 	"hearth/backend/host"
@@ -84,4 +90,55 @@ func FuzzSplitRequest(f *testing.F) {
 			t.Fatalf("splitRequest(%q) = %q %s; encoding/json %q %s", s, got.Method, got.Args, want.Method, want.Args)
 		}
 	})
+}
+
+// endlessStream answers every call with a stream of 256 KiB pieces that
+// goes on until a write fails, and reports that failure.
+type endlessStream struct{ ended chan error }
+
+func (e endlessStream) Invoke(context.Context, string, []byte) ([]byte, error) { return nil, nil }
+
+func (e endlessStream) InvokeStream(context.Context, string, []byte) ([]byte, func(io.Writer) error, error) {
+	return nil, func(w io.Writer) error {
+		piece := []byte(`"` + strings.Repeat("x", spillSize) + `",`)
+		if _, err := w.Write([]byte("[")); err != nil {
+			e.ended <- err
+			return err
+		}
+		for {
+			if _, err := w.Write(piece); err != nil {
+				e.ended <- err
+				return err
+			}
+		}
+	}, nil
+}
+
+// TestStreamToAStalledClient: a client that stops reading a streamed
+// answer does not hold the stream (and the database snapshot it reads in)
+// open: a piece that cannot go out within streamPieceTimeout ends it.
+func TestStreamToAStalledClient(t *testing.T) {
+	prev := streamPieceTimeout
+	streamPieceTimeout = 200 * time.Millisecond
+	t.Cleanup(func() { streamPieceTimeout = prev })
+	router := endlessStream{ended: make(chan error, 1)}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ServeInvoke(w, r, router, 1<<20)
+	}))
+	defer ts.Close()
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"method":"chat.getStMessages","args":["c"]}`
+	fmt.Fprintf(conn, "POST /api/invoke HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	select {
+	case err := <-router.ended:
+		if err == nil {
+			t.Fatal("the stream ended without an error")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the stream to a client that reads nothing is still going after 30 s")
+	}
 }
