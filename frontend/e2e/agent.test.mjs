@@ -16,106 +16,13 @@
 // Screenshots at 1280×800 and 390×844.
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { messageRow, openApp, pageUrl, screenshot, useHearth, waitFor } from './harness.mjs';
+import { scriptedModel } from './scripted-model.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * scriptedModel streams POST /v1/chat/completions from the scripts queued
- * with next(): { text: [chunks], calls: [{ id, name, args }] (streamed as
- * delta.tool_calls, arguments in two pieces, then finish_reason
- * 'tool_calls'), stallAt (a text chunk index: wait there until release()
- * or the client hangs up), delayMs }, or { status, message }: that HTTP
- * error with OpenAI's error body. Every request body is kept. reset()
- * forgets the scripts not yet used and cuts off the streams still open.
- */
-function scriptedModel() {
-  const queue = [];
-  const requests = [];
-  const streams = new Set();
-  let gate = null;
-  const server = createServer(async (req, res) => {
-    if (req.method === 'GET' && req.url === '/v1/models') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'scripted', object: 'model', created: 1, owned_by: 'e2e' }] }));
-      return;
-    }
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
-      return;
-    }
-    let raw = '';
-    for await (const chunk of req) raw += chunk;
-    requests.push(JSON.parse(raw));
-    const s = queue.shift() ?? { text: ['(the test queued no script)'] };
-    if (s.status) {
-      res.writeHead(s.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: s.message ?? 'refused' } }));
-      return;
-    }
-    let closed = false;
-    streams.add(res);
-    res.on('close', () => {
-      closed = true;
-      streams.delete(res);
-    });
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const chunk = (choices, extra = {}) => res.write(`data: ${JSON.stringify({ id: 'chatcmpl-e2e', object: 'chat.completion.chunk', created: 1, model: 'scripted', choices, ...extra })}\n\n`);
-    const send = (delta, finish = null) => chunk([{ index: 0, delta, finish_reason: finish }]);
-    const delay = s.delayMs ?? 30;
-    for (const [i, t] of (s.text ?? []).entries()) {
-      if (i === s.stallAt) {
-        let release;
-        gate = new Promise((r) => (release = r));
-        gate.release = release;
-        while (!closed && gate) await Promise.race([gate, sleep(50)]);
-      }
-      if (closed) return;
-      send({ content: t });
-      await sleep(delay);
-    }
-    for (const [i, call] of (s.calls ?? []).entries()) {
-      if (closed) return;
-      const args = JSON.stringify(call.args);
-      const half = Math.floor(args.length / 2);
-      send({ tool_calls: [{ index: i, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] });
-      send({ tool_calls: [{ index: i, function: { arguments: args.slice(0, half) } }] });
-      await sleep(delay);
-      send({ tool_calls: [{ index: i, function: { arguments: args.slice(half) } }] });
-    }
-    send({}, s.calls?.length ? 'tool_calls' : 'stop');
-    chunk([], { usage: { prompt_tokens: 300, completion_tokens: 40, total_tokens: 340 } });
-    res.write('data: [DONE]\n\n');
-    res.end();
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        server,
-        requests,
-        url: `http://127.0.0.1:${server.address().port}/v1`,
-        next: (...scripts) => queue.push(...scripts),
-        pending: () => queue.length,
-        stalled: () => waitFor(() => gate !== null, 'the model stream to stall'),
-        release() {
-          const g = gate;
-          gate = null;
-          g?.release();
-        },
-        reset() {
-          queue.length = 0;
-          for (const res of streams) res.destroy();
-          const g = gate;
-          gate = null;
-          g?.release();
-        },
-      }),
-    ),
-  );
-}
 
 const write = (id, path, content) => ({ id, name: 'workspace_write_file', args: { path, content } });
 const commit = (id) => ({ id, name: 'workspace_commit', args: { reason: 'the reply' } });
@@ -194,7 +101,7 @@ describe('agent runs in the UI', () => {
   const FINISHED = new Set(['completed', 'cancelled', 'failed', 'interrupted']);
 
   before(async () => {
-    llm = await scriptedModel();
+    llm = await scriptedModel({ delayMs: 30, fallback: { text: ['(the test queued no script)'] }, usage: { prompt_tokens: 300, completion_tokens: 40, total_tokens: 340 } });
     const card = await env.server.invoke('characters.create', { name: 'Wren', description: 'Wren keeps the lighthouse.', first_mes: 'The lamp is lit, {{user}}.' });
     avatar = card.avatar;
     const conn = await env.server.invoke('connections.save', { name: 'Scripted', provider: 'openai-compatible', baseUrl: llm.url, model: 'scripted', apiKey: 'sk-e2e' });

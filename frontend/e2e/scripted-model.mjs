@@ -10,13 +10,17 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /**
  * scriptedModel answers GET /v1/models and streams POST /v1/chat/completions
  * from the scripts queued with next(): { text: [chunks, or functions called
- * as the chunk is written], reasoning: [chunks],
- * delayMs, stallAt (a text chunk index: wait there until release() or the
- * client hangs up), status (answer with this HTTP error instead) }.
+ * as the chunk is written], reasoning: [chunks], calls: [{ id, name, args }]
+ * (streamed as delta.tool_calls, arguments in two pieces, then
+ * finish_reason 'tool_calls'), delayMs, stallAt (a text chunk index: wait
+ * there until release() or the client hangs up), status (answer with this
+ * HTTP error instead, message its text) }. Every request body is kept.
  * reset() forgets the scripts not yet used and cuts off the streams still
- * open.
+ * open. Options: delayMs (the default pause between chunks), fallback (the
+ * script when none is queued), usage (sent after every stream, as OpenAI
+ * does when asked for it).
  */
-export function scriptedModel() {
+export function scriptedModel({ delayMs = 40, fallback = { text: ['Hello', ' again.'] }, usage = null } = {}) {
   const queue = [];
   const requests = [];
   const streams = new Set();
@@ -34,7 +38,7 @@ export function scriptedModel() {
     for await (const chunk of req) raw += chunk;
     const body = JSON.parse(raw);
     requests.push(body);
-    const s = queue.shift() ?? { text: ['Hello', ' again.'] };
+    const s = queue.shift() ?? fallback;
     if (s.status) {
       res.writeHead(s.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: s.message ?? 'refused', type: 'invalid_request_error' } }));
       return;
@@ -46,15 +50,15 @@ export function scriptedModel() {
       streams.delete(res);
     });
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const send = (delta, finish = null) =>
-      res.write(`data: ${JSON.stringify({ id: 'chatcmpl-e2e', object: 'chat.completion.chunk', created: 1, model: 'scripted', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
-    const delay = s.delayMs ?? 40;
+    const chunk = (choices, extra = {}) => res.write(`data: ${JSON.stringify({ id: 'chatcmpl-e2e', object: 'chat.completion.chunk', created: 1, model: 'scripted', choices, ...extra })}\n\n`);
+    const send = (delta, finish = null) => chunk([{ index: 0, delta, finish_reason: finish }]);
+    const delay = s.delayMs ?? delayMs;
     for (const r of s.reasoning ?? []) {
       if (closed) return;
       send({ reasoning_content: r });
       await sleep(delay);
     }
-    for (const [i, t] of s.text.entries()) {
+    for (const [i, t] of (s.text ?? []).entries()) {
       if (i === s.stallAt) {
         let release;
         gate = new Promise((r) => (release = r));
@@ -66,7 +70,17 @@ export function scriptedModel() {
       send({ content: typeof t === 'function' ? t() : t });
       await sleep(delay);
     }
-    send({}, 'stop');
+    for (const [i, call] of (s.calls ?? []).entries()) {
+      if (closed) return;
+      const args = JSON.stringify(call.args);
+      const half = Math.floor(args.length / 2);
+      send({ tool_calls: [{ index: i, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] });
+      send({ tool_calls: [{ index: i, function: { arguments: args.slice(0, half) } }] });
+      await sleep(delay);
+      send({ tool_calls: [{ index: i, function: { arguments: args.slice(half) } }] });
+    }
+    send({}, s.calls?.length ? 'tool_calls' : 'stop');
+    if (usage) chunk([], { usage });
     res.write('data: [DONE]\n\n');
     res.end();
   });
@@ -76,7 +90,8 @@ export function scriptedModel() {
         server,
         requests,
         url: `http://127.0.0.1:${server.address().port}/v1`,
-        next: (s) => queue.push(s),
+        next: (...scripts) => queue.push(...scripts),
+        pending: () => queue.length,
         /** stalled resolves once a stream waits at its stallAt. */
         stalled: () => waitFor(() => gate !== null, 'the model stream to stall'),
         release() {
