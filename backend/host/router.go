@@ -68,9 +68,10 @@ func (r *Router) Invoke(ctx context.Context, method string, rawArgs []byte) ([]b
 }
 
 // InvokeStream is Invoke for a transport that can send a result while it
-// is made: a handler's Stream comes back unrun (out is then nil), for the
-// transport to write its JSON out in pieces, so a bulk read is never held
-// whole in memory. The stream's errors are *apperr.Error too.
+// is made: a handler's Streamed result comes back as its Write, unrun (out
+// is then nil), for the transport to write its JSON out in pieces, so a
+// bulk read is never held whole in memory. Its errors are *apperr.Error
+// too.
 func (r *Router) InvokeStream(ctx context.Context, method string, rawArgs []byte) ([]byte, func(io.Writer) error, error) {
 	out, streamed, err := r.invoke(ctx, method, rawArgs)
 	if err != nil || streamed == nil {

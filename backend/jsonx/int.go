@@ -71,7 +71,7 @@ func NullMember(raw json.RawMessage, keys ...string) (string, bool) {
 	if len(keys) == 0 {
 		return "", false
 	}
-	members, err := DecodeObject(raw, "")
+	members, err := DecodeObjectShared(raw, "")
 	if err != nil {
 		return "", false
 	}

@@ -68,7 +68,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // writeJSONBytes writes a JSON response made of parts, in order, with its
-// length declared: a whole chat's answer is written as it came from the
+// length declared: a large answer (a chat export) is written as it came from the
 // router, framed, without being copied into one buffer first, and a
 // client knows its size before the first byte.
 func writeJSONBytes(w http.ResponseWriter, status int, parts ...[]byte) {
@@ -76,14 +76,18 @@ func writeJSONBytes(w http.ResponseWriter, status int, parts ...[]byte) {
 	for _, p := range parts {
 		n += len(p)
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Length", strconv.Itoa(n))
+	setJSONHeaders(w.Header())
+	w.Header().Set("Content-Length", strconv.Itoa(n))
 	w.WriteHeader(status)
 	for _, p := range parts {
 		if _, err := w.Write(p); err != nil {
 			return
 		}
 	}
+}
+
+// setJSONHeaders marks an answer as JSON that no cache may keep.
+func setJSONHeaders(h http.Header) {
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
 }

@@ -149,9 +149,7 @@ func (s *streamWriter) Write(p []byte) (int, error) {
 	_ = s.rc.SetWriteDeadline(time.Now().Add(streamPieceTimeout))
 	if !s.started {
 		s.started = true
-		h := s.w.Header()
-		h.Set("Content-Type", "application/json; charset=utf-8")
-		h.Set("Cache-Control", "no-store")
+		setJSONHeaders(s.w.Header())
 		s.w.WriteHeader(http.StatusOK)
 		if _, err := s.w.Write([]byte(`{"result":`)); err != nil {
 			return 0, err
