@@ -37,17 +37,21 @@ import (
 // (chunks_index.go).
 //
 // The text, role and hidden flag come from the chunk_source view, the one
-// definition of what a message contributes.
+// definition of what a message contributes. A chunk keeps no copy of the
+// text (migration 0026): the indexer and a search read it through
+// chunk_source, and the triggers that see a message's active text change
+// queue its re-indexing.
 
 // chunkUpsert rebuilds the chunks of the rows chosen by the WHERE clause
-// appended to it. Unchanged chunks are not rewritten, and only a changed
-// body is re-indexed (trigger chunk_rewritten).
-const chunkUpsert = `INSERT INTO chunks (message_id, chat_id, role, hidden, chars, body)
-	SELECT message_id, chat_id, role, hidden, length(body), body FROM chunk_source WHERE `
+// appended to it. Unchanged chunks are not rewritten. A new chunk is
+// queued for indexing (trigger chunk_added); a changed text was queued for
+// re-indexing when it changed (migration 0026).
+const chunkUpsert = `INSERT INTO chunks (message_id, chat_id, role, hidden, chars)
+	SELECT message_id, chat_id, role, hidden, length(body) FROM chunk_source WHERE `
 
 const chunkUpsertConflict = `
-	ON CONFLICT (message_id) DO UPDATE SET role = excluded.role, hidden = excluded.hidden, chars = excluded.chars, body = excluded.body
-	WHERE chunks.role IS NOT excluded.role OR chunks.hidden IS NOT excluded.hidden OR chunks.body IS NOT excluded.body`
+	ON CONFLICT (message_id) DO UPDATE SET role = excluded.role, hidden = excluded.hidden, chars = excluded.chars
+	WHERE chunks.role IS NOT excluded.role OR chunks.hidden IS NOT excluded.hidden OR chunks.chars IS NOT excluded.chars`
 
 // rebuildChunks is the chunk part of settling a write: unless the write
 // skips the rebuild, the background indexer starts when it commits, to

@@ -185,10 +185,11 @@ func indexBatch(ctx context.Context, tx *store.Tx, lo, hi int64, limit int) (int
 }
 
 // indexPicked does the index work of the queued keys a query picks: old
-// versions of keys leave the index, the current chunks (of messages that
-// still exist) come in, and the keys leave the queue. One statement each,
-// so FTS5 gathers the whole batch in memory and writes one segment (a
-// statement per key would write a segment each, and merge them all).
+// versions of keys leave the index, the current text of the chunks (of
+// messages that still exist), read through chunk_source, comes in, and the
+// keys leave the queue. One statement each, so FTS5 gathers the whole
+// batch in memory and writes one segment (a statement per key would write
+// a segment each, and merge them all).
 func indexPicked(ctx context.Context, tx *store.Tx, pick string, args ...any) (int, error) {
 	rows, err := tx.QueryContext(ctx, pick, args...)
 	if err != nil {
@@ -221,10 +222,11 @@ func indexPicked(ctx context.Context, tx *store.Tx, pick string, args ...any) (i
 			return 0, fmt.Errorf("unindex chunks: %w", err)
 		}
 	}
-	// CROSS JOIN: walk the batch, look each chunk up by its primary key.
+	// CROSS JOIN: walk the batch, look each chunk and text up by key.
 	if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_fts (rowid, body)
-		SELECT j.value, c.body || ? FROM json_each(?) j
-		CROSS JOIN chunks c ON c.message_id = (j.value & `+fmt.Sprint(chunkKeyMask)+`) AND c.chat_id = (j.value >> `+fmt.Sprint(chunkKeyBits)+`)`,
+		SELECT j.value, t.body || ? FROM json_each(?) j
+		CROSS JOIN chunks c ON c.message_id = (j.value & `+fmt.Sprint(chunkKeyMask)+`) AND c.chat_id = (j.value >> `+fmt.Sprint(chunkKeyBits)+`)
+		CROSS JOIN chunk_source t ON t.message_id = c.message_id`,
 		padSuffix, string(all)); err != nil {
 		return 0, fmt.Errorf("index chunks: %w", err)
 	}

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
+	"hearth/backend/jsonx"
 	"hearth/backend/store"
 )
 
@@ -79,8 +81,9 @@ func openUpgraded(t *testing.T, path, chatID string) *searchRig {
 }
 
 // TestMigrationBackfills opens a database made before search existed
-// (schema v2) and checks that the upgrade indexed every message itself,
-// with nothing left for a search to catch up on.
+// (schema v2) and checks that the upgrade built every message's chunk
+// itself, and queued the index (rebuilt without positions by schema v26)
+// for the background indexer and a search's catch-up.
 func TestMigrationBackfills(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "hearth.db")
@@ -90,12 +93,13 @@ func TestMigrationBackfills(t *testing.T) {
 		{name: "System", hidden: true, extra: `{"type":"narrator","hidden":true}`, swipes: []string{"東京"}},
 	})
 	r := openUpgraded(t, path, chatID)
-	var chunks, pending int
-	if err := r.db.Reader().QueryRowContext(context.Background(), `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM chunks_pending) + (SELECT count(*) FROM chunks_unindexed)`).Scan(&chunks, &pending); err != nil {
+	var chunks, pending, unindexed int
+	if err := r.db.Reader().QueryRowContext(context.Background(), `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM chunks_pending),
+		(SELECT count(*) FROM chunks_unindexed u JOIN chunks c ON u.key = (c.chat_id << 37) | c.message_id WHERE u.stale = 0)`).Scan(&chunks, &pending, &unindexed); err != nil {
 		t.Fatal(err)
 	}
-	if chunks != 3 || pending != 0 {
-		t.Fatalf("after the upgrade: %d chunks, %d queued; want 3, 0", chunks, pending)
+	if chunks != 3 || pending != 0 || unindexed != 3 {
+		t.Fatalf("after the upgrade: %d chunks, %d to rebuild, %d to index; want 3, 0, 3", chunks, pending, unindexed)
 	}
 	r.expect("lantern", noOpts, 1)
 	r.expect("東京", noOpts)
@@ -243,4 +247,65 @@ func TestMigrationMovesFloorKeys(t *testing.T) {
 	if err != nil || left != 0 {
 		t.Fatalf("commits of a deleted namespace: %d left, %v", left, err)
 	}
+}
+
+// TestMigrationIndexWithoutPositions opens a database as schema v25 left
+// it (chunks holding a copy of the text, the index with positions, a key
+// queued for re-indexing) and checks that the upgrade dropped the copy,
+// rebuilt the index without positions from the messages' text, and that
+// searches of every kind and later edits find what they did before.
+func TestMigrationIndexWithoutPositions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "hearth.db")
+	chatID := seedOldChat(t, path, 2, []oldMessage{
+		{name: "Ava", extra: `{}`, swipes: []string{"The Lantern flickered twice"}},
+		{name: "User", isUser: true, extra: `{}`, swipes: []string{"a lantern, and 東京 at night"}},
+		{name: "Ava", swipeID: 1, extra: `{}`, swipes: []string{"first owl take", "second heron take"}},
+		{name: "System", hidden: true, extra: `{"type":"narrator","hidden":true}`, swipes: []string{"猫 sleeps"}},
+	})
+	old, err := store.Open(ctx, path, store.Options{UpTo: 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.InTx(ctx, func(tx *store.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO chunks_unindexed (key, stale) SELECT (chat_id << 37) | message_id, 1 FROM chunks LIMIT 1`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var copies int
+	if err := old.Reader().QueryRowContext(ctx, `SELECT count(*) FROM chunks WHERE body != ''`).Scan(&copies); err != nil || copies != 4 {
+		t.Fatalf("schema v25 seed: %d chunks with text, %v", copies, err)
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	r := openUpgraded(t, path, chatID)
+	var bodyColumns int
+	var ftsSQL string
+	if err := r.db.Reader().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM pragma_table_info('chunks') WHERE name = 'body'),
+		(SELECT sql FROM sqlite_master WHERE name = 'chunks_fts')`).Scan(&bodyColumns, &ftsSQL); err != nil {
+		t.Fatal(err)
+	}
+	if bodyColumns != 0 || !strings.Contains(ftsSQL, `detail = 'none'`) {
+		t.Fatalf("after the upgrade: %d body columns in chunks, index %s", bodyColumns, ftsSQL)
+	}
+	r.expect("lantern", noOpts, 0, 1)
+	r.expect("LANTERN FLICK", noOpts, 0)
+	r.expect("heron", noOpts, 2)
+	r.expect("owl", noOpts)
+	r.expect("東京", noOpts, 1)
+	r.expect("猫", noOpts)
+	r.expect("猫", SearchOptions{IncludeHidden: true}, 3)
+	r.checkIndexInSync()
+
+	ids := r.ids()
+	if err := r.s.UpdateMessage(ctx, r.chatID, ids[1], jsonx.Object{"content": jsonx.Raw("a walrus instead")}); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("walrus", noOpts, 1)
+	r.expect("lantern", noOpts, 0)
+	r.checkIndexInSync()
 }

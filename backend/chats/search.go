@@ -77,7 +77,6 @@ type hit struct {
 	id, role             string
 	score                float64
 	body                 string
-	haveBody             bool
 }
 
 // Search finds the messages of one chat whose active text contains query
@@ -190,8 +189,6 @@ func (s *Service) search(ctx context.Context, p *searchPlan) ([]SearchHit, error
 	switch {
 	case p.runes < 3:
 		hits, err = searchShort(ctx, tx, p)
-	case p.chatRowID != 0:
-		hits, err = searchChatIndex(ctx, tx, p)
 	default:
 		hits, err = searchIndex(ctx, tx, p)
 	}
@@ -306,20 +303,18 @@ func chatGaps(ctx context.Context, q queryer, ids []int64) (map[int64]msgorder.G
 	return out, rows.Err()
 }
 
-// loadBodies reads the text of the hits that do not carry it yet.
+// loadBodies reads the text of the hits, for their snippets.
 func loadBodies(ctx context.Context, q queryer, hits []hit) error {
-	var need []string
-	at := map[int64]int{}
-	for i, h := range hits {
-		if !h.haveBody {
-			need = append(need, fmt.Sprint(h.messageID))
-			at[h.messageID] = i
-		}
-	}
-	if len(need) == 0 {
+	if len(hits) == 0 {
 		return nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT message_id, body FROM chunks WHERE message_id IN (`+strings.Join(need, ",")+`)`)
+	need := make([]string, len(hits))
+	at := make(map[int64]int, len(hits))
+	for i, h := range hits {
+		need[i] = fmt.Sprint(h.messageID)
+		at[h.messageID] = i
+	}
+	rows, err := q.QueryContext(ctx, `SELECT message_id, body FROM chunk_source WHERE message_id IN (`+strings.Join(need, ",")+`)`)
 	if err != nil {
 		return fmt.Errorf("search: read text: %w", err)
 	}
@@ -330,7 +325,7 @@ func loadBodies(ctx context.Context, q queryer, hits []hit) error {
 		if err := rows.Scan(&id, &body); err != nil {
 			return fmt.Errorf("search: read text: %w", err)
 		}
-		hits[at[id]].body, hits[at[id]].haveBody = body, true
+		hits[at[id]].body = body
 	}
 	return rows.Err()
 }

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"hearth/backend/jsonx"
 	"hearth/backend/store"
@@ -106,7 +107,7 @@ func (r *searchRig) checkIndexInSync() {
 		(SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = c.message_id)),
 		(SELECT count(*) FROM messages m WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message_id = m.id)),
 		(SELECT count(*) FROM chunks c JOIN chunk_source s USING (message_id)
-			WHERE c.body IS NOT s.body OR c.role IS NOT s.role OR c.hidden IS NOT s.hidden OR c.chat_id IS NOT s.chat_id)`).
+			WHERE c.chars IS NOT length(s.body) OR c.role IS NOT s.role OR c.hidden IS NOT s.hidden OR c.chat_id IS NOT s.chat_id)`).
 		Scan(&pending, &orphans, &missing, &wrong); err != nil {
 		r.t.Fatal(err)
 	}
@@ -134,6 +135,7 @@ func (r *searchRig) checkIndexInSync() {
 	if !reflect.DeepEqual(indexed, want) {
 		r.t.Errorf("index holds rows %v, chunks are %v", indexed, want)
 	}
+	r.checkIndexedText()
 	// Role agrees with the Go rule the message views use.
 	st, err := r.s.StMessages(ctx, r.chatID, nil)
 	if err != nil {
@@ -150,6 +152,53 @@ func (r *searchRig) checkIndexInSync() {
 	}
 }
 
+// checkIndexedText asserts that the index holds, for every chunk, exactly
+// the trigrams of its message's current text (case-folded, padded), so no
+// change of text went without re-indexing. A search would not tell: it
+// checks each candidate's text, which hides trigrams left over.
+func (r *searchRig) checkIndexedText() {
+	r.t.Helper()
+	ctx := context.Background()
+	q := r.db.Reader()
+	got := map[int64]map[string]bool{}
+	rows, err := q.QueryContext(ctx, `SELECT doc, term FROM chunks_terms`)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key int64
+		var term string
+		if err := rows.Scan(&key, &term); err != nil {
+			r.t.Fatal(err)
+		}
+		if got[key] == nil {
+			got[key] = map[string]bool{}
+		}
+		got[key][term] = true
+	}
+	texts, err := q.QueryContext(ctx, `SELECT (c.chat_id << 37) | c.message_id, t.body FROM chunks c JOIN chunk_source t USING (message_id)`)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer texts.Close()
+	for texts.Next() {
+		var key int64
+		var body string
+		if err := texts.Scan(&key, &body); err != nil {
+			r.t.Fatal(err)
+		}
+		runes := []rune(foldString(body) + padSuffix)
+		want := map[string]bool{}
+		for i := 0; i+3 <= len(runes); i++ {
+			want[string(runes[i:i+3])] = true
+		}
+		if !reflect.DeepEqual(got[key], want) {
+			r.t.Errorf("index key %d holds trigrams %v; its text %q has %v", key, got[key], body, want)
+		}
+	}
+}
+
 func TestSearchSkipChunkRebuild(t *testing.T) {
 	t.Parallel()
 	r := newSearchRig(t)
@@ -158,14 +207,17 @@ func TestSearchSkipChunkRebuild(t *testing.T) {
 	r.checkIndexInSync()
 	holdIndexer(t, r)
 	ids := r.ids()
-	chunkOf := func(id string) (body string, queued bool) {
+	// A chunk holds no text (migration 0026): its length tells which
+	// text it was built from.
+	chunkOf := func(id string) (chars int, queued bool) {
 		t.Helper()
-		if err := r.db.Reader().QueryRowContext(ctx, `SELECT c.body, EXISTS (SELECT 1 FROM chunks_pending p WHERE p.message_id = m.id)
-			FROM messages m JOIN chunks c ON c.message_id = m.id WHERE m.uuid = ?`, id).Scan(&body, &queued); err != nil {
+		if err := r.db.Reader().QueryRowContext(ctx, `SELECT c.chars, EXISTS (SELECT 1 FROM chunks_pending p WHERE p.message_id = m.id)
+			FROM messages m JOIN chunks c ON c.message_id = m.id WHERE m.uuid = ?`, id).Scan(&chars, &queued); err != nil {
 			t.Fatal(err)
 		}
-		return body, queued
+		return chars, queued
 	}
+	chars := utf8.RuneCountInString
 	skip := func(text string) {
 		t.Helper()
 		if err := r.s.UpdateMessage(ctx, r.chatID, ids[0], jsonx.Object{"content": jsonx.Raw(text), "skipChunkRebuild": jsonx.Raw(true)}); err != nil {
@@ -175,14 +227,14 @@ func TestSearchSkipChunkRebuild(t *testing.T) {
 
 	// A skipping write leaves the chunk as it was and queues it…
 	skip("streaming partial walrus")
-	if body, queued := chunkOf(ids[0]); body != "old words here" || !queued {
-		t.Fatalf("after a skipping write: chunk %q, queued %v", body, queued)
+	if body, queued := chunkOf(ids[0]); body != chars("old words here") || !queued {
+		t.Fatalf("after a skipping write: chunk of %d characters, queued %v", body, queued)
 	}
 	// …and a search of the chat rebuilds it first.
 	r.expect("walrus", noOpts, 0)
 	r.expect("old words", noOpts)
-	if body, queued := chunkOf(ids[0]); body != "streaming partial walrus" || queued {
-		t.Fatalf("after the search: chunk %q, queued %v", body, queued)
+	if body, queued := chunkOf(ids[0]); body != chars("streaming partial walrus") || queued {
+		t.Fatalf("after the search: chunk of %d characters, queued %v", body, queued)
 	}
 
 	// The next write that does not skip starts the background indexer,
@@ -193,8 +245,8 @@ func TestSearchSkipChunkRebuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitIndexer(t, r)
-	if body, queued := chunkOf(ids[0]); body != "streaming complete walrus tusk" || queued {
-		t.Fatalf("after a later write: chunk %q, queued %v", body, queued)
+	if body, queued := chunkOf(ids[0]); body != chars("streaming complete walrus tusk") || queued {
+		t.Fatalf("after a later write: chunk of %d characters, queued %v", body, queued)
 	}
 	holdIndexer(t, r)
 
@@ -259,7 +311,7 @@ func TestIndexCatchesUpInBackground(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	var n int
-	if err := r.db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH '"background"'`).Scan(&n); err != nil || n != 1 {
+	if err := r.db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`, ftsTrigrams("background")).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("index rows for the new message: %d, %v", n, err)
 	}
 }

@@ -15,8 +15,7 @@ const bm25K1, bm25B = 1.2, 0.75
 // bm25TF is the term-frequency part of BM25: tf occurrences in a message
 // of chars characters, against a mean length avg. Every search reports it
 // as the score. The other factor, the inverse document frequency, is the
-// same for every hit of a one-phrase query, so it ranks nothing; FTS5 must
-// count the query's matches in every chat to compute it.
+// same for every hit of a one-phrase query, so it ranks nothing.
 func bm25TF(tf, chars int, avg float64) float64 {
 	f := float64(tf)
 	return f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(chars)/avg))
@@ -75,8 +74,8 @@ func meanLength(lengths []int) float64 {
 	return math.Max(1, float64(sum)/float64(max(1, len(lengths))))
 }
 
-// rankFound scores the candidates a search of one chat or a 1–2 character
-// query found (see rank) against the index's mean length.
+// rankFound scores the candidates a search found in their text (see rank)
+// against the index's mean length.
 func rankFound(ctx context.Context, q queryer, found []scored, limit int) ([]hit, error) {
 	if len(found) == 0 {
 		return nil, nil

@@ -8,26 +8,27 @@ import (
 	"strings"
 )
 
-// shortScanCap bounds how many trigram occurrences a 1–2 character query
-// reads from the index vocabulary. Past it (a letter like "e", a particle
-// like "の" in a Japanese chat) nearly every message matches, and reading
-// the text of the searched messages is cheaper.
+// shortScanCap bounds how many vocabulary rows (a trigram in a message) a
+// 1–2 character query reads. Past it (a letter like "e", a particle like
+// "の" in a Japanese chat) nearly every message matches, and reading the
+// text of every searched message is cheaper than looking each one up.
 const shortScanCap = 200_000
 
 // searchShort answers a 1–2 character query, which no trigram equals.
 // Every occurrence of it starts some indexed trigram (bodies are indexed
 // with two padding characters after them), so the trigrams with the query
 // as prefix — a range of the chunks_terms vocabulary, read in index order —
-// list every matching message with its number of occurrences. Candidates
-// are then filtered and ranked (see rank).
+// list every matching message. The index keeps no positions, so their
+// occurrences are counted in their text; candidates are then filtered and
+// ranked (see rank).
 func searchShort(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
-	tf, ok, err := shortOccurrences(ctx, q, p)
+	keys, ok, err := shortKeys(ctx, q, p)
 	if err != nil {
 		return nil, err
 	}
 	var found []scored
 	if ok {
-		found, err = shortCandidates(ctx, q, p, tf)
+		found, err = shortCandidates(ctx, q, p, keys)
 	} else {
 		found, err = scanShort(ctx, q, p)
 	}
@@ -41,17 +42,18 @@ func searchShort(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
 	return hits, placeHits(ctx, q, hits)
 }
 
-// shortOccurrences counts, per index key of the searched chat(s), the
-// trigrams starting with the folded query; ok is false when there are
-// more than shortScanCap.
-func shortOccurrences(ctx context.Context, q queryer, p *searchPlan) (map[int64]int, bool, error) {
+// shortKeys lists the index keys of the searched chat(s) holding a
+// trigram that starts with the folded query, in order; ok is false when
+// the vocabulary has more than shortScanCap such rows.
+func shortKeys(ctx context.Context, q queryer, p *searchPlan) ([]int64, bool, error) {
 	rows, err := q.QueryContext(ctx, `SELECT doc FROM chunks_terms WHERE term >= ? AND term < ? LIMIT ?`,
 		p.folded, p.folded+"\U0010FFFF", shortScanCap+1)
 	if err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
-	tf := map[int64]int{}
+	has := map[int64]bool{}
+	var keys []int64
 	seen := 0
 	for rows.Next() {
 		var key int64
@@ -61,28 +63,26 @@ func shortOccurrences(ctx context.Context, q queryer, p *searchPlan) (map[int64]
 		if seen++; seen > shortScanCap {
 			return nil, false, nil
 		}
-		if p.chatRowID == 0 || key>>chunkKeyBits == p.chatRowID {
-			tf[key]++
+		if (p.chatRowID == 0 || key>>chunkKeyBits == p.chatRowID) && !has[key] {
+			has[key] = true
+			keys = append(keys, key)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}
-	return tf, true, nil
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	return keys, true, nil
 }
 
-// shortCandidates filters the messages that have occurrences. The chunks
-// index covers the look-up of each (no text is read); messages are joined
-// only to bound indexes.
-func shortCandidates(ctx context.Context, q queryer, p *searchPlan, tf map[int64]int) ([]scored, error) {
-	if len(tf) == 0 {
+// shortCandidates filters the messages of keys and counts the query in
+// the text of those left. The chunks index covers the filters (no text is
+// read for a message filtered out); messages are joined only to bound
+// indexes.
+func shortCandidates(ctx context.Context, q queryer, p *searchPlan, keys []int64) ([]scored, error) {
+	if len(keys) == 0 {
 		return nil, nil
 	}
-	keys := make([]int64, 0, len(tf))
-	for key := range tf {
-		keys = append(keys, key)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 	list, _ := json.Marshal(keys)
 	where, args := p.chunkFilters()
 	join := ""
@@ -91,29 +91,13 @@ func shortCandidates(ctx context.Context, q queryer, p *searchPlan, tf map[int64
 		join, where, args = ` CROSS JOIN messages m ON m.id = c.message_id`, where+rw, append(args, ra...)
 	}
 	// CROSS JOIN keeps json_each outermost: it has no index to be searched by.
-	rows, err := q.QueryContext(ctx, `
-		SELECT c.message_id, c.chat_id, c.chars
+	return countOccurrences(ctx, q, p, `
+		SELECT c.message_id, c.chat_id, c.chars, t.body
 		FROM json_each(?) j
 		CROSS JOIN chunks c INDEXED BY chunks_by_chat
 			ON c.chat_id = (j.value >> `+fmt.Sprint(chunkKeyBits)+`) AND c.message_id = (j.value & `+fmt.Sprint(chunkKeyMask)+`)`+join+`
-		WHERE true`+where, append([]any{string(list)}, args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	var found []scored
-	for rows.Next() {
-		var c scored
-		if err := rows.Scan(&c.messageID, &c.chatRowID, &c.chars); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		c.tf = tf[c.chatRowID<<chunkKeyBits|c.messageID]
-		found = append(found, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	return found, nil
+		CROSS JOIN chunk_source t ON t.message_id = c.message_id
+		WHERE true`+where, append([]any{string(list)}, args...))
 }
 
 // scanShort answers a very common 1–2 character query by reading the
@@ -121,16 +105,17 @@ func shortCandidates(ctx context.Context, q queryer, p *searchPlan, tf map[int64
 func scanShort(ctx context.Context, q queryer, p *searchPlan) ([]scored, error) {
 	where, args := p.filters()
 	return countOccurrences(ctx, q, p, `
-		SELECT c.message_id, c.chat_id, c.chars, c.body
+		SELECT c.message_id, c.chat_id, c.chars, t.body
 		FROM chunks c JOIN messages m ON m.id = c.message_id
-		WHERE true`+where, args, false)
+		CROSS JOIN chunk_source t ON t.message_id = c.message_id
+		WHERE true`+where, args)
 }
 
 // countOccurrences runs query, which selects the message id, chat id,
 // length and text of candidates, and counts the case-folded query in each
-// text. A candidate where it is not found is left out, unless vouched
-// (the index found it there: it counts once).
-func countOccurrences(ctx context.Context, q queryer, p *searchPlan, query string, args []any, vouched bool) ([]scored, error) {
+// text. A candidate where it is not found is left out: the index names
+// messages that may hold the query, the text says which do.
+func countOccurrences(ctx context.Context, q queryer, p *searchPlan, query string, args []any) ([]scored, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
@@ -143,10 +128,7 @@ func countOccurrences(ctx context.Context, q queryer, p *searchPlan, query strin
 		if err := rows.Scan(&c.messageID, &c.chatRowID, &c.chars, &body); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		if c.tf = p.matcher.count(body); c.tf == 0 && vouched {
-			c.tf = 1
-		}
-		if c.tf > 0 {
+		if c.tf = p.matcher.count(body); c.tf > 0 {
 			found = append(found, c)
 		}
 	}
@@ -156,8 +138,7 @@ func countOccurrences(ctx context.Context, q queryer, p *searchPlan, query strin
 	return found, nil
 }
 
-// scored is a candidate ranked here rather than by FTS5: a hit of a 1–2
-// character query, or of a search of one chat.
+// scored is a candidate found in the text, ranked by rank.
 type scored struct {
 	messageID, chatRowID int64
 	chars, tf            int
