@@ -37,7 +37,22 @@ type foldedMatcher struct {
 	// lead and leadUpper are the bytes a match can start with, when every
 	// rune that folds to the pattern's first is ASCII (0: none, no skip).
 	lead, leadUpper byte
+	// leadRune is the UTF-8 of the pattern's first rune when it is not
+	// ASCII and no other rune folds to it (most of CJK, for one): a match
+	// can start only where those bytes are ("": no such skip).
+	leadRune string
 }
+
+// foldTargets are the runes some other rune folds to.
+var foldTargets = func() map[rune]bool {
+	out := make(map[rune]bool, len(trigramFold))
+	for from, to := range trigramFold {
+		if from != to {
+			out[to] = true
+		}
+	}
+	return out
+}()
 
 func newFoldedMatcher(foldedPattern string) *foldedMatcher {
 	pat := []rune(foldedPattern)
@@ -58,6 +73,10 @@ func newFoldedMatcher(foldedPattern string) *foldedMatcher {
 		if 'a' <= fm.lead && fm.lead <= 'z' {
 			fm.leadUpper = fm.lead - 'a' + 'A'
 		}
+	}
+	// U+FFFD also stands for every invalid byte.
+	if len(pat) > 0 && pat[0] >= utf8.RuneSelf && pat[0] != utf8.RuneError && !foldTargets[pat[0]] {
+		fm.leadRune = string(pat[0])
 	}
 	return fm
 }
@@ -128,6 +147,14 @@ func (fm *foldedMatcher) count(s string) int {
 					j = u
 				}
 			}
+			if j < 0 {
+				return found
+			}
+			i += j
+		} else if k == 0 && fm.leadRune != "" {
+			// UTF-8 resynchronizes: the rune's lead byte never continues
+			// another, and an invalid byte is read alone.
+			j := strings.Index(s[i:], fm.leadRune)
 			if j < 0 {
 				return found
 			}

@@ -187,10 +187,11 @@ func TestFoldedMatcher(t *testing.T) {
 // TestFoldedMatcherCount checks count, which skips to the bytes a match can
 // start with, against scan on random text of the runes where skipping could
 // go wrong: both cases, ſ and the Kelvin sign (which fold to s and k),
-// multi-byte runes and invalid UTF-8.
+// multi-byte runes that fold (é) and that nothing folds to (東, 京), U+FFFD,
+// and invalid UTF-8 (東's first two bytes, a lone continuation byte).
 func TestFoldedMatcherCount(t *testing.T) {
 	t.Parallel()
-	alphabet := []string{"a", "A", "b", "B", "s", "S", "ſ", "k", "K", "\u212A", "é", "É", "東", " ", "\xff", "\xe6\x9d"}
+	alphabet := []string{"a", "A", "b", "B", "s", "S", "ſ", "k", "K", "\u212A", "é", "É", "東", "京", "\uFFFD", " ", "\xff", "\xe6\x9d", "\xb1"}
 	r := rand.New(rand.NewPCG(1, 2))
 	word := func(n int) string {
 		var b strings.Builder
