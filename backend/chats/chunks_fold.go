@@ -121,19 +121,53 @@ func (fm *foldedMatcher) index(s string) int {
 	return at
 }
 
-// count is the number of occurrences in s, as scan reports them, without
-// its callback and ring of start offsets, skipping to the next byte a
-// match can start with while nothing is matched. A search of one chat, and
-// a very common 1–2 character query, count the query in the text of every
-// message that has it: in the search benchmark's 1,000 messages holding a
-// 1% word (about a megabyte), scan took about 3.8 ms, count under 0.3.
+// count is the number of occurrences in s, as scan reports them.
 func (fm *foldedMatcher) count(s string) int {
+	found := 0
+	fm.ends(s, func(int) { found++ })
+	return found
+}
+
+// contexts is, for a pattern of 1–2 runes, the number of distinct folded
+// strings of 3 - len(pattern) runes that follow its occurrences in s, s
+// being padded with two chunkPad as the index pads it: the number of the
+// index's trigrams of s that start with the pattern, which a 1–2
+// character query scores by (shortContexts). It is 0 for a longer pattern.
+func (fm *foldedMatcher) contexts(s string) int {
+	want := 3 - len(fm.pat)
+	if want < 1 || want > 2 {
+		return 0
+	}
+	seen := map[[2]rune]struct{}{}
+	fm.ends(s, func(end int) {
+		var next [2]rune
+		for i := range want {
+			if end >= len(s) {
+				next[i] = chunkPad
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[end:])
+			next[i], end = foldRune(r), end+size
+		}
+		seen[next] = struct{}{}
+	})
+	return len(seen)
+}
+
+// ends reports to found the byte offset just past each occurrence in s,
+// as scan finds them, without scan's ring of start offsets, skipping to
+// the next byte a match can start with while nothing is matched. A search
+// of one chat, and a very common 1–2 character query, read the text of
+// every message that has it: in the search benchmark's 1,000 messages
+// holding a 1% word (about a megabyte), scan took about 3.8 ms to count,
+// this under 0.3.
+func (fm *foldedMatcher) ends(s string, found func(end int)) {
 	pat, fail := fm.pat, fm.fail
 	n := len(pat)
 	if n == 0 {
-		return 0
+		return
 	}
-	found, k := 0, 0
+	k := 0
 	for i := 0; i < len(s); {
 		if k == 0 && fm.lead != 0 {
 			// Runes before the next lead byte leave k at 0.
@@ -148,7 +182,7 @@ func (fm *foldedMatcher) count(s string) int {
 				}
 			}
 			if j < 0 {
-				return found
+				return
 			}
 			i += j
 		} else if k == 0 && fm.leadRune != "" {
@@ -156,7 +190,7 @@ func (fm *foldedMatcher) count(s string) int {
 			// another, and an invalid byte is read alone.
 			j := strings.Index(s[i:], fm.leadRune)
 			if j < 0 {
-				return found
+				return
 			}
 			i += j
 		}
@@ -180,9 +214,8 @@ func (fm *foldedMatcher) count(s string) int {
 			k++
 		}
 		if k == n {
-			found++
+			found(i)
 			k = fail[k-1]
 		}
 	}
-	return found
 }

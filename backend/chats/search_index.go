@@ -55,7 +55,7 @@ func ftsTrigrams(q string) string {
 // index names the messages holding every trigram of the query; the chunks
 // index covers their filters (no text read for a message filtered out),
 // and the text of the others, read through chunk_source, is checked for
-// the case-folded query and its occurrences counted (countOccurrences).
+// the case-folded query and its occurrences counted (foldedMatcher.count).
 // They are ranked here (rank): each hit's score needs its own count, which
 // FTS5 without positions does not keep.
 func searchIndex(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
@@ -70,7 +70,7 @@ func searchIndex(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
 		lo, hi := keyRange(p.chatRowID)
 		scope, head = ` AND f.rowid >= ? AND f.rowid < ?`, append(head, lo, hi)
 	}
-	found, err := countOccurrences(ctx, q, p, `
+	found, err := readCandidates(ctx, q, p.matcher.count, `
 		SELECT c.message_id, c.chat_id, c.chars, t.body
 		FROM chunks_fts f
 		CROSS JOIN chunks c INDEXED BY chunks_by_chat

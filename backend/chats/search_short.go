@@ -18,17 +18,20 @@ const shortScanCap = 200_000
 // Every occurrence of it starts some indexed trigram (bodies are indexed
 // with two padding characters after them), so the trigrams with the query
 // as prefix — a range of the chunks_terms vocabulary, read in index order —
-// list every matching message. The index keeps no positions, so their
-// occurrences are counted in their text; candidates are then filtered and
-// ranked (see rank).
+// list exactly the messages holding it. The vocabulary also scores them,
+// so no text is read but the hits' own, for their snippets: the index
+// keeps no positions (migration 0026), one row per trigram and message,
+// and a message's term frequency is the number of distinct trigrams that
+// start with the query there (see shortContexts). Candidates are then
+// filtered and ranked (see rank).
 func searchShort(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
-	keys, ok, err := shortKeys(ctx, q, p)
+	tf, ok, err := shortContexts(ctx, q, p)
 	if err != nil {
 		return nil, err
 	}
 	var found []scored
 	if ok {
-		found, err = shortCandidates(ctx, q, p, keys)
+		found, err = shortCandidates(ctx, q, p, tf)
 	} else {
 		found, err = scanShort(ctx, q, p)
 	}
@@ -42,18 +45,23 @@ func searchShort(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
 	return hits, placeHits(ctx, q, hits)
 }
 
-// shortKeys lists the index keys of the searched chat(s) holding a
-// trigram that starts with the folded query, in order; ok is false when
-// the vocabulary has more than shortScanCap such rows.
-func shortKeys(ctx context.Context, q queryer, p *searchPlan) ([]int64, bool, error) {
+// shortContexts counts, per index key of the searched chat(s), the
+// distinct trigrams starting with the folded query: the distinct contexts
+// it occurs in — the folded character after a 2-character query, the two
+// after a 1-character one, padding at the end of the text included. That
+// is a 1–2 character query's term frequency, not its number of
+// occurrences, which an index without positions does not keep: 東京
+// counts once in "東京と東京と" (東京と twice), twice in "東京と東京が" and
+// in "東京と東京" (東京と, then 東京 and the padding). ok is false when the
+// vocabulary has more than shortScanCap such rows.
+func shortContexts(ctx context.Context, q queryer, p *searchPlan) (map[int64]int, bool, error) {
 	rows, err := q.QueryContext(ctx, `SELECT doc FROM chunks_terms WHERE term >= ? AND term < ? LIMIT ?`,
 		p.folded, p.folded+"\U0010FFFF", shortScanCap+1)
 	if err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
-	has := map[int64]bool{}
-	var keys []int64
+	tf := map[int64]int{}
 	seen := 0
 	for rows.Next() {
 		var key int64
@@ -63,26 +71,28 @@ func shortKeys(ctx context.Context, q queryer, p *searchPlan) ([]int64, bool, er
 		if seen++; seen > shortScanCap {
 			return nil, false, nil
 		}
-		if (p.chatRowID == 0 || key>>chunkKeyBits == p.chatRowID) && !has[key] {
-			has[key] = true
-			keys = append(keys, key)
+		if p.chatRowID == 0 || key>>chunkKeyBits == p.chatRowID {
+			tf[key]++
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	return keys, true, nil
+	return tf, true, nil
 }
 
-// shortCandidates filters the messages of keys and counts the query in
-// the text of those left. The chunks index covers the filters (no text is
-// read for a message filtered out); messages are joined only to bound
-// indexes.
-func shortCandidates(ctx context.Context, q queryer, p *searchPlan, keys []int64) ([]scored, error) {
-	if len(keys) == 0 {
+// shortCandidates filters the messages that hold the query. The chunks
+// index covers the look-up of each (no text is read); messages are joined
+// only to bound indexes.
+func shortCandidates(ctx context.Context, q queryer, p *searchPlan, tf map[int64]int) ([]scored, error) {
+	if len(tf) == 0 {
 		return nil, nil
 	}
+	keys := make([]int64, 0, len(tf))
+	for key := range tf {
+		keys = append(keys, key)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 	list, _ := json.Marshal(keys)
 	where, args := p.chunkFilters()
 	join := ""
@@ -91,31 +101,49 @@ func shortCandidates(ctx context.Context, q queryer, p *searchPlan, keys []int64
 		join, where, args = ` CROSS JOIN messages m ON m.id = c.message_id`, where+rw, append(args, ra...)
 	}
 	// CROSS JOIN keeps json_each outermost: it has no index to be searched by.
-	return countOccurrences(ctx, q, p, `
-		SELECT c.message_id, c.chat_id, c.chars, t.body
+	rows, err := q.QueryContext(ctx, `
+		SELECT c.message_id, c.chat_id, c.chars
 		FROM json_each(?) j
 		CROSS JOIN chunks c INDEXED BY chunks_by_chat
 			ON c.chat_id = (j.value >> `+fmt.Sprint(chunkKeyBits)+`) AND c.message_id = (j.value & `+fmt.Sprint(chunkKeyMask)+`)`+join+`
-		CROSS JOIN chunk_source t ON t.message_id = c.message_id
-		WHERE true`+where, append([]any{string(list)}, args...))
+		WHERE true`+where, append([]any{string(list)}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	found := make([]scored, 0, len(keys))
+	for rows.Next() {
+		var c scored
+		if err := rows.Scan(&c.messageID, &c.chatRowID, &c.chars); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		c.tf = tf[c.chatRowID<<chunkKeyBits|c.messageID]
+		found = append(found, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return found, nil
 }
 
 // scanShort answers a very common 1–2 character query by reading the
-// text of the searched messages and counting case-folded occurrences.
+// text of the searched messages. It scores them as shortContexts does,
+// with the distinct contexts of the query in each (foldedMatcher.contexts),
+// so a message scores the same whichever way it was found.
 func scanShort(ctx context.Context, q queryer, p *searchPlan) ([]scored, error) {
 	where, args := p.filters()
-	return countOccurrences(ctx, q, p, `
+	return readCandidates(ctx, q, p.matcher.contexts, `
 		SELECT c.message_id, c.chat_id, c.chars, t.body
 		FROM chunks c JOIN messages m ON m.id = c.message_id
 		CROSS JOIN chunk_source t ON t.message_id = c.message_id
 		WHERE true`+where, args)
 }
 
-// countOccurrences runs query, which selects the message id, chat id,
-// length and text of candidates, and counts the case-folded query in each
-// text. A candidate where it is not found is left out: the index names
+// readCandidates runs query, which selects the message id, chat id,
+// length and text of candidates, and takes tf(text) as each one's term
+// frequency. A candidate where it is 0 is left out: the index names
 // messages that may hold the query, the text says which do.
-func countOccurrences(ctx context.Context, q queryer, p *searchPlan, query string, args []any) ([]scored, error) {
+func readCandidates(ctx context.Context, q queryer, tf func(string) int, query string, args []any) ([]scored, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
@@ -128,7 +156,7 @@ func countOccurrences(ctx context.Context, q queryer, p *searchPlan, query strin
 		if err := rows.Scan(&c.messageID, &c.chatRowID, &c.chars, &body); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		if c.tf = p.matcher.count(body); c.tf > 0 {
+		if c.tf = tf(body); c.tf > 0 {
 			found = append(found, c)
 		}
 	}
