@@ -12,9 +12,10 @@ import (
 // BM25's constants, as FTS5's bm25 uses them.
 const bm25K1, bm25B = 1.2, 0.75
 
-// bm25TF is the term-frequency part of BM25: tf occurrences in a message
-// of chars characters, against a mean length avg. Every search reports it
-// as the score. The other factor, the inverse document frequency, is the
+// bm25TF is the term-frequency part of BM25: a term frequency tf in a
+// message of chars characters, against a mean length avg. tf is the
+// query's occurrences in the text for 3+ characters, its distinct
+// contexts for 1–2 (shortContexts). Every search reports it as the score. The other factor, the inverse document frequency, is the
 // same for every hit of a one-phrase query, so it ranks nothing.
 func bm25TF(tf, chars int, avg float64) float64 {
 	f := float64(tf)

@@ -166,7 +166,7 @@ func readCandidates(ctx context.Context, q queryer, tf func(string) int, query s
 	return found, nil
 }
 
-// scored is a candidate found in the text, ranked by rank.
+// scored is a candidate found, with its term frequency, ranked by rank.
 type scored struct {
 	messageID, chatRowID int64
 	chars, tf            int
