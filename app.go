@@ -91,6 +91,7 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 		w.selfTest = selftest.New(selftest.Options{
 			Report:     o.SelfTest,
 			Screenshot: strings.TrimSuffix(o.SelfTest, filepath.Ext(o.SelfTest)) + ".png",
+			Memory:     os.Getenv(selftest.MemoryEnv) == "1",
 		})
 		defer w.selfTest.Close()
 		if err := w.selfTest.Seed(ctx, a.Router); err != nil {
@@ -102,6 +103,7 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 		assetOpts = append(assetOpts,
 			wailsbridge.WithScripts(
 				wailsbridge.ExtraScript{Path: selftest.StreamScriptPath, Body: selftest.StreamScript(), Boot: true},
+				wailsbridge.ExtraScript{Path: selftest.MemoryScriptPath, Body: selftest.MemoryScript(), Boot: true},
 				wailsbridge.ExtraScript{Path: selftest.ScriptPath, Body: selftest.PageScript(), Boot: true},
 				wailsbridge.ExtraScript{Path: selftest.FrameScriptPath, Body: selftest.FrameScript()},
 			),

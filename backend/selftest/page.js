@@ -15,6 +15,8 @@
 //     to "/" (frame.js plays the attacker);
 //  5. opens the large chat again with api.chat.select and measures it;
 //  6. streams replies into it from Go's scripted model (stream.js);
+//  7. with HEARTH_SELFTEST_MEMORY=1, opens the large chats ten times and
+//     rests 30 s, reading the processes' memory after each (memory.js);
 //
 // and reports every check and metric to Go through selftest.report (a host
 // method registered only in self-test mode) after each phase, so a timeout
@@ -181,8 +183,15 @@
 
     await messageHtml(h);
     await report(false);
-    // Last: a window that does leave the app ends this script.
+    // A window that does leave the app ends this script.
     await navigationGuard();
+    // With HEARTH_SELFTEST_MEMORY=1 only (desktopbench): the memory phase,
+    // last, since it leaves other chats open than the checks above use.
+    if (info.memory) {
+      await report(false);
+      if (window.__hearthSelfTestMemory) await window.__hearthSelfTestMemory(h, info, { step, metrics, invoke });
+      else check('memory: the memory phase (memory.js) loaded', false, 'window.__hearthSelfTestMemory is missing');
+    }
   }
 
   /**

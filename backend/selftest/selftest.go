@@ -40,6 +40,9 @@ const (
 	// StreamScriptPath serves stream.js, the generation phase, loaded
 	// before page.js, which runs it.
 	StreamScriptPath = "/__hearth__/selftest-stream.js"
+	// MemoryScriptPath serves memory.js, the memory phase (Options.Memory),
+	// loaded before page.js, which runs it.
+	MemoryScriptPath = "/__hearth__/selftest-memory.js"
 )
 
 // CharacterName names the seeded character that owns the large chat.
@@ -60,11 +63,17 @@ var frameScript []byte
 //go:embed stream.js
 var streamScript []byte
 
+//go:embed memory.js
+var memoryScript []byte
+
 // PageScript is the script the main document loads in self-test mode.
 func PageScript() []byte { return pageScript }
 
 // StreamScript is the generation phase's script (stream.js).
 func StreamScript() []byte { return streamScript }
+
+// MemoryScript is the memory phase's script (memory.js).
+func MemoryScript() []byte { return memoryScript }
 
 // FrameScript is the script of the sandboxed frames the page creates.
 func FrameScript() []byte { return frameScript }
@@ -86,7 +95,19 @@ type Options struct {
 	Capture func(ctx context.Context, path string) error
 	// Log receives the human-readable summary (default os.Stdout).
 	Log io.Writer
+	// Memory adds the memory phase (memory.js): the large chats opened ten
+	// times, then 30 s idle, with this process's and its web processes'
+	// RSS after both. It makes a run about a minute longer, so only
+	// desktopbench asks for it (MemoryEnv).
+	Memory bool
 }
+
+// MemoryEnv is the environment variable that turns Options.Memory on for
+// `hearth --self-test` when it is set to 1.
+const MemoryEnv = "HEARTH_SELFTEST_MEMORY"
+
+// memoryTimeout is the default Options.Timeout with the memory phase.
+const memoryTimeout = 240 * time.Second
 
 // Check is one named pass/fail result of the report.
 type Check struct {
@@ -145,6 +166,9 @@ type Session struct {
 func New(opts Options) *Session {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 90 * time.Second
+		if opts.Memory {
+			opts.Timeout = memoryTimeout
+		}
 	}
 	if opts.Messages <= 0 {
 		opts.Messages = 10000
@@ -297,12 +321,19 @@ func (s *Session) seedChat(ctx context.Context, inv chatgen.Invoker, avatar stri
 }
 
 // Register adds the self-test's host methods to r: selftest.info (the
-// seeded chat and the counters) and selftest.report (the page's results).
+// seeded chat and the counters), selftest.memory (readMemory: this
+// process's and its web processes' RSS) and selftest.report (the page's
+// results).
 // Only the window's own script can call them: they sit behind the bridge's
 // token check like every other method.
 func (s *Session) Register(r *host.Router) {
 	r.Register("selftest.info", func(context.Context, host.Args) (any, error) {
 		return s.info(), nil
+	})
+	r.Register("selftest.memory", func(context.Context, host.Args) (any, error) {
+		m, err := readMemory("/proc", os.Getpid())
+		m.GoMB = goHeldMB()
+		return m, err
 	})
 	r.Register("selftest.report", func(_ context.Context, a host.Args) (any, error) {
 		var rep pageReport
@@ -371,6 +402,7 @@ func (s *Session) info() map[string]any {
 		"messages":      s.opts.Messages,
 		"connectionId":  s.connectionID,
 		"agentChatId":   s.agentChatID,
+		"memory":        s.opts.Memory,
 		"bootDocuments": s.boots,
 		"bridge":        map[string]any{"accepted": accepted, "rejected": rejected},
 		"stream":        map[string]any{"accepted": s.streamed.accepted, "rejected": s.streamed.rejected},

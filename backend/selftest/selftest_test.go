@@ -235,4 +235,7 @@ func TestScriptsAreEmbedded(t *testing.T) {
 	if !bytes.Contains(FrameScript(), []byte("messageHandlers")) {
 		t.Error("the frame script does not post to the Wails message handler")
 	}
+	if !bytes.Contains(MemoryScript(), []byte("window.__hearthSelfTestMemory = ")) || !bytes.Contains(PageScript(), []byte("window.__hearthSelfTestMemory(")) {
+		t.Error("the memory phase is not defined by memory.js and run by page.js")
+	}
 }

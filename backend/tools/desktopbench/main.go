@@ -6,6 +6,11 @@
 //
 //	go run ./backend/tools/desktopbench -runs 5 | go run ./backend/tools/benchreport
 //
+// With -memory (the default) each run also opens the large chats ten times
+// and rests 30 s (the self-test's memory phase, selftest.MemoryEnv), and
+// the resident memory of the app process (Go, GTK, WebKit's UI side) and of
+// its web processes after both is printed in MB.
+//
 // The figures are timings of one window on a shared machine and vary from
 // run to run by a fifth or more, which is why they are benchmarks and not
 // test assertions. A run that fails prints a FAIL line (benchreport then
@@ -20,6 +25,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"hearth/backend/selftest"
 )
 
 // figures maps the self-test's metric names (the click run's; the select
@@ -44,6 +51,16 @@ var generation = []struct{ metric, name, unit string }{
 	{"streamCommitMaxTaskMs", "streamCommitMaxTask", "ms"},
 }
 
+// memory maps the self-test's memory metrics (memory.js) to benchmark
+// names: the app process, which has goals, and its web processes, which
+// are reported beside it.
+var memory = []struct{ metric, name string }{
+	{"rssAfterTenOpensMB", "rssAfterTenOpens"},
+	{"rssIdle30sMB", "rssIdle30s"},
+	{"webRssAfterTenOpensMB", "webProcessRssAfterTenOpens"},
+	{"webRssIdle30sMB", "webProcessRssIdle30s"},
+}
+
 // agentFigures maps the self-test's agent metrics to benchmark names: a
 // stored run event to the window's AGENT_RUN_EVENT handler.
 var agentFigures = []struct{ metric, name, unit string }{
@@ -53,10 +70,11 @@ var agentFigures = []struct{ metric, name, unit string }{
 func main() {
 	bin := flag.String("bin", "build/bin/hearth", "the desktop build to run")
 	runs := flag.Int("runs", 5, "how many self-tests to run")
+	mem := flag.Bool("memory", true, "add the memory phase (about a minute more per run)")
 	flag.Parse()
 	failed := false
 	for i := 1; i <= *runs; i++ {
-		metrics, err := selfTest(*bin)
+		metrics, err := selfTest(*bin, *mem)
 		if err != nil {
 			fmt.Printf("FAIL desktopbench: run %d: %v\n", i, err)
 			failed = true
@@ -69,8 +87,9 @@ func main() {
 	}
 }
 
-// selfTest runs one self-test in a fresh temp dir and returns its metrics.
-func selfTest(bin string) (map[string]float64, error) {
+// selfTest runs one self-test in a fresh temp dir and returns its metrics;
+// mem adds the memory phase.
+func selfTest(bin string, mem bool) (map[string]float64, error) {
 	dir, err := os.MkdirTemp("", "hearth-desktopbench-")
 	if err != nil {
 		return nil, err
@@ -79,6 +98,9 @@ func selfTest(bin string) (map[string]float64, error) {
 	report := filepath.Join(dir, "selftest.json")
 	cmd := exec.Command("xvfb-run", "-a", "-s", "-screen 0 1280x900x24", bin, "--self-test", report)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if mem {
+		cmd.Env = append(os.Environ(), selftest.MemoryEnv+"=1")
+	}
 	runErr := cmd.Run()
 	data, err := os.ReadFile(report)
 	if err != nil {
@@ -111,6 +133,11 @@ func printRun(w io.Writer, metrics map[string]float64) {
 			if v, ok := metrics[key]; ok {
 				fmt.Fprintf(w, "BenchmarkDesktopChat10k/%s/%s\t1\t%g ms\n", mode.name, f.name, v)
 			}
+		}
+	}
+	for _, f := range memory {
+		if v, ok := metrics[f.metric]; ok {
+			fmt.Fprintf(w, "BenchmarkDesktopChat10k/%s\t1\t%g MB\n", f.name, v)
 		}
 	}
 	for _, f := range generation {
