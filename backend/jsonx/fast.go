@@ -80,8 +80,9 @@ func fastStrings(raw []byte) ([]string, bool) {
 	}
 }
 
-// fastObjects decodes an array of objects.
-func fastObjects(raw []byte) ([]Object, bool) {
+// fastObjects decodes an array of objects, their values copied or
+// sharing raw's bytes.
+func fastObjects(raw []byte, copied bool) ([]Object, bool) {
 	dec := jsontext.NewDecoder(bytes.NewBuffer(trimJSONSpace(raw)))
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
 		return nil, false
@@ -92,7 +93,10 @@ func fastObjects(raw []byte) ([]Object, bool) {
 		if err != nil {
 			return nil, false
 		}
-		o, ok := fastObject(bytes.Clone(v))
+		if copied {
+			v = bytes.Clone(v)
+		}
+		o, ok := fastObject(v)
 		if !ok {
 			return nil, false
 		}
