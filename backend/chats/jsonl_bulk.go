@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sync"
 
 	"github.com/google/uuid"
 
@@ -35,18 +34,9 @@ func prepareMessage(msg *StMessage) (*preparedMessage, error) {
 		raw[i] = mustObjectJSON(info)
 		p.infos[i] = string(raw[i])
 	}
-	scratch := lineScratch.Get().(*[]byte)
-	line := appendMessageJSON((*scratch)[:0], msg.ID, msg.Name, msg.IsUser, msg.IsSystem, msg.SwipeID, msg.Swipes, raw, extra, fields)
-	p.size = int64(len(line) + 1)
-	*scratch = line
-	lineScratch.Put(scratch)
+	p.size = int64(messageJSONLen(msg.ID, msg.Name, msg.IsUser, msg.IsSystem, msg.SwipeID, msg.Swipes, raw, extra, fields) + 1)
 	return p, nil
 }
-
-// lineScratch holds buffers prepareMessage lays a message's line out in
-// to measure it: an import measures every message, and a fresh buffer
-// each time was tens of megabytes of garbage per large file.
-var lineScratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // bulkInserter appends many messages to one new chat inside a transaction:
 // the rows insertMessage writes (messages, message_bodies,

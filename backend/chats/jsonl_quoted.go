@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"iter"
 	"strings"
-
-	"github.com/go-json-experiment/json/jsontext"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // A chat file sent through the router arrives as one JSON string: tens of
@@ -57,17 +57,85 @@ func escapedLineFeed(s string) int {
 
 // unquoteLine turns one escaped line back into text (without a trailing
 // CR). The literal it came from was validated whole, so only text that is
-// not UTF-8 (kept by the router, as encoding/json keeps it) can fail here:
-// encoding/json then unquotes it as it would have the whole string,
-// replacing what is not UTF-8.
+// not UTF-8 (kept by the router, as encoding/json keeps it) or a lone
+// surrogate escape can fail unquoteValid: encoding/json then unquotes it
+// as it would have the whole string, replacing what is not UTF-8.
 func unquoteLine(escaped string) []byte {
-	quoted := make([]byte, 0, len(escaped)+2)
-	quoted = append(append(append(quoted, '"'), escaped...), '"')
-	b, err := jsontext.AppendUnquote(make([]byte, 0, len(escaped)), quoted)
-	if err != nil {
+	b, ok := unquoteValid(escaped)
+	if !ok {
+		quoted := make([]byte, 0, len(escaped)+2)
+		quoted = append(append(append(quoted, '"'), escaped...), '"')
 		var s string
 		_ = json.Unmarshal(quoted, &s)
 		b = []byte(s)
 	}
 	return bytes.TrimSuffix(b, []byte("\r"))
+}
+
+// unquoteValid unquotes the inside of a JSON string literal already known
+// to be valid JSON, copying the text between escapes whole: jsontext's
+// unquote checks every byte again, and unquoting is the largest part of
+// what an import's workers do. ok is false — the caller then unquotes
+// with encoding/json — for what needs its rules: an escaped UTF-16
+// surrogate, or a result that is not UTF-8.
+func unquoteValid(s string) ([]byte, bool) {
+	out := make([]byte, 0, len(s))
+	for {
+		i := strings.IndexByte(s, '\\')
+		if i < 0 {
+			out = append(out, s...)
+			break
+		}
+		out = append(out, s[:i]...)
+		if i+1 == len(s) {
+			return nil, false
+		}
+		c, width := s[i+1], 2
+		switch c {
+		case '"', '\\', '/':
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		case 'u':
+			r, ok := hex4(s[i+2:])
+			if !ok || utf16.IsSurrogate(r) {
+				return nil, false
+			}
+			out, s = utf8.AppendRune(out, r), s[i+6:]
+			continue
+		default:
+			return nil, false
+		}
+		out, s = append(out, c), s[i+width:]
+	}
+	return out, utf8.Valid(out)
+}
+
+// hex4 reads the four hex digits that start s.
+func hex4(s string) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(s[:4]) {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }

@@ -144,7 +144,8 @@ func decodeNewMessage(raw json.RawMessage, label string, defaultName func(isUser
 }
 
 // newMessage is decodeNewMessage for a message already split into its
-// members. o is read, not changed; the message shares its raw values.
+// members. o is read, not changed; the message shares its raw values, and
+// the bytes of extra's and swipe_info's members within them.
 func newMessage(o jsonx.Object, label string, defaultName func(isUser bool) string, now time.Time) (*StMessage, error) {
 	var err error
 	m := &StMessage{Extra: jsonx.Object{}, Fields: jsonx.Object{}}
@@ -171,7 +172,7 @@ func newMessage(o jsonx.Object, label string, defaultName func(isUser bool) stri
 		m.Name = defaultName(m.IsUser)
 	}
 	if v, ok := o["extra"]; ok && !jsonx.IsNull(v) {
-		if m.Extra, err = jsonx.DecodeObject(v, label+".extra"); err != nil {
+		if m.Extra, err = jsonx.DecodeObjectShared(v, label+".extra"); err != nil {
 			return nil, err
 		}
 	}
@@ -212,7 +213,7 @@ func newMessage(o jsonx.Object, label string, defaultName func(isUser bool) stri
 		m.Fields["send_date"] = isoTime(now)
 	}
 	if v, ok := o["swipe_info"]; ok {
-		if m.SwipeInfo, err = jsonx.Objects(v, label+".swipe_info"); err != nil {
+		if m.SwipeInfo, err = jsonx.ObjectsShared(v, label+".swipe_info"); err != nil {
 			return nil, err
 		}
 		if len(m.SwipeInfo) != len(m.Swipes) {

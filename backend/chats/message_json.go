@@ -51,6 +51,85 @@ func appendMessageJSON(b []byte, id, name string, isUser, isSystem bool, swipeID
 	return append(b, '}')
 }
 
+// messageJSONLen is len(appendMessageJSON(nil, ...)) with the same
+// arguments, counted without writing the object: an import measures every
+// message it stores (chats.bytes), and laying each out only to measure it
+// escaped its text once more (the active swipe twice).
+func messageJSONLen(id, name string, isUser, isSystem bool, swipeID int, swipes []string, infos [][]byte, extra, fields []byte) int {
+	n := len(`{"name":,"is_user":,"is_system":,"mes":,"swipe_id":,"swipes":[],"swipe_info":[],"extra":}`)
+	if id != "" {
+		n += len(`"id":,`) + stringJSONLen(id)
+	}
+	n += stringJSONLen(name) + boolJSONLen(isUser) + boolJSONLen(isSystem) + len(strconv.Itoa(swipeID))
+	for i, s := range swipes {
+		l := stringJSONLen(s)
+		if i == swipeID {
+			l *= 2 // mes too
+		}
+		n += l
+	}
+	for _, info := range infos {
+		n += len(info)
+	}
+	n += max(0, len(swipes)-1) + max(0, len(infos)-1) // the commas between them
+	n += len(extra)
+	if inner := objectInner(fields); len(inner) > 0 {
+		n += 1 + len(inner)
+	}
+	return n
+}
+
+func boolJSONLen(v bool) int {
+	if v {
+		return len("true")
+	}
+	return len("false")
+}
+
+// stringJSONLen is len(appendString(nil, s)).
+func stringJSONLen(s string) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) && plainASCII(s[i:i+8]) {
+			i += 8
+			continue
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+				n++
+			case c < 0x20:
+				n += len(`\u00XX`) - 1
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += len(`\ufffd`) - 1
+		case r == '\u2028' || r == '\u2029':
+			n += len(`\u2028`) - size
+		}
+		i += size
+	}
+	return n
+}
+
+// plainASCII reports whether the eight bytes of s are ASCII that a JSON
+// string holds as it is (no quote, backslash or control character), by
+// SWAR on one word: a byte's high bit in the masks marks a byte of s at
+// or above 0x80, a zero byte of s^quotes or s^backslashes, or a byte of s
+// below 0x20. Prose is mostly such runs; stringJSONLen passes them whole.
+func plainASCII(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
+	return (w&highs)|zero(w^(ones*'"'))|zero(w^(ones*'\\'))|(w-ones*0x20)&^w&highs == 0
+}
+
 // objectInner returns the members of a JSON object text without its braces.
 func objectInner(obj []byte) []byte {
 	obj = bytes.TrimSpace(obj)

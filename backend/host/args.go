@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"hearth/backend/apperr"
 	"hearth/backend/jsonx"
@@ -21,20 +18,21 @@ type Args []json.RawMessage
 // parseArgs splits a call's JSON array into its arguments and refuses any
 // argument nested deeper than jsonx.MaxDepth, for every method alike, so no
 // handler sees deeper host data. (The stores check again what they write:
-// a patch can place a value below a deep path.) The split is one pass of
-// jsontext over a copy of raw that the arguments then share; should it not
-// take the array, encoding/json decodes it and says what is wrong.
+// a patch can place a value below a deep path.) The split, the validation
+// and the depth check are one pass (jsonx.SplitArray) over a copy of raw
+// that the arguments then share; should it not take the array,
+// encoding/json decodes it and says what is wrong.
 func parseArgs(raw []byte) (Args, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
 	}
+	if args, ok := splitArgs(raw); ok {
+		return args, nil
+	}
 	// The array holding the arguments is one level of its own.
 	if jsonx.Depth(raw) > jsonx.MaxDepth+1 {
 		return nil, tooDeep(raw)
-	}
-	if args, ok := splitArgs(raw); ok {
-		return args, nil
 	}
 	var args Args
 	if err := json.Unmarshal(raw, &args); err != nil {
@@ -43,29 +41,13 @@ func parseArgs(raw []byte) (Args, error) {
 	return args, nil
 }
 
-// splitArgs is parseArgs' one-pass split. Like encoding/json it lets
-// objects repeat a name and keeps bytes that are not UTF-8 as they are.
+// splitArgs is parseArgs' one-pass split, of a copy of raw: ok is false
+// when raw is not a JSON array of arguments nested at most jsonx.MaxDepth
+// levels. Like encoding/json it lets objects repeat a name and keeps
+// bytes that are not UTF-8 as they are.
 func splitArgs(raw []byte) (Args, bool) {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(bytes.Clone(raw)),
-		jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
-		return nil, false
-	}
-	args := Args{}
-	for dec.PeekKind() != ']' {
-		v, err := dec.ReadValue()
-		if err != nil {
-			return nil, false
-		}
-		args = append(args, json.RawMessage(v))
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, false
-	}
-	if _, err := dec.ReadToken(); err != io.EOF {
-		return nil, false
-	}
-	return args, true
+	elems, ok := jsonx.SplitArray(bytes.Clone(raw), jsonx.MaxDepth+1)
+	return Args(elems), ok
 }
 
 // tooDeep names the first argument of raw that nests too deeply.

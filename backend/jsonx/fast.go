@@ -21,6 +21,13 @@ import (
 // members. The values share t's bytes.
 func fastObject(t []byte) (Object, bool) {
 	dec := jsontext.NewDecoder(bytes.NewBuffer(t), jsontext.AllowDuplicateNames(true))
+	o, ok := readObject(dec)
+	return o, ok && atEOF(dec)
+}
+
+// readObject reads the object that comes next from dec, its values
+// sharing the decoder's input.
+func readObject(dec *jsontext.Decoder) (Object, bool) {
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil, false
 	}
@@ -37,7 +44,8 @@ func fastObject(t []byte) (Object, bool) {
 		}
 		o[k] = json.RawMessage(v)
 	}
-	return o, closes(dec, '}')
+	tok, err := dec.ReadToken()
+	return o, err == nil && tok.Kind() == '}'
 }
 
 // fastString unquotes the string literal raw.
@@ -80,19 +88,21 @@ func fastStrings(raw []byte) ([]string, bool) {
 	}
 }
 
-// fastObjects decodes an array of objects.
-func fastObjects(raw []byte) ([]Object, bool) {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(trimJSONSpace(raw)))
+// fastObjects decodes an array of objects, their values copied or
+// sharing raw's bytes. Each object is split as the array is read, not
+// read whole first and split again.
+func fastObjects(raw []byte, copied bool) ([]Object, bool) {
+	t := trimJSONSpace(raw)
+	if copied {
+		t = bytes.Clone(t)
+	}
+	dec := jsontext.NewDecoder(bytes.NewBuffer(t), jsontext.AllowDuplicateNames(true))
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
 		return nil, false
 	}
 	out := []Object{}
 	for dec.PeekKind() == '{' {
-		v, err := dec.ReadValue()
-		if err != nil {
-			return nil, false
-		}
-		o, ok := fastObject(bytes.Clone(v))
+		o, ok := readObject(dec)
 		if !ok {
 			return nil, false
 		}
@@ -107,6 +117,11 @@ func closes(dec *jsontext.Decoder, end jsontext.Kind) bool {
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != end {
 		return false
 	}
+	return atEOF(dec)
+}
+
+// atEOF reports whether nothing but whitespace is left in dec's input.
+func atEOF(dec *jsontext.Decoder) bool {
 	_, err := dec.ReadToken()
 	return err == io.EOF
 }

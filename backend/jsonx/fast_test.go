@@ -48,15 +48,19 @@ func FuzzFastDecode(f *testing.F) {
 				t.Fatalf("fastStrings(%q) = %q; encoding/json %q, %v", s, got, want, err)
 			}
 		}
-		if got, ok := fastObjects(raw); ok {
+		for _, copied := range []bool{true, false} {
+			got, ok := fastObjects(raw, copied)
+			if !ok {
+				continue
+			}
 			var items []json.RawMessage
 			if err := json.Unmarshal(raw, &items); err != nil || len(items) != len(got) {
-				t.Fatalf("fastObjects(%q) = %q; encoding/json %d items, %v", s, got, len(items), err)
+				t.Fatalf("fastObjects(%q, %v) = %q; encoding/json %d items, %v", s, copied, got, len(items), err)
 			}
 			for i, it := range items {
 				var want Object
 				if err := json.Unmarshal(it, &want); err != nil || !reflect.DeepEqual(got[i], want) {
-					t.Fatalf("fastObjects(%q)[%d] = %q; encoding/json %q, %v", s, i, got[i], want, err)
+					t.Fatalf("fastObjects(%q, %v)[%d] = %q; encoding/json %q, %v", s, copied, i, got[i], want, err)
 				}
 			}
 		}
@@ -86,10 +90,10 @@ func TestFastDecodeTakes(t *testing.T) {
 	if s, ok := fastString([]byte(` "esc\t\u0041" `)); !ok || s != "esc\tA" {
 		t.Errorf("fastString = %q, %v", s, ok)
 	}
-	if os, ok := fastObjects([]byte(`[{"a":1},{}]`)); !ok || len(os) != 2 || string(os[0]["a"]) != "1" {
+	if os, ok := fastObjects([]byte(`[{"a":1},{}]`), true); !ok || len(os) != 2 || string(os[0]["a"]) != "1" {
 		t.Errorf("fastObjects = %q, %v", os, ok)
 	}
-	if _, ok := fastObjects([]byte(`[{"a":1},null]`)); ok {
+	if _, ok := fastObjects([]byte(`[{"a":1},null]`), false); ok {
 		t.Error("fastObjects took a null element")
 	}
 }

@@ -41,8 +41,7 @@ func (o Object) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		kb, _ := json.Marshal(k)
-		buf.Write(kb)
+		writeName(&buf, k)
 		buf.WriteByte(':')
 		v := bytes.TrimSpace(o[k])
 		if len(v) == 0 {
@@ -52,6 +51,23 @@ func (o Object) MarshalJSON() ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// writeName writes the member name k as encoding/json quotes it. Names
+// are nearly always plain ASCII, written as they are; json.Marshal for
+// each one was a reflective call and an allocation per member, and an
+// import encodes several objects per message.
+func writeName(buf *bytes.Buffer, k string) {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			kb, _ := json.Marshal(k)
+			buf.Write(kb)
+			return
+		}
+	}
+	buf.WriteByte('"')
+	buf.WriteString(k)
+	buf.WriteByte('"')
 }
 
 // Set stores v under k, encoding it.
@@ -159,7 +175,17 @@ func StrictStrings(raw json.RawMessage, name string) ([]string, error) {
 
 // Objects decodes an array of objects.
 func Objects(raw json.RawMessage, name string) ([]Object, error) {
-	if out, ok := fastObjects(raw); ok {
+	return objects(raw, name, true)
+}
+
+// ObjectsShared is Objects whose objects' values share raw's bytes, as
+// DecodeObjectShared's do.
+func ObjectsShared(raw json.RawMessage, name string) ([]Object, error) {
+	return objects(raw, name, false)
+}
+
+func objects(raw json.RawMessage, name string, copied bool) ([]Object, error) {
+	if out, ok := fastObjects(raw, copied); ok {
 		return out, nil
 	}
 	var items []json.RawMessage
@@ -168,7 +194,7 @@ func Objects(raw json.RawMessage, name string) ([]Object, error) {
 	}
 	out := make([]Object, len(items))
 	for i, it := range items {
-		o, err := DecodeObject(it, name+"[]")
+		o, err := decodeObject(it, name+"[]", copied)
 		if err != nil {
 			return nil, err
 		}

@@ -92,3 +92,23 @@ func TestStrictStrings(t *testing.T) {
 		t.Errorf("Strings stays lenient for stored data, got %v", ss)
 	}
 }
+
+// FuzzObjectMarshal: MarshalJSON writes the bytes encoding/json writes
+// for the same map (sorted names, quoted as it quotes them), plain ASCII
+// names taking writeName's short way and every other name its long one.
+func FuzzObjectMarshal(f *testing.F) {
+	for _, name := range []string{"a", "send_date", "", "<tag>", "a&b", "q\"uote", `back\slash`, "é", "\u2028", "\x01", "\x7f", "\xff", "日本"} {
+		f.Add(name, "b")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		o := Object{a: json.RawMessage(`1`), b: json.RawMessage(`{"x":[true,null]}`)}
+		got, _ := o.MarshalJSON()
+		want, err := json.Marshal(map[string]json.RawMessage(o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("names %q, %q: MarshalJSON %s, encoding/json %s", a, b, got, want)
+		}
+	})
+}
