@@ -2,6 +2,7 @@ package chats
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"iter"
 	"maps"
@@ -11,6 +12,7 @@ import (
 
 	"hearth/backend/apperr"
 	"hearth/backend/jsonx"
+	"hearth/backend/store"
 )
 
 // SillyTavern stores a chat as JSONL: a header line, then one message
@@ -34,10 +36,18 @@ type JsonlFile struct {
 // (quotes included, already validated as JSON), for a router to hand over
 // without unquoting it first: the import then unquotes it line by line on
 // its decoding workers. Text wins when both are set.
+//
+// Within, when set, runs inside the import's transaction once the chat and
+// its messages are written, with the summary the import will answer: a Go
+// caller's own rows (the library's import ledger) then commit with the
+// chat or not at all, so a crash between the two can leave neither a chat
+// its ledger does not know (imported again next time) nor the reverse. Its
+// error undoes the import.
 type JsonlImport struct {
-	FileName string  `json:"fileName"`
-	Text     *string `json:"text"`
-	Quoted   string  `json:"-"`
+	FileName string                                                     `json:"fileName"`
+	Text     *string                                                    `json:"text"`
+	Quoted   string                                                     `json:"-"`
+	Within   func(ctx context.Context, tx *store.Tx, sum Summary) error `json:"-"`
 }
 
 // source is where the import reads the file's lines, how it makes a line's

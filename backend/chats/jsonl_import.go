@@ -93,6 +93,11 @@ func (s *Service) ImportJsonl(ctx context.Context, owner Owner, in JsonlImport) 
 			return fmt.Errorf("import chat: %w", err)
 		}
 		sum = summarize(c, imp.last)
+		if in.Within != nil {
+			if err := in.Within(ctx, tx, sum); err != nil {
+				return err
+			}
+		}
 		s.announceCreated(tx, c, sum)
 		return nil
 	})

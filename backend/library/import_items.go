@@ -1,6 +1,7 @@
 package library
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"hearth/backend/apperr"
 	"hearth/backend/cards"
 	"hearth/backend/chats"
+	"hearth/backend/store"
 	"hearth/backend/worldinfo"
 )
 
@@ -117,8 +119,18 @@ func (r *importRun) chats() error {
 			return err
 		}
 		text := string(raw)
-		sum, err := r.s.d.Chats.ImportJsonl(r.ctx, chats.Owner{Avatar: avatar}, chats.JsonlImport{FileName: e.name, Text: &text})
+		// The ledger row commits with the chat (JsonlImport.Within): a
+		// crash between two transactions would leave a chat the ledger
+		// does not know, imported a second time by the next run.
+		var ledgerErr error
+		remember := func(ctx context.Context, tx *store.Tx, sum chats.Summary) error {
+			ledgerErr = r.s.rememberIn(ctx, tx, record{Library: r.f.root, Kind: KindChat, Key: e.rel, SHA: sha, HearthID: sum.ChatID})
+			return ledgerErr
+		}
+		sum, err := r.s.d.Chats.ImportJsonl(r.ctx, chats.Owner{Avatar: avatar}, chats.JsonlImport{FileName: e.name, Text: &text, Within: remember})
 		switch {
+		case ledgerErr != nil:
+			return ledgerErr
 		case apperr.CodeOf(err) == apperr.CodeChatNameTaken:
 			r.skip(KindChat, e.rel, fmt.Sprintf("%s has a chat named %q in Hearth already; Hearth's copy kept", avatar, stem(e.name)))
 			return nil
@@ -128,7 +140,7 @@ func (r *importRun) chats() error {
 		}
 		r.sum.Imported.Chats++
 		r.sum.Messages += sum.MessageCount
-		return r.s.remember(r.ctx, record{Library: r.f.root, Kind: KindChat, Key: e.rel, SHA: sha, HearthID: sum.ChatID})
+		return nil
 	})
 }
 
