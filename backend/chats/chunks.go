@@ -39,13 +39,12 @@ import (
 // The text, role and hidden flag come from the chunk_source view, the one
 // definition of what a message contributes. A chunk keeps no copy of the
 // text (migration 0026): the indexer and a search read it through
-// chunk_source, and the triggers that see a message's active text change
-// queue its re-indexing.
+// chunk_source, and rebuilding a queued chunk queues its re-indexing.
 
 // chunkUpsert rebuilds the chunks of the rows chosen by the WHERE clause
 // appended to it. Unchanged chunks are not rewritten. A new chunk is
-// queued for indexing (trigger chunk_added); a changed text was queued for
-// re-indexing when it changed (migration 0026).
+// queued for indexing (trigger chunk_added); rebuildQueued queues an
+// existing one's re-indexing.
 const chunkUpsert = `INSERT INTO chunks (message_id, chat_id, role, hidden, chars)
 	SELECT message_id, chat_id, role, hidden, length(body) FROM chunk_source WHERE `
 
@@ -76,6 +75,15 @@ func rebuildQueued(ctx context.Context, tx *store.Tx, chatRowID int64, limit int
 	if limit > 0 {
 		pick += ` ORDER BY message_id LIMIT ?`
 		args = append(args, limit)
+	}
+	// A queued message may show another text than its chunk was indexed
+	// with, and the chunk keeps no copy to compare (migration 0026): an
+	// indexed chunk is queued to be indexed again. One not indexed yet stays
+	// queued as it is; a new chunk is queued by the upsert (chunk_added).
+	if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_unindexed (key, stale)
+		SELECT (chat_id << `+fmt.Sprint(chunkKeyBits)+`) | message_id, 1 FROM chunks WHERE message_id IN (`+pick+`)
+		ON CONFLICT (key) DO NOTHING`, args...); err != nil {
+		return 0, fmt.Errorf("rebuild chunks: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, chunkUpsert+`message_id IN (`+pick+`)`+chunkUpsertConflict, args...); err != nil {
 		return 0, fmt.Errorf("rebuild chunks: %w", err)

@@ -48,46 +48,9 @@ CREATE TRIGGER chunk_removed AFTER DELETE ON chunks BEGIN
 END;
 
 -- A chunk no longer holds the text whose change re-indexed it (schema v3's
--- chunk_rewritten): the triggers that see a message's active text change
--- queue its re-indexing themselves, for every indexed message showing the
--- body: a swipe added as the active one, the active swipe edited or
--- moved, another swipe chosen, the message pointed at another body. (A
--- swipe is removed only along with a change of the others' ord or the
--- swipe_id, or with its message.)
--- A message without a chunk yet is indexed when it gets one (chunk_added),
--- with the text current then. Each keeps queueing the chunk rebuild too.
-DROP TRIGGER message_swipe_added;
-CREATE TRIGGER message_swipe_added AFTER INSERT ON message_swipes BEGIN
-    INSERT OR IGNORE INTO chunks_pending (message_id, chat_id) SELECT id, chat_id FROM messages WHERE body_id = new.body_id;
-    INSERT INTO chunks_unindexed (key, stale)
-    SELECT (c.chat_id << 37) | c.message_id, 1 FROM messages m JOIN chunks c ON c.message_id = m.id
-    WHERE m.body_id = new.body_id AND new.ord = (SELECT swipe_id FROM message_bodies WHERE id = new.body_id)
-    ON CONFLICT (key) DO NOTHING;
-END;
-
-DROP TRIGGER message_swipe_changed;
-CREATE TRIGGER message_swipe_changed AFTER UPDATE OF mes, ord ON message_swipes BEGIN
-    INSERT OR IGNORE INTO chunks_pending (message_id, chat_id) SELECT id, chat_id FROM messages WHERE body_id = new.body_id;
-    INSERT INTO chunks_unindexed (key, stale)
-    SELECT (c.chat_id << 37) | c.message_id, 1 FROM messages m JOIN chunks c ON c.message_id = m.id
-    WHERE m.body_id = new.body_id AND (old.mes IS NOT new.mes OR old.ord IS NOT new.ord)
-      AND (SELECT swipe_id FROM message_bodies WHERE id = new.body_id) IN (old.ord, new.ord)
-    ON CONFLICT (key) DO NOTHING;
-END;
-
-DROP TRIGGER message_body_changed;
-CREATE TRIGGER message_body_changed AFTER UPDATE OF is_user, hidden, swipe_id, extra ON message_bodies BEGIN
-    INSERT OR IGNORE INTO chunks_pending (message_id, chat_id) SELECT id, chat_id FROM messages WHERE body_id = new.id;
-    INSERT INTO chunks_unindexed (key, stale)
-    SELECT (c.chat_id << 37) | c.message_id, 1 FROM messages m JOIN chunks c ON c.message_id = m.id
-    WHERE m.body_id = new.id AND old.swipe_id IS NOT new.swipe_id
-    ON CONFLICT (key) DO NOTHING;
-END;
-
-DROP TRIGGER message_body_moved;
-CREATE TRIGGER message_body_moved AFTER UPDATE OF body_id ON messages BEGIN
-    INSERT OR IGNORE INTO chunks_pending (message_id, chat_id) VALUES (new.id, new.chat_id);
-    INSERT INTO chunks_unindexed (key, stale)
-    SELECT (chat_id << 37) | message_id, 1 FROM chunks WHERE message_id = new.id AND old.body_id IS NOT new.body_id
-    ON CONFLICT (key) DO NOTHING;
-END;
+-- chunk_rewritten, gone with the old table). Every change to a message's
+-- active text already queues the message in chunks_pending (the triggers
+-- of schema v17, and the code that inserts messages); rebuilding a queued
+-- message that has a chunk queues its re-indexing too (chats.rebuildQueued).
+-- The triggers stay one statement each: they fire for every swipe row an
+-- import writes.
