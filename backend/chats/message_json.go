@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strconv"
 	"unicode/utf8"
+
+	"hearth/backend/jsonx"
 )
 
 // appendMessageJSON writes one SillyTavern message object. It is the only
@@ -118,16 +120,13 @@ func stringJSONLen(s string) int {
 }
 
 // plainASCII reports whether the eight bytes of s are ASCII that a JSON
-// string holds as it is (no quote, backslash or control character), by
-// SWAR on one word: a byte's high bit in the masks marks a byte of s at
-// or above 0x80, a zero byte of s^quotes or s^backslashes, or a byte of s
-// below 0x20. Prose is mostly such runs; stringJSONLen passes them whole.
+// string holds as it is: jsonx.PlainWord, and no byte at or above 0x80
+// (which may need a \ufffd or \u2028). Prose is mostly such runs;
+// stringJSONLen passes them whole.
 func plainASCII(s string) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
-	return (w&highs)|zero(w^(ones*'"'))|zero(w^(ones*'\\'))|(w-ones*0x20)&^w&highs == 0
+	return w&0x8080808080808080 == 0 && jsonx.PlainWord(w)
 }
 
 // objectInner returns the members of a JSON object text without its braces.

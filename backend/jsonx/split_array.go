@@ -163,7 +163,7 @@ var plain = func() (t [256]bool) {
 func (s *scanner) str(i int) int {
 	doc := s.doc
 	for i++; i < len(doc); {
-		if i+8 <= len(doc) && plainWord(binary.LittleEndian.Uint64(doc[i:])) {
+		if i+8 <= len(doc) && PlainWord(binary.LittleEndian.Uint64(doc[i:])) {
 			i += 8
 			continue
 		}
@@ -196,11 +196,12 @@ func (s *scanner) str(i int) int {
 	return -1
 }
 
-// plainWord reports whether none of the eight bytes of w is a quote, a
-// backslash or a control character (SWAR: a byte's high bit in the masks
-// marks a zero byte of w^quotes or w^backslashes, or a byte of w below
-// 0x20), so str passes plain text eight bytes at a time.
-func plainWord(w uint64) bool {
+// PlainWord reports whether none of the eight bytes of w is a quote, a
+// backslash or a control character, the bytes a JSON string holds as they
+// are (SWAR: a byte's high bit in the masks marks a zero byte of w^quotes
+// or w^backslashes, or a byte of w below 0x20), so a scan passes plain
+// text eight bytes at a time.
+func PlainWord(w uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
 	return zero(w^(ones*'"'))|zero(w^(ones*'\\'))|(w-ones*0x20)&^w&highs == 0
