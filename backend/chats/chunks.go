@@ -38,19 +38,21 @@ import (
 //
 // The text, role and hidden flag come from the chunk_source view, the one
 // definition of what a message contributes. A chunk keeps no copy of the
-// text (migration 0026): the indexer and a search read it through
-// chunk_source, and rebuilding a queued chunk queues its re-indexing.
+// text (migration 0026): the indexer reads it through chunk_source, a
+// search by the rowid of the swipe row that holds it (swipe_row, migration
+// 0027), and rebuilding a queued chunk queues its re-indexing.
 
 // chunkUpsert rebuilds the chunks of the rows chosen by the WHERE clause
 // appended to it. Unchanged chunks are not rewritten. A new chunk is
 // queued for indexing (trigger chunk_added); rebuildQueued queues an
 // existing one's re-indexing.
-const chunkUpsert = `INSERT INTO chunks (message_id, chat_id, role, hidden, chars)
-	SELECT message_id, chat_id, role, hidden, length(body) FROM chunk_source WHERE `
+const chunkUpsert = `INSERT INTO chunks (message_id, chat_id, role, hidden, chars, swipe_row)
+	SELECT message_id, chat_id, role, hidden, length(body), swipe_row FROM chunk_source WHERE `
 
 const chunkUpsertConflict = `
-	ON CONFLICT (message_id) DO UPDATE SET role = excluded.role, hidden = excluded.hidden, chars = excluded.chars
-	WHERE chunks.role IS NOT excluded.role OR chunks.hidden IS NOT excluded.hidden OR chunks.chars IS NOT excluded.chars`
+	ON CONFLICT (message_id) DO UPDATE SET role = excluded.role, hidden = excluded.hidden, chars = excluded.chars, swipe_row = excluded.swipe_row
+	WHERE chunks.role IS NOT excluded.role OR chunks.hidden IS NOT excluded.hidden OR chunks.chars IS NOT excluded.chars
+		OR chunks.swipe_row IS NOT excluded.swipe_row`
 
 // rebuildChunks is the chunk part of settling a write: unless the write
 // skips the rebuild, the background indexer starts when it commits, to

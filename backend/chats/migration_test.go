@@ -309,3 +309,41 @@ func TestMigrationIndexWithoutPositions(t *testing.T) {
 	r.expect("lantern", noOpts, 0)
 	r.checkIndexInSync()
 }
+
+// TestMigrationNamesSwipeRows upgrades a schema v26 database: each chunk
+// names the swipe row that holds its message's text before anything is
+// rebuilt, and a search reads the text through it.
+func TestMigrationNamesSwipeRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "hearth.db")
+	seedOldChat(t, path, 2, []oldMessage{
+		{name: "Ava", extra: `{}`, swipes: []string{"The Lantern flickered twice"}},
+		{name: "Ava", swipeID: 1, extra: `{}`, swipes: []string{"first owl take", "second heron take"}},
+	})
+	old, err := store.Open(ctx, path, store.Options{UpTo: 26})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chunks, named int
+	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*), count(s.id) FROM chunks c
+		LEFT JOIN message_swipes s ON s.id = c.swipe_row AND s.mes = (SELECT body FROM chunk_source t WHERE t.message_id = c.message_id)`).
+		Scan(&chunks, &named); err != nil || chunks != 2 || named != 2 {
+		t.Fatalf("after the upgrade %d of %d chunks name their text's row, %v", named, chunks, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := openUpgraded(t, path, "0b6f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f")
+	r.expect("heron", noOpts, 1)
+	r.expect("owl", noOpts)
+	r.expect("lantern", noOpts, 0)
+	r.checkIndexInSync()
+}

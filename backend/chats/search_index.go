@@ -54,8 +54,8 @@ func ftsTrigrams(q string) string {
 // searchIndex answers a query of 3+ characters, in one chat or all. The
 // index names the messages holding every trigram of the query; the chunks
 // index covers their filters (no text read for a message filtered out),
-// and the text of the others, read through chunk_source, is checked for
-// the case-folded query and its occurrences counted (foldedMatcher.count).
+// and the text of the others, read by their chunk's swipe_row, is checked
+// for the case-folded query and its occurrences counted (foldedMatcher.count).
 // They are ranked here (rank): each hit's score needs its own count, which
 // FTS5 without positions does not keep.
 func searchIndex(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
@@ -71,12 +71,12 @@ func searchIndex(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
 		scope, head = ` AND f.rowid >= ? AND f.rowid < ?`, append(head, lo, hi)
 	}
 	found, err := readCandidates(ctx, q, p.matcher.count, `
-		SELECT c.message_id, c.chat_id, c.chars, t.body
+		SELECT c.message_id, c.chat_id, c.chars, t.mes
 		FROM chunks_fts f
 		CROSS JOIN chunks c INDEXED BY chunks_by_chat
 			ON c.chat_id = (f.rowid >> `+fmt.Sprint(chunkKeyBits)+`) AND c.message_id = (f.rowid & `+fmt.Sprint(chunkKeyMask)+`)`+join+`
-		CROSS JOIN chunk_source t ON t.message_id = c.message_id
-		WHERE chunks_fts MATCH ?`+scope+where, append(head, args...))
+		CROSS JOIN message_swipes t ON t.id = c.swipe_row
+		WHERE chunks_fts MATCH ?`+scope+where+chunkCurrent, append(head, args...))
 	if err != nil {
 		return nil, err
 	}
@@ -86,3 +86,13 @@ func searchIndex(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
 	}
 	return hits, placeHits(ctx, q, hits)
 }
+
+// chunkCurrent leaves out of a search the messages queued for a chunk
+// rebuild (chunks_pending) when it reads. A search rebuilds its chats'
+// queue first, but a write can queue more before the search's read begins:
+// such a chunk's swipe_row may name a swipe that no longer holds the
+// message's text (another swipe now active, or the row removed and its
+// rowid taken by another message's new swipe). The search then misses that
+// message, as it misses text its index has not caught up with, and never
+// shows text the message does not hold.
+const chunkCurrent = ` AND c.message_id NOT IN (SELECT message_id FROM chunks_pending)`

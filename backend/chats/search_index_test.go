@@ -107,7 +107,8 @@ func (r *searchRig) checkIndexInSync() {
 		(SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = c.message_id)),
 		(SELECT count(*) FROM messages m WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message_id = m.id)),
 		(SELECT count(*) FROM chunks c JOIN chunk_source s USING (message_id)
-			WHERE c.chars IS NOT length(s.body) OR c.role IS NOT s.role OR c.hidden IS NOT s.hidden OR c.chat_id IS NOT s.chat_id)`).
+			WHERE c.chars IS NOT length(s.body) OR c.role IS NOT s.role OR c.hidden IS NOT s.hidden OR c.chat_id IS NOT s.chat_id
+				OR c.swipe_row IS NOT s.swipe_row)`).
 		Scan(&pending, &orphans, &missing, &wrong); err != nil {
 		r.t.Fatal(err)
 	}
@@ -365,5 +366,59 @@ func TestSearchSeesRowsChangedAnyWay(t *testing.T) {
 	r.expect("okapi", noOpts, 0)
 	r.expect("words", noOpts)
 	r.expect("words", SearchOptions{IncludeHidden: true}, 1)
+	r.checkIndexInSync()
+}
+
+// TestSearchReadsNoQueuedChunk has a write land between a search's
+// catch-up and its read, which the search then reads as it is: the chunk
+// of the changed message still names the swipe row that held its text
+// before. The message is left out rather than shown with text it no
+// longer holds, and the next search, which catches up, finds it again.
+func TestSearchReadsNoQueuedChunk(t *testing.T) {
+	t.Parallel()
+	r := newSearchRig(t)
+	ctx := context.Background()
+	r.add(r.chatID, msgUser("hello there"), map[string]any{"name": "Bot", "is_user": false, "mes": "a zebra take",
+		"swipe_id": 1, "swipes": []string{"a heron take", "a zebra take"}})
+	r.expect("zebra", noOpts, 1)
+
+	// Swipe back to the first take and remove the second, and give
+	// another message a swipe (taking the removed row's rowid, the
+	// largest), as a write that a search's catch-up has not seen yet.
+	if err := r.db.InTx(ctx, func(tx *store.Tx) error {
+		for _, q := range []string{
+			`UPDATE message_bodies SET swipe_id = 0 WHERE id = (SELECT body_id FROM messages WHERE idx = 1)`,
+			`DELETE FROM message_swipes WHERE ord = 1 AND body_id = (SELECT body_id FROM messages WHERE idx = 1)`,
+			`INSERT INTO message_swipes (body_id, ord, mes, info) SELECT body_id, 1, 'another zebra, elsewhere', '{}' FROM messages WHERE idx = 0`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The second take's rowid now holds another message's (inactive) text.
+	var reused int
+	if err := r.db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM chunks c JOIN message_swipes s ON s.id = c.swipe_row
+		WHERE s.mes = 'another zebra, elsewhere'`).Scan(&reused); err != nil || reused != 1 {
+		t.Fatalf("%d chunks name the reused row, %v", reused, err)
+	}
+	for _, query := range []string{"zebra", "heron"} {
+		p, err := newSearchPlan(query, SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, err := searchIndex(ctx, r.db.Reader(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 0 {
+			t.Errorf("search %q read queued chunks: %+v", query, hits)
+		}
+	}
+	r.expect("zebra", noOpts)
+	r.expect("heron", noOpts, 1)
 	r.checkIndexInSync()
 }

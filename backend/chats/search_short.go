@@ -133,10 +133,10 @@ func shortCandidates(ctx context.Context, q queryer, p *searchPlan, tf map[int64
 func scanShort(ctx context.Context, q queryer, p *searchPlan) ([]scored, error) {
 	where, args := p.filters()
 	return readCandidates(ctx, q, p.matcher.contexts, `
-		SELECT c.message_id, c.chat_id, c.chars, t.body
+		SELECT c.message_id, c.chat_id, c.chars, t.mes
 		FROM chunks c JOIN messages m ON m.id = c.message_id
-		CROSS JOIN chunk_source t ON t.message_id = c.message_id
-		WHERE true`+where, args)
+		CROSS JOIN message_swipes t ON t.id = c.swipe_row
+		WHERE true`+where+chunkCurrent, args)
 }
 
 // readCandidates runs query, which selects the message id, chat id,
