@@ -125,6 +125,12 @@ func (w *generateWriter) generate(ctx context.Context, c *client, ch *msgChat, t
 	if err != nil {
 		if !outcome(w.l, err, []*Op{op}) && isNoAnswer(err) {
 			w.inFlight[task] = flight
+			if typ == "swipe" {
+				// A swipe lands on the chat's last message, which the
+				// next check must read again: ch.low is past it once
+				// checked.
+				ch.low = max(0, ch.low-1)
+			}
 		}
 		return err
 	}
@@ -192,6 +198,7 @@ func (w *generateWriter) checkChat(ctx context.Context, c *client, ch *msgChat, 
 			if err := w.landed(ctx, c, ch, index, s, id, text); err != nil {
 				return err
 			}
+			found[key] = text
 		}
 	}
 	for _, key := range w.l.Keys(repliesOf(ch.id), !full) {
