@@ -19,6 +19,7 @@ import (
 	"hearth/backend/connections"
 	"hearth/backend/events"
 	"hearth/backend/generate"
+	"hearth/backend/search"
 	"hearth/backend/store"
 )
 
@@ -39,6 +40,7 @@ type Deps struct {
 	Profiles    *profile.Store
 	Skills      *skills.Library
 	Chats       *chats.Service
+	Search      *search.Service
 	Characters  *characters.Service
 	Generate    *generate.Service
 	Connections *connections.Service

@@ -10,6 +10,7 @@ import (
 	"hearth/backend/agent/skills"
 	"hearth/backend/apperr"
 	"hearth/backend/chats"
+	"hearth/backend/search"
 )
 
 // Bounds of chat.read_messages (AGENT.md §5).
@@ -38,7 +39,7 @@ func (r *run) chatSearch(args json.RawMessage) (any, error) {
 		}
 		a.Limit = &n
 	}
-	hits, err := r.svc.d.Chats.Search(r.ctx, r.chatID, a.Query, chats.SearchOptions{Limit: a.Limit, Role: a.Role, Start: a.StartMessage, End: a.EndMessage})
+	hits, err := r.svc.d.Search.Search(r.ctx, r.chatID, a.Query, search.Options{Limit: a.Limit, Role: a.Role, Start: a.StartMessage, End: a.EndMessage})
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ import (
 	"hearth/backend/media"
 	"hearth/backend/personas"
 	"hearth/backend/presets"
+	"hearth/backend/search"
 	"hearth/backend/state"
 	"hearth/backend/store"
 	"hearth/backend/worldinfo"
@@ -32,12 +33,16 @@ import (
 
 // App is an opened data dir with everything running on it.
 type App struct {
-	DataDir     string
-	Store       *store.Store
-	Bus         *events.Bus
-	Media       *media.Store
-	Characters  *characters.Service
-	Chats       *chats.Service
+	DataDir    string
+	Store      *store.Store
+	Bus        *events.Bus
+	Media      *media.Store
+	Characters *characters.Service
+	Chats      *chats.Service
+	// Search answers chat.search; Indexer keeps its index current in the
+	// background, from Open until Close.
+	Search      *search.Service
+	Indexer     *search.Indexer
 	State       *state.Service
 	Connections *connections.Service
 	Personas    *personas.Service
@@ -120,6 +125,9 @@ func open(ctx context.Context, dataDir string, access library.Access) (*App, err
 	a := &App{DataDir: dataDir, Store: db, Bus: bus, Media: files}
 	a.Characters = characters.New(db, bus, files, now)
 	a.Chats = chats.New(db, bus, a.Characters, now)
+	a.Search = search.New(db)
+	a.Indexer = search.NewIndexer(db)
+	a.Chats.Index = a.Indexer
 	a.Personas = personas.New(db, bus, files, a.Chats, now)
 	a.Chats.UserName = a.Personas.UserName
 	a.State = state.New(db, bus)
@@ -143,7 +151,7 @@ func open(ctx context.Context, dataDir string, access library.Access) (*App, err
 	a.Skills = skills.Open(filepath.Join(dataDir, "skills"))
 	a.Agent, err = agent.New(ctx, agent.Deps{
 		DB: db, Bus: bus, Runs: runstore.New(db, now), Profiles: a.AgentProfiles, Skills: a.Skills,
-		Chats: a.Chats, Characters: a.Characters, Generate: a.Generate, Connections: a.Connections,
+		Chats: a.Chats, Search: a.Search, Characters: a.Characters, Generate: a.Generate, Connections: a.Connections,
 		Dir: filepath.Join(dataDir, "agent"), Now: now,
 	})
 	if err != nil {
@@ -156,11 +164,14 @@ func open(ctx context.Context, dataDir string, access library.Access) (*App, err
 		WorldInfo: a.WorldInfo, Personas: a.Personas, Presets: a.Presets, Access: access, Now: now})
 	a.Chats.CloneLorebook = a.WorldInfo.CloneForFork
 	a.WorldInfo.Renamed = a.lorebookRenamed
-	a.Router = host.New(host.Services{Chats: a.Chats, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,
+	a.Router = host.New(host.Services{Chats: a.Chats, Search: a.Search, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,
 		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Skills: a.Skills, Bus: bus,
 		WorldInfo: a.WorldInfo, Library: a.Library})
 	a.idle = newIdleReleaser(idleRelease, func() { a.ReleaseMemory(context.Background()) })
 	a.Router.OnLargeCall(largeCall, a.idle.large)
+	// Last, so that no failed open leaves its goroutine behind; a write
+	// before it (none today) would have its round run now.
+	a.Indexer.Start()
 	return a, nil
 }
 
@@ -177,13 +188,16 @@ func (a *App) lorebookRenamed(ctx context.Context, tx *store.Tx, from, to string
 	return a.Personas.RenameLorebookIn(ctx, tx, from, to)
 }
 
-// Close stops running generations (recorded as interrupted), the bus,
-// and closes the database. Safe to call twice.
+// Close stops running generations (recorded as interrupted), the bus and
+// the background indexer, and closes the database. Safe to call twice.
 func (a *App) Close() error {
 	a.idle.close()
 	a.Agent.Close()
 	a.Generate.Close()
 	a.Bus.Close()
+	// After the services that write chats, before the database: a round
+	// under way is cancelled, and its goroutine gone once Close returns.
+	a.Indexer.Close()
 	err := a.Store.Close()
 	if a.lock != nil {
 		a.lock.release()

@@ -225,7 +225,9 @@ func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, inde
 	if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_backlog (chat_id, next_message_id) VALUES (?, ?)`, dst.id, firstRow); err != nil {
 		return nil, 0, fmt.Errorf("copy messages: %w", err)
 	}
-	tx.AfterCommit(s.indexInBackground)
+	if err := s.indexAfterCommit(ctx, tx); err != nil {
+		return nil, 0, err
+	}
 	prefix, base := copyIDs()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO messages (id, chat_id, idx, uuid, body_id)
 		SELECT ?6 + idx, ?1, idx, ?4 || printf('%012x', (?5 + idx) % 281474976710656), body_id

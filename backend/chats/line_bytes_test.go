@@ -13,7 +13,7 @@ import (
 
 // checkLineBytes fails unless every message body knows its line_bytes and
 // it is the size of the JSONL line (and newline) of each message on it.
-func (r *searchRig) checkLineBytes(step string) {
+func (r *chatRig) checkLineBytes(step string) {
 	r.t.Helper()
 	ctx := context.Background()
 	q := r.db.Reader()
@@ -57,7 +57,7 @@ func (r *searchRig) checkLineBytes(step string) {
 // after each: the sizes a branch sums instead of serializing.
 func TestLineBytesFollowWrites(t *testing.T) {
 	t.Parallel()
-	r := newSearchRig(t)
+	r := newChatRig(t)
 	ctx := context.Background()
 	r.add(r.chatID, msgUser("one \"quoted\"\n\ttabbed \u2028 and \x01"), msgBot("two — 二 — ふたつ"), msgNarrator("three"), msgBot("four"))
 	r.checkLineBytes("add")
@@ -133,7 +133,7 @@ func TestLineBytesFollowWrites(t *testing.T) {
 // has the size the known line_bytes give.
 func TestRangeLineBytesWithoutLineBytes(t *testing.T) {
 	t.Parallel()
-	r := newSearchRig(t)
+	r := newChatRig(t)
 	ctx := context.Background()
 	r.add(r.chatID, msgUser("one"), msgBot("two \"2\""), msgUser("three"), msgBot("four"), msgUser("five"))
 	if _, err := r.s.AddSwipe(ctx, r.chatID, 3, "four, again", true, WriteOptions{}); err != nil {

@@ -45,6 +45,10 @@ type Service struct {
 	// book). Nil keeps every reference: the books live in
 	// backend/worldinfo, which chats must not import.
 	CloneLorebook func(ctx context.Context, tx *store.Tx, name, chatName string) (clone string, ok bool, err error)
+	// Index, when set, hears of every write that queued search work, inside
+	// its transaction (backend/search's Indexer). Nil leaves the work
+	// queued until a search reads it. Set it before first use.
+	Index Indexer
 }
 
 // New returns a chat service.

@@ -12,7 +12,7 @@ import (
 )
 
 // bodyCounts reads how many body and swipe rows exist in the database.
-func (r *searchRig) bodyCounts() (bodies, swipes int) {
+func (r *chatRig) bodyCounts() (bodies, swipes int) {
 	r.t.Helper()
 	err := r.db.Reader().QueryRowContext(context.Background(),
 		`SELECT (SELECT count(*) FROM message_bodies), (SELECT count(*) FROM message_swipes)`).Scan(&bodies, &swipes)
@@ -24,7 +24,7 @@ func (r *searchRig) bodyCounts() (bodies, swipes int) {
 
 // stMessages reads a chat's messages as SillyTavern objects, ids dropped
 // (a branch's copies have their own).
-func (r *searchRig) stMessages(chatID string) []map[string]any {
+func (r *chatRig) stMessages(chatID string) []map[string]any {
 	r.t.Helper()
 	raw, err := r.s.StMessagesJSON(context.Background(), chatID, nil)
 	if err != nil {
@@ -47,7 +47,7 @@ func (r *searchRig) stMessages(chatID string) []map[string]any {
 // frees exactly the bodies no other message points at.
 func TestBranchSharesBodies(t *testing.T) {
 	t.Parallel()
-	r := newSearchRig(t)
+	r := newChatRig(t)
 	ctx := context.Background()
 	r.add(r.chatID, msgUser("one"), msgBot("two"), msgUser("three"), msgBot("four"))
 	if _, err := r.s.AddSwipe(ctx, r.chatID, 2, "three, again", false, WriteOptions{}); err != nil {
@@ -139,7 +139,7 @@ func TestBranchSharesBodies(t *testing.T) {
 // to the other swipe gets its own body, the rest stay shared.
 func TestBranchNavigatedCopiesOneBody(t *testing.T) {
 	t.Parallel()
-	r := newSearchRig(t)
+	r := newChatRig(t)
 	ctx := context.Background()
 	r.add(r.chatID, msgUser("one"), msgBot("two"))
 	if _, err := r.s.AddSwipe(ctx, r.chatID, 1, "two, again", false, WriteOptions{}); err != nil {
@@ -167,7 +167,7 @@ func TestBranchNavigatedCopiesOneBody(t *testing.T) {
 // index order within the copy, for two copies made in the same instant.
 func TestBranchMessageIDs(t *testing.T) {
 	t.Parallel()
-	r := newSearchRig(t)
+	r := newChatRig(t)
 	ctx := context.Background()
 	r.add(r.chatID, msgUser("one"), msgBot("two"), msgUser("three"))
 	seen := map[string]bool{}

@@ -12,6 +12,7 @@ import (
 	"hearth/backend/internal/chatgen"
 	"hearth/backend/jsonx"
 	"hearth/backend/media"
+	"hearth/backend/search"
 	"hearth/backend/store"
 )
 
@@ -23,7 +24,7 @@ import (
 // (reported, no goal).
 func BenchmarkUndo(b *testing.B) {
 	ctx := context.Background()
-	s, id := benchChat(b)
+	s, idx, id := benchChat(b)
 	msgs := chatgen.Messages(chatgen.Options{Seed: 1, Messages: 9999, UserName: "User", CharName: "Seraphina"})
 	for _, batch := range chatgen.Batches(msgs, 500) {
 		raws := make([]json.RawMessage, len(batch))
@@ -44,7 +45,7 @@ func BenchmarkUndo(b *testing.B) {
 			if err := s.UpdateMessages(ctx, id, []Update{{Index: mid, Patch: jsonx.Object{"mes": mes}}}, WriteOptions{}); err != nil {
 				b.Fatal(err)
 			}
-			settleIndex(b, s)
+			settleIndex(b, idx)
 			b.StartTimer()
 			if _, err := s.Undo(ctx, id, WriteOptions{}); err != nil {
 				b.Fatal(err)
@@ -59,7 +60,7 @@ func BenchmarkUndo(b *testing.B) {
 			if _, err := s.DeleteMessages(ctx, id, []int{mid}, DeleteOptions{}); err != nil {
 				b.Fatal(err)
 			}
-			settleIndex(b, s)
+			settleIndex(b, idx)
 			b.StartTimer()
 			if _, err := s.Undo(ctx, id, WriteOptions{}); err != nil {
 				b.Fatal(err)
@@ -73,28 +74,19 @@ func BenchmarkUndo(b *testing.B) {
 // so far, as it has by the time a person undoes what they just did: the
 // index work a write queues runs after it commits, and would otherwise
 // compete with the timed step.
-func settleIndex(b *testing.B, s *Service) {
+func settleIndex(b *testing.B, idx *search.Indexer) {
 	b.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, running := indexers.Load(s.db); !running {
-			if err := s.indexQueued(context.Background(), 0, searchIndexBatch); err != nil {
-				b.Fatal(err)
-			}
-			if _, running := indexers.Load(s.db); !running {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("the search index did not catch up within 30 s")
-		}
-		time.Sleep(200 * time.Microsecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := idx.Wait(ctx); err != nil {
+		b.Fatalf("the search index did not catch up within 30 s: %v", err)
 	}
 }
 
 // benchChat opens a service in a temp dir with one character chat (its
-// greeting included), as newService and newChat do for tests.
-func benchChat(b *testing.B) (*Service, string) {
+// greeting included), as newService and newChat do for tests, its writes
+// indexed in the background as the app's are.
+func benchChat(b *testing.B) (*Service, *search.Indexer, string) {
 	ctx := context.Background()
 	dir := b.TempDir()
 	db, err := store.Open(ctx, filepath.Join(dir, "hearth.db"), store.Options{})
@@ -109,6 +101,10 @@ func benchChat(b *testing.B) (*Service, string) {
 	b.Cleanup(func() { bus.Close(); db.Close() })
 	chars := characters.New(db, bus, files, time.Now)
 	s := New(db, bus, chars, time.Now)
+	idx := search.NewIndexer(db)
+	s.Index = idx
+	idx.Start()
+	b.Cleanup(func() { idx.Close() })
 	card, err := chars.Create(ctx, jsonx.Object{"name": jsonx.Raw("Seraphina"), "first_mes": jsonx.Raw("Hello")}, characters.CreateOptions{})
 	if err != nil {
 		b.Fatal(err)
@@ -117,5 +113,5 @@ func benchChat(b *testing.B) (*Service, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return s, sum.ChatID
+	return s, idx, sum.ChatID
 }

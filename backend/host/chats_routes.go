@@ -76,7 +76,6 @@ func registerChats(r *Router, svc *chats.Service) {
 	registerSpindle(r, svc)
 	registerBranches(r, svc)
 	registerJsonl(r, svc)
-	registerSearch(r, svc)
 	registerUndo(r, svc)
 }
 

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"hearth/backend/chats"
 	"hearth/backend/jsonx"
+	"hearth/backend/search"
 )
 
 // searchOptionKeys are the options chat.search understands; any other key
@@ -15,7 +15,7 @@ var searchOptionKeys = map[string]bool{"limit": true, "role": true, "start": tru
 
 // registerSearch adds chat.search(chatId | null, query, options?):
 // full-text search of one chat, or of every chat when chatId is null.
-func registerSearch(r *Router, svc *chats.Service) {
+func registerSearch(r *Router, svc *search.Service) {
 	r.Register("chat.search", func(ctx context.Context, a Args) (any, error) {
 		query, err := a.String(1, "query")
 		if err != nil {
@@ -39,8 +39,8 @@ func registerSearch(r *Router, svc *chats.Service) {
 // searchOptions decodes chat.search's options strictly: known keys only,
 // integers that are integers, a string role, a boolean includeHidden. A
 // key set to null is refused too: it is what JSON makes of NaN.
-func searchOptions(a Args, i int) (chats.SearchOptions, error) {
-	var opts chats.SearchOptions
+func searchOptions(a Args, i int) (search.Options, error) {
+	var opts search.Options
 	if !a.Has(i) {
 		return opts, nil
 	}

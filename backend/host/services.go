@@ -13,6 +13,7 @@ import (
 	"hearth/backend/media"
 	"hearth/backend/personas"
 	"hearth/backend/presets"
+	"hearth/backend/search"
 	"hearth/backend/state"
 	"hearth/backend/worldinfo"
 )
@@ -20,6 +21,7 @@ import (
 // Services are the domain services the router exposes.
 type Services struct {
 	Chats       *chats.Service
+	Search      *search.Service
 	Characters  *characters.Service
 	State       *state.Service
 	Connections *connections.Service
@@ -47,6 +49,7 @@ func New(s Services) *Router {
 	registerHost(r)
 	registerCharacters(r, s.Characters)
 	registerChats(r, s.Chats)
+	registerSearch(r, s.Search)
 	registerState(r, s.State)
 	registerConnections(r, s.Connections)
 	registerPersonas(r, s.Personas)

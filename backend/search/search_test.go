@@ -1,145 +1,18 @@
-package chats
+package search
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 	"math"
-	"path/filepath"
-	"reflect"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"hearth/backend/apperr"
 	"hearth/backend/characters"
-	"hearth/backend/events"
+	"hearth/backend/chats"
 	"hearth/backend/jsonx"
-	"hearth/backend/media"
-	"hearth/backend/store"
 )
-
-// searchRig is a chat service with one chat whose greeting is removed, so
-// message indexes are the order of the messages a test adds.
-type searchRig struct {
-	t      testing.TB
-	s      *Service
-	db     *store.Store
-	chatID string
-}
-
-func newSearchRig(t testing.TB) *searchRig {
-	t.Helper()
-	r := searchRigAt(t, filepath.Join(t.TempDir(), "hearth.db"))
-	r.chatID = r.newChat("Search")
-	if _, err := r.s.DeleteMessages(context.Background(), r.chatID, []int{0}, DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// searchRigAt opens (migrating) the database at path, media beside it.
-func searchRigAt(t testing.TB, path string) *searchRig {
-	t.Helper()
-	dir := filepath.Dir(path)
-	db, err := store.Open(context.Background(), path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := media.New(filepath.Join(dir, "media"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bus := events.NewBus()
-	t.Cleanup(func() { bus.Close(); db.Close() })
-	return &searchRig{t: t, s: New(db, bus, characters.New(db, bus, files, time.Now), time.Now), db: db}
-}
-
-// newChat creates a chat (with its greeting, "Hi") of a new character.
-func (r *searchRig) newChat(name string) string {
-	r.t.Helper()
-	ctx := context.Background()
-	card, err := r.s.chars.(*characters.Service).Create(ctx, jsonx.Object{"name": jsonx.Raw(name), "first_mes": jsonx.Raw("Hi")}, characters.CreateOptions{})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	sum, err := r.s.Create(ctx, Owner{Avatar: card.Avatar}, CreateOptions{})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return sum.ChatID
-}
-
-// user, bot and narrator build SillyTavern messages of each role.
-func msgUser(mes string) map[string]any {
-	return map[string]any{"name": "User", "is_user": true, "mes": mes}
-}
-func msgBot(mes string) map[string]any {
-	return map[string]any{"name": "Ava", "is_user": false, "mes": mes}
-}
-func msgNarrator(mes string) map[string]any {
-	return map[string]any{"name": "System", "is_user": false, "mes": mes, "extra": map[string]any{"type": "narrator"}}
-}
-
-func (r *searchRig) add(chatID string, msgs ...map[string]any) {
-	r.t.Helper()
-	raws := make([]json.RawMessage, len(msgs))
-	for i, m := range msgs {
-		raws[i], _ = json.Marshal(m)
-	}
-	if _, err := r.s.AddMessages(context.Background(), chatID, raws, WriteOptions{}); err != nil {
-		r.t.Fatal(err)
-	}
-}
-
-func (r *searchRig) search(query string, opts SearchOptions) []SearchHit {
-	r.t.Helper()
-	hits, err := r.s.Search(context.Background(), r.chatID, query, opts)
-	if err != nil {
-		r.t.Fatalf("search %q: %v", query, err)
-	}
-	return hits
-}
-
-// found lists the indexes a search returns, sorted.
-func (r *searchRig) found(query string, opts SearchOptions) []int {
-	r.t.Helper()
-	out := []int{}
-	for _, h := range r.search(query, opts) {
-		out = append(out, h.Index)
-	}
-	sort.Ints(out)
-	return out
-}
-
-func (r *searchRig) expect(query string, opts SearchOptions, want ...int) {
-	r.t.Helper()
-	if want == nil {
-		want = []int{}
-	}
-	if got := r.found(query, opts); !reflect.DeepEqual(got, want) {
-		r.t.Errorf("search %q %+v found %v, want %v", query, opts, got, want)
-	}
-}
-
-func (r *searchRig) ids() []string {
-	r.t.Helper()
-	msgs, err := r.s.Messages(context.Background(), r.chatID, nil)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.ID
-	}
-	return out
-}
-
-func optPtr[T any](v T) *T { return &v }
-
-var noOpts SearchOptions
 
 func TestSearchFindsSubstringsInAnyScript(t *testing.T) {
 	t.Parallel()
@@ -211,7 +84,7 @@ func TestSearchRanksBestFirst(t *testing.T) {
 			}
 		}
 	}
-	if hits := r.search("dragon", SearchOptions{Limit: optPtr(2)}); len(hits) != 2 || hits[0].Index != 1 {
+	if hits := r.search("dragon", Options{Limit: optPtr(2)}); len(hits) != 2 || hits[0].Index != 1 {
 		t.Errorf("limit 2 gave %+v", hits)
 	}
 }
@@ -229,27 +102,27 @@ func TestSearchHiddenRoleAndRange(t *testing.T) {
 			r.add(r.chatID, msgNarrator("echo from the narrator 東京"))
 		}
 	}
-	r.expect("echo", SearchOptions{Role: optPtr("user")}, 0, 3, 6, 9)
-	r.expect("echo", SearchOptions{Role: optPtr("assistant")}, 1, 4, 7)
-	r.expect("京", SearchOptions{Role: optPtr("system")}, 2, 5, 8)
-	r.expect("echo", SearchOptions{Start: optPtr(3), End: optPtr(6)}, 3, 4, 5)
-	r.expect("東京", SearchOptions{Start: optPtr(8)}, 8, 9)
-	r.expect("東京", SearchOptions{End: optPtr(2)}, 0, 1)
-	r.expect("echo", SearchOptions{Start: optPtr(4), End: optPtr(4)})
-	r.expect("echo", SearchOptions{Start: optPtr(50)})
+	r.expect("echo", Options{Role: optPtr("user")}, 0, 3, 6, 9)
+	r.expect("echo", Options{Role: optPtr("assistant")}, 1, 4, 7)
+	r.expect("京", Options{Role: optPtr("system")}, 2, 5, 8)
+	r.expect("echo", Options{Start: optPtr(3), End: optPtr(6)}, 3, 4, 5)
+	r.expect("東京", Options{Start: optPtr(8)}, 8, 9)
+	r.expect("東京", Options{End: optPtr(2)}, 0, 1)
+	r.expect("echo", Options{Start: optPtr(4), End: optPtr(4)})
+	r.expect("echo", Options{Start: optPtr(50)})
 
 	ids := r.ids()
-	if err := r.s.SetMessagesHidden(context.Background(), r.chatID, []string{ids[1], ids[3]}, true); err != nil {
+	if err := r.chats.SetMessagesHidden(context.Background(), r.chatID, []string{ids[1], ids[3]}, true); err != nil {
 		t.Fatal(err)
 	}
 	r.expect("echo", noOpts, 0, 2, 4, 5, 6, 7, 8, 9)
 	r.expect("東京", noOpts, 0, 2, 4, 5, 6, 7, 8, 9)
-	r.expect("echo", SearchOptions{IncludeHidden: true}, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
-	r.expect("京", SearchOptions{IncludeHidden: true, Role: optPtr("user"), End: optPtr(5)}, 0, 3)
-	if err := r.s.SetMessagesHidden(context.Background(), r.chatID, []string{ids[1]}, false); err != nil {
+	r.expect("echo", Options{IncludeHidden: true}, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+	r.expect("京", Options{IncludeHidden: true, Role: optPtr("user"), End: optPtr(5)}, 0, 3)
+	if err := r.chats.SetMessagesHidden(context.Background(), r.chatID, []string{ids[1]}, false); err != nil {
 		t.Fatal(err)
 	}
-	r.expect("echo", SearchOptions{End: optPtr(4)}, 0, 1, 2)
+	r.expect("echo", Options{End: optPtr(4)}, 0, 1, 2)
 }
 
 func TestSearchOperatorsAreLiteral(t *testing.T) {
@@ -337,7 +210,7 @@ func TestSearchAcrossChats(t *testing.T) {
 		t.Errorf("one-chat search: %+v", hits)
 	}
 	// Deleting a chat takes its chunks out of the index.
-	if err := r.s.Delete(ctx, other); err != nil {
+	if err := r.chats.Delete(ctx, other); err != nil {
 		t.Fatal(err)
 	}
 	if hits, _ := r.s.SearchAll(ctx, "lantern", noOpts); len(hits) != 1 || hits[0].ChatID != r.chatID {
@@ -360,7 +233,7 @@ func TestSearchAcrossChats(t *testing.T) {
 	}
 	// Both score a message alike (BM25's term-frequency part against the
 	// index's mean length), best first.
-	descending := func(what string, hits []SearchHit) {
+	descending := func(what string, hits []Hit) {
 		for i, h := range hits {
 			if h.Score <= 0 || (i > 0 && h.Score > hits[i-1].Score) {
 				t.Errorf("%s scores not positive and descending: %+v", what, hits)
@@ -383,12 +256,12 @@ func TestSearchAcrossChats(t *testing.T) {
 		t.Errorf("one-chat search found %v; all chats found %v there", found, inChat)
 	}
 	// The mean length read from FTS5's averages record is the chunks' own.
-	avg, err := indexAverage(ctx, r.s.db.Reader())
+	avg, err := indexAverage(ctx, r.db.Reader())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want float64
-	if err := r.s.db.Reader().QueryRow(`SELECT avg(chars) FROM chunks`).Scan(&want); err != nil {
+	if err := r.db.Reader().QueryRow(`SELECT avg(chars) FROM chunks`).Scan(&want); err != nil {
 		t.Fatal(err)
 	}
 	if math.Abs(avg-want) > 1e-9 || avg <= 0 {
@@ -403,7 +276,7 @@ func TestSearchFindsBranchCopies(t *testing.T) {
 	r := newSearchRig(t)
 	ctx := context.Background()
 	r.add(r.chatID, msgUser("first 東京"), msgBot("second kestrel"), msgUser("third kestrel"))
-	b, err := r.s.CreateBranch(ctx, r.chatID, 1, BranchOptions{})
+	b, err := r.chats.CreateBranch(ctx, r.chatID, 1, chats.BranchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +296,7 @@ func TestSearchFindsImportedMessages(t *testing.T) {
 	t.Parallel()
 	r := newSearchRig(t)
 	ctx := context.Background()
-	card, err := r.s.chars.(*characters.Service).Create(ctx, jsonx.Object{"name": jsonx.Raw("Ava")}, characters.CreateOptions{})
+	card, err := r.chars.Create(ctx, jsonx.Object{"name": jsonx.Raw("Ava")}, characters.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +305,7 @@ func TestSearchFindsImportedMessages(t *testing.T) {
 {"name":"Ava","is_user":false,"mes":"no bird here"}
 {"name":"Ava","is_user":false,"mes":"a kestrel again"}
 `
-	sum, err := r.s.ImportJsonl(ctx, Owner{Avatar: card.Avatar}, JsonlImport{FileName: "imported", Text: &text})
+	sum, err := r.chats.ImportJsonl(ctx, chats.Owner{Avatar: card.Avatar}, chats.JsonlImport{FileName: "imported", Text: &text})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,20 +324,20 @@ func TestSearchValidation(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		query string
-		opts  SearchOptions
+		opts  Options
 		code  string
 	}{
 		{"empty", "", noOpts, apperr.CodeInvalidArgument},
 		{"spaces", " \t\n ", noOpts, apperr.CodeInvalidArgument},
 		{"only padding characters", "\ufdd0\x00", noOpts, apperr.CodeInvalidArgument},
 		{"too long", long, noOpts, apperr.CodeInvalidArgument},
-		{"limit 0", "hello", SearchOptions{Limit: optPtr(0)}, apperr.CodeInvalidArgument},
-		{"limit 201", "hello", SearchOptions{Limit: optPtr(201)}, apperr.CodeInvalidArgument},
-		{"role", "hello", SearchOptions{Role: optPtr("bot")}, apperr.CodeInvalidArgument},
-		{"empty role", "hello", SearchOptions{Role: optPtr("")}, apperr.CodeInvalidArgument},
-		{"negative start", "hello", SearchOptions{Start: optPtr(-1)}, apperr.CodeInvalidArgument},
-		{"negative end", "hello", SearchOptions{End: optPtr(-1)}, apperr.CodeInvalidArgument},
-		{"start after end", "hello", SearchOptions{Start: optPtr(3), End: optPtr(2)}, apperr.CodeInvalidArgument},
+		{"limit 0", "hello", Options{Limit: optPtr(0)}, apperr.CodeInvalidArgument},
+		{"limit 201", "hello", Options{Limit: optPtr(201)}, apperr.CodeInvalidArgument},
+		{"role", "hello", Options{Role: optPtr("bot")}, apperr.CodeInvalidArgument},
+		{"empty role", "hello", Options{Role: optPtr("")}, apperr.CodeInvalidArgument},
+		{"negative start", "hello", Options{Start: optPtr(-1)}, apperr.CodeInvalidArgument},
+		{"negative end", "hello", Options{End: optPtr(-1)}, apperr.CodeInvalidArgument},
+		{"start after end", "hello", Options{Start: optPtr(3), End: optPtr(2)}, apperr.CodeInvalidArgument},
 	} {
 		if _, err := r.s.Search(ctx, r.chatID, c.query, c.opts); apperr.CodeOf(err) != c.code {
 			t.Errorf("%s: %v, want %s", c.name, err, c.code)
@@ -473,11 +346,11 @@ func TestSearchValidation(t *testing.T) {
 	if _, err := r.s.Search(ctx, "no-such-chat", "hello", noOpts); apperr.CodeOf(err) != apperr.CodeChatNotFound {
 		t.Errorf("unknown chat: %v", err)
 	}
-	if _, err := r.s.SearchAll(ctx, "hello", SearchOptions{Start: optPtr(0)}); apperr.CodeOf(err) != apperr.CodeInvalidArgument {
+	if _, err := r.s.SearchAll(ctx, "hello", Options{Start: optPtr(0)}); apperr.CodeOf(err) != apperr.CodeInvalidArgument {
 		t.Errorf("start without a chat: %v", err)
 	}
 	ok := strings.Repeat("あ", searchMaxQuery)
-	if _, err := r.s.Search(ctx, r.chatID, " "+ok+" ", SearchOptions{Limit: optPtr(200)}); err != nil {
+	if _, err := r.s.Search(ctx, r.chatID, " "+ok+" ", Options{Limit: optPtr(200)}); err != nil {
 		t.Errorf("a query of the longest length: %v", err)
 	}
 }

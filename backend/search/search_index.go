@@ -1,4 +1,4 @@
-package chats
+package search
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func ftsTrigrams(q string) string {
 // for the case-folded query and its occurrences counted (foldedMatcher.count).
 // They are ranked here (rank): each hit's score needs its own count, which
 // FTS5 without positions does not keep.
-func searchIndex(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
+func searchIndex(ctx context.Context, q queryer, p *searchPlan) ([]rawHit, error) {
 	where, args := p.chunkFilters()
 	join := ""
 	if p.ranged() {

@@ -1,4 +1,4 @@
-package chats
+package search
 
 // Index upkeep: the search follows every way a message changes (edits,
 // swipes, deletes, undo, plain SQL), in and out of the background
@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"hearth/backend/chats"
 	"hearth/backend/jsonx"
 	"hearth/backend/store"
 )
@@ -24,40 +25,40 @@ func TestSearchFollowsEditsSwipesAndDeletes(t *testing.T) {
 	ids := r.ids()
 
 	// Index-based edit.
-	if err := r.s.UpdateMessages(ctx, r.chatID, []Update{{Index: 0, Patch: jsonx.Object{"mes": jsonx.Raw("alpha dragons")}}}, WriteOptions{}); err != nil {
+	if err := r.chats.UpdateMessages(ctx, r.chatID, []chats.Update{{Index: 0, Patch: jsonx.Object{"mes": jsonx.Raw("alpha dragons")}}}, chats.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.expect("one", noOpts)
 	r.expect("dragons", noOpts, 0)
 
 	// A new selected swipe replaces the text; navigating back restores it.
-	if _, err := r.s.AddSwipe(ctx, r.chatID, 1, "a zebra swipe", true, WriteOptions{}); err != nil {
+	if _, err := r.chats.AddSwipe(ctx, r.chatID, 1, "a zebra swipe", true, chats.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.expect("zebra", noOpts, 1)
 	r.expect("東京", noOpts)
-	if _, err := r.s.Swipe(ctx, r.chatID, 1, SwipeTarget{To: optPtr(0)}, WriteOptions{}); err != nil {
+	if _, err := r.chats.Swipe(ctx, r.chatID, 1, chats.SwipeTarget{To: optPtr(0)}, chats.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.expect("zebra", noOpts)
 	r.expect("東京", noOpts, 1)
-	if _, err := r.s.Swipe(ctx, r.chatID, 1, SwipeTarget{To: optPtr(1)}, WriteOptions{}); err != nil {
+	if _, err := r.chats.Swipe(ctx, r.chatID, 1, chats.SwipeTarget{To: optPtr(1)}, chats.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := r.s.DeleteSwipe(ctx, r.chatID, 1, 1, WriteOptions{}); err != nil {
+	if _, _, err := r.chats.DeleteSwipe(ctx, r.chatID, 1, 1, chats.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.expect("zebra", noOpts)
 	r.expect("東京", noOpts, 1)
 
 	// Id-based edit.
-	if err := r.s.UpdateMessage(ctx, r.chatID, ids[3], jsonx.Object{"content": jsonx.Raw("delta walrus")}); err != nil {
+	if err := r.chats.UpdateMessage(ctx, r.chatID, ids[3], jsonx.Object{"content": jsonx.Raw("delta walrus")}); err != nil {
 		t.Fatal(err)
 	}
 	r.expect("walrus", noOpts, 3)
 
 	// A middle delete renumbers: hits carry the current index, same id.
-	if _, err := r.s.DeleteMessages(ctx, r.chatID, []int{0}, DeleteOptions{}); err != nil {
+	if _, err := r.chats.DeleteMessages(ctx, r.chatID, []int{0}, chats.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.expect("dragons", noOpts)
@@ -66,14 +67,14 @@ func TestSearchFollowsEditsSwipesAndDeletes(t *testing.T) {
 		t.Errorf("after the middle delete: %+v, want index 2 id %s", hits, ids[3])
 	}
 	r.expect("five", noOpts, 3)
-	if err := r.s.DeleteMessage(ctx, r.chatID, ids[2]); err != nil {
+	if err := r.chats.DeleteMessage(ctx, r.chatID, ids[2]); err != nil {
 		t.Fatal(err)
 	}
 	r.expect("charlie", noOpts)
 	r.expect("five", noOpts, 2)
 
 	// A whole-document patch that reorders messages.
-	msgs, err := r.s.StMessagesJSON(ctx, r.chatID, nil)
+	msgs, err := r.chats.StMessagesJSON(ctx, r.chatID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestSearchFollowsEditsSwipesAndDeletes(t *testing.T) {
 	}
 	reversed, _ := json.Marshal([]json.RawMessage{list[2], list[1], list[0]})
 	op, _ := json.Marshal(map[string]any{"op": "replace", "path": "/messages", "value": json.RawMessage(reversed)})
-	if _, err := r.s.Patch(ctx, r.chatID, []json.RawMessage{op}, WriteOptions{}); err != nil {
+	if _, err := r.chats.Patch(ctx, r.chatID, []json.RawMessage{op}, chats.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.expect("five", noOpts, 0)
@@ -97,7 +98,7 @@ func TestSearchFollowsEditsSwipesAndDeletes(t *testing.T) {
 func (r *searchRig) checkIndexInSync() {
 	r.t.Helper()
 	ctx := context.Background()
-	if err := r.s.flushChunks(ctx, 0); err != nil {
+	if err := flushChunks(ctx, r.db, 0); err != nil {
 		r.t.Fatal(err)
 	}
 	q := r.db.Reader()
@@ -138,17 +139,17 @@ func (r *searchRig) checkIndexInSync() {
 	}
 	r.checkIndexedText()
 	// Role agrees with the Go rule the message views use.
-	st, err := r.s.StMessages(ctx, r.chatID, nil)
+	msgs, err := r.chats.Messages(ctx, r.chatID, nil)
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	for _, m := range st {
+	for _, m := range msgs {
 		var role string
 		if err := q.QueryRowContext(ctx, `SELECT c.role FROM chunks c JOIN messages m ON m.id = c.message_id WHERE m.uuid = ?`, m.ID).Scan(&role); err != nil {
 			r.t.Fatal(err)
 		}
-		if role != roleOf(m) {
-			r.t.Errorf("message %s: chunk role %s, message role %s", m.ID, role, roleOf(m))
+		if role != m.Role {
+			r.t.Errorf("message %s: chunk role %s, message role %s", m.ID, role, m.Role)
 		}
 	}
 }
@@ -221,7 +222,7 @@ func TestSearchSkipChunkRebuild(t *testing.T) {
 	chars := utf8.RuneCountInString
 	skip := func(text string) {
 		t.Helper()
-		if err := r.s.UpdateMessage(ctx, r.chatID, ids[0], jsonx.Object{"content": jsonx.Raw(text), "skipChunkRebuild": jsonx.Raw(true)}); err != nil {
+		if err := r.chats.UpdateMessage(ctx, r.chatID, ids[0], jsonx.Object{"content": jsonx.Raw(text), "skipChunkRebuild": jsonx.Raw(true)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -241,8 +242,8 @@ func TestSearchSkipChunkRebuild(t *testing.T) {
 	// The next write that does not skip starts the background indexer,
 	// which rebuilds it too, even when the write touched another message.
 	skip("streaming complete walrus tusk")
-	indexers.Delete(r.db)
-	if err := r.s.UpdateMessage(ctx, r.chatID, ids[1], jsonx.Object{"content": jsonx.Raw("edited message")}); err != nil {
+	releaseIndexer(t, r)
+	if err := r.chats.UpdateMessage(ctx, r.chatID, ids[1], jsonx.Object{"content": jsonx.Raw("edited message")}); err != nil {
 		t.Fatal(err)
 	}
 	waitIndexer(t, r)
@@ -277,7 +278,7 @@ func TestSearchRowIDReuse(t *testing.T) {
 	}
 	r.expect("okapi", noOpts, 1)
 	before := rowID()
-	if _, err := r.s.DeleteMessages(ctx, r.chatID, []int{1}, DeleteOptions{}); err != nil {
+	if _, err := r.chats.DeleteMessages(ctx, r.chatID, []int{1}, chats.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.add(r.chatID, msgBot("new zebra text"))
@@ -324,16 +325,16 @@ func TestSearchFollowsUndo(t *testing.T) {
 	r := newSearchRig(t)
 	ctx := context.Background()
 	r.add(r.chatID, msgUser("the first draft"))
-	if err := r.s.UpdateMessages(ctx, r.chatID, []Update{{Index: 0, Patch: jsonx.Object{"mes": jsonx.Raw("the final 東京 text")}}}, WriteOptions{}); err != nil {
+	if err := r.chats.UpdateMessages(ctx, r.chatID, []chats.Update{{Index: 0, Patch: jsonx.Object{"mes": jsonx.Raw("the final 東京 text")}}}, chats.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.expect("東京", noOpts, 0)
-	if _, err := r.s.Undo(ctx, r.chatID, WriteOptions{}); err != nil {
+	if _, err := r.chats.Undo(ctx, r.chatID, chats.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.expect("東京", noOpts)
 	r.expect("draft", noOpts, 0)
-	if _, err := r.s.Redo(ctx, r.chatID, WriteOptions{}); err != nil {
+	if _, err := r.chats.Redo(ctx, r.chatID, chats.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.expect("draft", noOpts)
@@ -365,7 +366,7 @@ func TestSearchSeesRowsChangedAnyWay(t *testing.T) {
 	}
 	r.expect("okapi", noOpts, 0)
 	r.expect("words", noOpts)
-	r.expect("words", SearchOptions{IncludeHidden: true}, 1)
+	r.expect("words", Options{IncludeHidden: true}, 1)
 	r.checkIndexInSync()
 }
 
@@ -406,7 +407,7 @@ func TestSearchReadsNoQueuedChunk(t *testing.T) {
 		t.Fatalf("%d chunks name the reused row, %v", reused, err)
 	}
 	for _, query := range []string{"zebra", "heron"} {
-		p, err := newSearchPlan(query, SearchOptions{})
+		p, err := newSearchPlan(query, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package chats
+package search
 
 import (
 	"context"
@@ -9,27 +9,29 @@ import (
 	"testing"
 	"time"
 
+	"hearth/backend/chats"
 	"hearth/backend/store"
 )
 
-// holdIndexer waits for the background indexer of r's database to finish
-// and keeps it away until the test ends: it runs only while it holds the
-// mark, and a write that finds the mark taken leaves its work to whoever
-// holds it. The test's
-// counts of queued work then stay what the writes left.
+// holdIndexer waits for the rig's background indexer to finish, then
+// closes it, so that it stays away until releaseIndexer: the test's counts
+// of queued work then stay what the writes left.
 func holdIndexer(t *testing.T, r *searchRig) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, running := indexers.LoadOrStore(r.db, true); !running {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the background indexer of a small rig ran for 30 s")
-		}
-		time.Sleep(5 * time.Millisecond)
+	waitIndexer(t, r)
+	if err := r.idx.Close(); err != nil {
+		t.Fatal(err)
 	}
-	t.Cleanup(func() { indexers.Delete(r.db) })
+}
+
+// releaseIndexer gives the rig a new, started background indexer, which
+// the chat service's next writes kick (the rig forwards them to r.idx).
+func releaseIndexer(t *testing.T, r *searchRig) {
+	t.Helper()
+	x := NewIndexer(r.db)
+	x.Start()
+	t.Cleanup(func() { x.Close() })
+	r.idx = x
 }
 
 // queuedTexts lists the active texts of the messages queued one by one
@@ -52,18 +54,14 @@ func (r *searchRig) queuedTexts() []string {
 	return out
 }
 
-// waitIndexer waits for the background indexer of r's database to finish.
+// waitIndexer waits for the rig's background indexer to finish the
+// rounds kicked so far.
 func waitIndexer(t *testing.T, r *searchRig) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, running := indexers.Load(r.db); !running {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the background indexer of a small rig ran for 30 s")
-		}
-		time.Sleep(5 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := r.idx.Wait(ctx); err != nil {
+		t.Fatalf("the background indexer of a small rig ran for 30 s: %v", err)
 	}
 }
 
@@ -97,7 +95,7 @@ func TestBranchChunksFromBacklog(t *testing.T) {
 	r.checkIndexInSync()
 	holdIndexer(t, r)
 
-	b, err := r.s.CreateBranch(ctx, r.chatID, 1150, BranchOptions{})
+	b, err := r.chats.CreateBranch(ctx, r.chatID, 1150, chats.BranchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,12 +103,12 @@ func TestBranchChunksFromBacklog(t *testing.T) {
 	if backlog := r.backlogRows(); backlog != 1 || !reflect.DeepEqual(r.queuedTexts(), []string{"line 1150 of the long watch"}) {
 		t.Fatalf("after branching 1,151 messages: %d backlog rows, queued %q; want 1, the source message", backlog, r.queuedTexts())
 	}
-	if _, err := r.s.DeleteMessages(ctx, b.ChatID, []int{3}, DeleteOptions{}); err != nil {
+	if _, err := r.chats.DeleteMessages(ctx, b.ChatID, []int{3}, chats.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.add(b.ChatID, msgUser("an appended heron"))
 	inserted, _ := json.Marshal(msgBot("an inserted heron"))
-	if _, err := r.s.Patch(ctx, b.ChatID, []json.RawMessage{json.RawMessage(`{"op":"add","path":"/messages/500","value":` + string(inserted) + `}`)}, WriteOptions{}); err != nil {
+	if _, err := r.chats.Patch(ctx, b.ChatID, []json.RawMessage{json.RawMessage(`{"op":"add","path":"/messages/500","value":` + string(inserted) + `}`)}, chats.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// The new rows are the backlog's too (ids past its cursor).
@@ -157,7 +155,7 @@ func TestBacklogQueuesReusedIDs(t *testing.T) {
 	ctx := context.Background()
 	r.add(r.chatID, msgUser("one"), msgBot("two"), msgUser("three"))
 	holdIndexer(t, r)
-	b, err := r.s.CreateBranch(ctx, r.chatID, 2, BranchOptions{})
+	b, err := r.chats.CreateBranch(ctx, r.chatID, 2, chats.BranchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +167,7 @@ func TestBacklogQueuesReusedIDs(t *testing.T) {
 	}); err != nil || rebuilt != 3 {
 		t.Fatalf("rebuilt %d from the backlog, %v; want 3", rebuilt, err)
 	}
-	if _, err := r.s.DeleteMessages(ctx, b.ChatID, []int{1, 2}, DeleteOptions{}); err != nil {
+	if _, err := r.chats.DeleteMessages(ctx, b.ChatID, []int{1, 2}, chats.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.add(b.ChatID, msgBot("a kestrel on a reused id"))

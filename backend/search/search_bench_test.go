@@ -1,4 +1,4 @@
-package chats
+package search
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"hearth/backend/characters"
+	"hearth/backend/chats"
 	"hearth/backend/events"
 	"hearth/backend/internal/benchdir"
 	"hearth/backend/internal/chatgen"
@@ -28,10 +29,11 @@ import (
 // words drawn Zipf-style from a 20,000-word lexicon (so a word's frequency
 // is realistic, unlike chatgen's few hundred words that each turn up in a
 // third of all messages), and in 15% of the messages a Japanese or Chinese
-// sentence. Rows are bulk-inserted with SQL; their chunks and index are
-// built by rebuildChunksForChat, in the transaction that inserts them,
-// and the index's segments merged as the background indexer merges them
-// when its queue is done.
+// sentence. Rows are bulk-inserted with SQL; their chunks are built by
+// rebuildChunksForChat, in the transaction that inserts them, then
+// indexed, and the index's segments merged as the background indexer
+// merges them when its queue is done. The fixture has no background
+// indexer: it does that work itself, in the foreground.
 //
 // ms/op is the median of the timed searches; docs is how many messages
 // contain the query (the work a query has, whatever its limit). Goal
@@ -49,6 +51,8 @@ const (
 
 type searchBench struct {
 	s       *Service
+	chats   *chats.Service
+	chars   *characters.Service
 	db      *store.Store
 	chatIDs []string
 	typical string // a lexicon word in about 1% of messages
@@ -159,10 +163,10 @@ func buildSearchBench() (*searchBench, error) {
 	}
 	bus := events.NewBus()
 	chars := characters.New(db, bus, files, time.Now)
-	fx := &searchBench{s: New(db, bus, chars, time.Now), db: db, docsOf: map[[2]string]int{}}
+	fx := &searchBench{s: New(db), chats: chats.New(db, bus, chars, time.Now), chars: chars, db: db, docsOf: map[[2]string]int{}}
 	lexicon := benchLexicon(20000)
 	for c := 0; c < searchBenchChats; c++ {
-		id, err := searchBenchChat(ctx, fx.s, c)
+		id, err := fx.chat(ctx, c)
 		if err != nil {
 			return nil, err
 		}
@@ -194,18 +198,18 @@ func buildSearchBench() (*searchBench, error) {
 			if _, err := tx.ExecContext(ctx, `UPDATE chats SET message_count = ? WHERE id = ?`, len(prose), rowID); err != nil {
 				return err
 			}
-			return fx.s.rebuildChunksForChat(ctx, tx, rowID)
+			return rebuildChunksForChat(ctx, tx, rowID)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("bench chat %d: %w", c, err)
 		}
-		if err := fx.s.indexQueued(ctx, 0, 4096); err != nil {
+		if err := indexQueued(ctx, db, 0, 4096); err != nil {
 			return nil, err
 		}
 	}
 	// The index as the background indexer leaves it once it is done:
 	// its segments merged (mergePaced).
-	if err := fx.s.mergePaced(ctx, indexMergePages, 0); err != nil {
+	if err := mergePaced(ctx, db, indexMergePages, 0); err != nil {
 		return nil, err
 	}
 	// The typical query: the lexicon word closest to 1% of messages
@@ -237,13 +241,13 @@ func searchAbs(n int) int {
 	return n
 }
 
-// searchBenchChat creates chat number c, of a character without a greeting.
-func searchBenchChat(ctx context.Context, s *Service, c int) (string, error) {
-	card, err := s.chars.(*characters.Service).Create(ctx, jsonx.Object{"name": jsonx.Raw(fmt.Sprint("Bench ", c))}, characters.CreateOptions{})
+// chat creates chat number c, of a character without a greeting.
+func (fx *searchBench) chat(ctx context.Context, c int) (string, error) {
+	card, err := fx.chars.Create(ctx, jsonx.Object{"name": jsonx.Raw(fmt.Sprint("Bench ", c))}, characters.CreateOptions{})
 	if err != nil {
 		return "", err
 	}
-	sum, err := s.Create(ctx, Owner{Avatar: card.Avatar}, CreateOptions{})
+	sum, err := fx.chats.Create(ctx, chats.Owner{Avatar: card.Avatar}, chats.CreateOptions{})
 	if err != nil {
 		return "", err
 	}
@@ -253,18 +257,18 @@ func searchBenchChat(ctx context.Context, s *Service, c int) (string, error) {
 // BenchmarkSearch times api.chat.search's service call on 100k messages.
 func BenchmarkSearch(b *testing.B) {
 	fx := loadSearchBench(b)
-	all := func(q string) func() ([]SearchHit, error) {
-		return func() ([]SearchHit, error) { return fx.s.SearchAll(context.Background(), q, SearchOptions{}) }
+	all := func(q string) func() ([]Hit, error) {
+		return func() ([]Hit, error) { return fx.s.SearchAll(context.Background(), q, Options{}) }
 	}
-	one := func(q string) func() ([]SearchHit, error) {
-		return func() ([]SearchHit, error) {
-			return fx.s.Search(context.Background(), fx.chatIDs[3], q, SearchOptions{})
+	one := func(q string) func() ([]Hit, error) {
+		return func() ([]Hit, error) {
+			return fx.s.Search(context.Background(), fx.chatIDs[3], q, Options{})
 		}
 	}
 	for _, c := range []struct {
 		name, query string
 		chat        string
-		run         func() ([]SearchHit, error)
+		run         func() ([]Hit, error)
 	}{
 		{"allChats100k", fx.typical, "", all(fx.typical)},
 		{"allChats100kCommonWord", "lantern", "", all("lantern")},
@@ -324,14 +328,14 @@ func (fx *searchBench) docs(b *testing.B, chatID, q string) int {
 }
 
 // rebuildChunksForChat rebuilds every chunk of a chat inside tx, for the
-// fixture's rows bulk-inserted outside Service.mutate: their chunks are
-// current when it commits, and indexed in the background right after.
-func (s *Service) rebuildChunksForChat(ctx context.Context, tx *store.Tx, chatRowID int64) error {
+// fixture's rows bulk-inserted outside chats' writes: their chunks are
+// current when it commits, and their index work queued.
+func rebuildChunksForChat(ctx context.Context, tx *store.Tx, chatRowID int64) error {
 	if _, err := tx.ExecContext(ctx, chunkUpsert+`chat_id = ?`+chunkUpsertConflict, chatRowID); err != nil {
 		return fmt.Errorf("rebuild chunks of chat: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_pending WHERE chat_id = ?`, chatRowID); err != nil {
 		return fmt.Errorf("rebuild chunks of chat: %w", err)
 	}
-	return s.indexAfterCommit(ctx, tx)
+	return nil
 }

@@ -1,4 +1,4 @@
-package chats
+package search
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func segmentedRig(t *testing.T) *searchRig {
 			chat = other
 		}
 		r.add(chat, msgUser(fmt.Sprintf("message %d of the lantern keeper 灯台守 %d %s", i, i*7, filler(i))))
-		if err := r.s.flushChunks(ctx, 0); err != nil {
+		if err := flushChunks(ctx, r.db, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -57,16 +57,16 @@ func filler(seed int) string {
 }
 
 // allHits runs queries across all chats and in r's chat.
-func (r *searchRig) allHits(queries ...string) map[string][]SearchHit {
+func (r *searchRig) allHits(queries ...string) map[string][]Hit {
 	r.t.Helper()
-	out := map[string][]SearchHit{}
+	out := map[string][]Hit{}
 	for _, q := range queries {
-		all, err := r.s.SearchAll(context.Background(), q, SearchOptions{Limit: optPtr(200)})
+		all, err := r.s.SearchAll(context.Background(), q, Options{Limit: optPtr(200)})
 		if err != nil {
 			r.t.Fatal(err)
 		}
 		out["all "+q] = all
-		out["one "+q] = r.search(q, SearchOptions{Limit: optPtr(200)})
+		out["one "+q] = r.search(q, Options{Limit: optPtr(200)})
 	}
 	return out
 }
@@ -87,7 +87,7 @@ func TestMergeFoldsIndexSegments(t *testing.T) {
 	want := r.allHits(queries...)
 
 	// One page a step: many steps, each its own transaction.
-	if err := r.s.mergePaced(ctx, 1, 0); err != nil {
+	if err := mergePaced(ctx, r.db, 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	if after := r.indexSegments(); after > 3 {
@@ -119,7 +119,7 @@ func TestMergeWaitsForQueuedIndexWork(t *testing.T) {
 	r := segmentedRig(t)
 	r.add(r.chatID, msgUser("queued, not yet indexed"))
 	before := r.indexSegments()
-	if err := r.s.mergePaced(context.Background(), indexMergePages, 0); err != nil {
+	if err := mergePaced(context.Background(), r.db, indexMergePages, 0); err != nil {
 		t.Fatal(err)
 	}
 	if after := r.indexSegments(); after != before {
@@ -134,8 +134,8 @@ func TestBackgroundIndexerMerges(t *testing.T) {
 	r := segmentedRig(t)
 	r.add(r.chatID, msgUser("one more for the indexer"))
 	before := r.indexSegments()
-	indexers.Delete(r.db)
-	r.s.indexInBackground()
+	releaseIndexer(t, r)
+	r.idx.Kick()
 	waitIndexer(t, r)
 	if after := r.indexSegments(); after > 3 {
 		t.Errorf("after the background indexer: %d segments (before: %d), want at most 3", after, before)

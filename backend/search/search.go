@@ -1,8 +1,9 @@
-package chats
+package search
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -25,8 +26,8 @@ const (
 // Roles a search can filter on (ChatMessage.role).
 var searchRoles = map[string]bool{"user": true, "assistant": true, "system": true}
 
-// SearchOptions narrow a search. Nil pointers take the defaults.
-type SearchOptions struct {
+// Options narrow a search. Nil pointers take the defaults.
+type Options struct {
 	// Limit is how many hits to return at most, 1–200 (default 20).
 	Limit *int
 	// Role keeps only messages of this role: user, assistant or system.
@@ -38,8 +39,8 @@ type SearchOptions struct {
 	IncludeHidden bool
 }
 
-// SearchHit is one message found, best first.
-type SearchHit struct {
+// Hit is one message found, best first.
+type Hit struct {
 	Index int    `json:"index"`
 	ID    string `json:"id"`
 	Role  string `json:"role"`
@@ -70,8 +71,8 @@ type searchPlan struct {
 	limit         int
 }
 
-// hit is a message found, before its snippet is cut.
-type hit struct {
+// rawHit is a message found, before its snippet is cut.
+type rawHit struct {
 	messageID, chatRowID int64
 	index                int
 	id, role             string
@@ -81,21 +82,19 @@ type hit struct {
 
 // Search finds the messages of one chat whose active text contains query
 // as a literal substring (case-insensitive, any script), best first.
-func (s *Service) Search(ctx context.Context, chatID, query string, opts SearchOptions) ([]SearchHit, error) {
+func (s *Service) Search(ctx context.Context, chatID, query string, opts Options) ([]Hit, error) {
 	p, err := newSearchPlan(query, opts)
 	if err != nil {
 		return nil, err
 	}
-	c, err := loadChat(ctx, s.db.Reader(), chatID)
-	if err != nil {
+	if p.chatRowID, err = chatRowID(ctx, s.db.Reader(), chatID); err != nil {
 		return nil, err
 	}
-	p.chatRowID = c.id
 	return s.search(ctx, p)
 }
 
 // SearchAll is Search across every chat; each hit also names its chat.
-func (s *Service) SearchAll(ctx context.Context, query string, opts SearchOptions) ([]SearchHit, error) {
+func (s *Service) SearchAll(ctx context.Context, query string, opts Options) ([]Hit, error) {
 	if opts.Start != nil || opts.End != nil {
 		return nil, apperr.Invalid("start and end bound message indexes of one chat: give a chatId to use them")
 	}
@@ -104,6 +103,19 @@ func (s *Service) SearchAll(ctx context.Context, query string, opts SearchOption
 		return nil, err
 	}
 	return s.search(ctx, p)
+}
+
+// chatRowID reads the row id of the chat with the public id chatID.
+func chatRowID(ctx context.Context, q queryer, chatID string) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `SELECT id FROM chats WHERE uuid = ?`, chatID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, apperr.New(apperr.CodeChatNotFound, "no chat with id %q", chatID).WithDetails(map[string]any{"chatId": chatID})
+	}
+	if err != nil {
+		return 0, fmt.Errorf("search: read chat %s: %w", chatID, err)
+	}
+	return id, nil
 }
 
 // normalizeQuery trims the query and drops the characters that cannot
@@ -126,7 +138,7 @@ func normalizeQuery(query string) (string, error) {
 	return q, nil
 }
 
-func newSearchPlan(query string, opts SearchOptions) (*searchPlan, error) {
+func newSearchPlan(query string, opts Options) (*searchPlan, error) {
 	q, err := normalizeQuery(query)
 	if err != nil {
 		return nil, err
@@ -167,8 +179,8 @@ func newSearchPlan(query string, opts SearchOptions) (*searchPlan, error) {
 // search brings the chunks it reads up to date, then answers from one
 // read snapshot: trigram index for queries of 3+ characters, the trigram
 // vocabulary for 1–2 characters.
-func (s *Service) search(ctx context.Context, p *searchPlan) ([]SearchHit, error) {
-	if err := s.flushChunks(ctx, p.chatRowID); err != nil {
+func (s *Service) search(ctx context.Context, p *searchPlan) ([]Hit, error) {
+	if err := flushChunks(ctx, s.db, p.chatRowID); err != nil {
 		return nil, err
 	}
 	tx, err := s.db.Reader().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -185,7 +197,7 @@ func (s *Service) search(ctx context.Context, p *searchPlan) ([]SearchHit, error
 		}
 		p.gaps = gaps[p.chatRowID]
 	}
-	var hits []hit
+	var hits []rawHit
 	switch {
 	case p.runes < 3:
 		hits, err = searchShort(ctx, tx, p)
@@ -206,9 +218,9 @@ func (s *Service) search(ctx context.Context, p *searchPlan) ([]SearchHit, error
 	for i := range hits {
 		hits[i].index = gaps[hits[i].chatRowID].Index(hits[i].index)
 	}
-	out := make([]SearchHit, len(hits))
+	out := make([]Hit, len(hits))
 	for i, h := range hits {
-		out[i] = SearchHit{Index: h.index, ID: h.id, Role: h.role, Score: h.score, Snippet: snippet(h.body, p.matcher)}
+		out[i] = Hit{Index: h.index, ID: h.id, Role: h.role, Score: h.score, Snippet: snippet(h.body, p.matcher)}
 	}
 	if p.chatRowID == 0 {
 		if err := nameChats(ctx, tx, hits, out); err != nil {
@@ -263,7 +275,7 @@ func (p *searchPlan) rangeFilters() (string, []any) {
 }
 
 // hitChats lists the chats of hits, each once.
-func hitChats(hits []hit) []int64 {
+func hitChats(hits []rawHit) []int64 {
 	var ids []int64
 	seen := map[int64]bool{}
 	for _, h := range hits {
@@ -304,7 +316,7 @@ func chatGaps(ctx context.Context, q queryer, ids []int64) (map[int64]msgorder.G
 }
 
 // loadBodies reads the text of the hits, for their snippets.
-func loadBodies(ctx context.Context, q queryer, hits []hit) error {
+func loadBodies(ctx context.Context, q queryer, hits []rawHit) error {
 	if len(hits) == 0 {
 		return nil
 	}
@@ -331,7 +343,7 @@ func loadBodies(ctx context.Context, q queryer, hits []hit) error {
 }
 
 // nameChats fills in the chat of each hit of a search across all chats.
-func nameChats(ctx context.Context, q queryer, hits []hit, out []SearchHit) error {
+func nameChats(ctx context.Context, q queryer, hits []rawHit, out []Hit) error {
 	ids := map[int64]bool{}
 	var list []string
 	for _, h := range hits {

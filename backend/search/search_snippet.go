@@ -1,4 +1,4 @@
-package chats
+package search
 
 import (
 	"strings"

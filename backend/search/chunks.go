@@ -1,4 +1,4 @@
-package chats
+package search
 
 import (
 	"context"
@@ -14,26 +14,27 @@ import (
 // 0003). Who keeps them current:
 //
 //   - the code that inserts a message queues it in chunks_pending
-//     (insertMessage; an import, for its whole chat), and triggers queue
-//     every change to a message's active text, role or hidden flag, whatever
-//     code makes it;
+//     (backend/chats' insertMessage; an import, for its whole chat), and
+//     triggers queue every change to a message's active text, role or
+//     hidden flag, whatever code makes it;
 //   - a checkpoint or branch, which copies thousands of rows at once, leaves
 //     one chunks_backlog row instead (migration 0019), worked through in
-//     batches by the background indexer or a search's catch-up;
-//   - a chat write (Service.settle) starts the background indexer once it
-//     commits, unless it skips the rebuild (updateMessage's
-//     skipChunkRebuild); the indexer rebuilds the queued chunks first, in
-//     batches. A write does not rebuild them itself: only a search reads
-//     chunks, and copying a message's text once more was about a tenth of
-//     an edit's undo;
+//     batches by the background Indexer or a search's catch-up;
+//   - a chat write hands its transaction to the Indexer
+//     (chats.Indexer.AfterCommit, from chats' settle and its copies),
+//     unless it skips the rebuild (updateMessage's skipChunkRebuild); the
+//     Indexer starts a round once the write commits and rebuilds the
+//     queued chunks first, in batches. A write does not rebuild them
+//     itself: only a search reads chunks, and copying a message's text
+//     once more was about a tenth of an edit's undo;
 //   - a search first rebuilds what is queued for the chats it reads;
 //   - removed messages lose their chunk by cascade.
 //
 // Chunk rows are cheap; indexing them is not (about a millisecond per
 // 1 KB message of trigram tokenizing and segment merging). So chunk
-// triggers queue the index work in chunks_unindexed; a background
-// goroutine started by the write that queued it does the work, and a
-// search always finishes what is queued for the chats it reads first
+// triggers queue the index work in chunks_unindexed; the Indexer's
+// goroutine does the work after the write that queued it, and a search
+// always finishes what is queued for the chats it reads first
 // (chunks_index.go).
 //
 // The text, role and hidden flag come from the chunk_source view, the one
@@ -53,17 +54,6 @@ const chunkUpsertConflict = `
 	ON CONFLICT (message_id) DO UPDATE SET role = excluded.role, hidden = excluded.hidden, chars = excluded.chars, swipe_row = excluded.swipe_row
 	WHERE chunks.role IS NOT excluded.role OR chunks.hidden IS NOT excluded.hidden OR chunks.chars IS NOT excluded.chars
 		OR chunks.swipe_row IS NOT excluded.swipe_row`
-
-// rebuildChunks is the chunk part of settling a write: unless the write
-// skips the rebuild, the background indexer starts when it commits, to
-// rebuild the chunks queued (the write's own rows among them) and index
-// them.
-func (s *Service) rebuildChunks(ctx context.Context, m *mutation) error {
-	if m.after.skipChunks {
-		return nil
-	}
-	return s.indexAfterCommit(ctx, m.tx)
-}
 
 // rebuildQueued rebuilds the queued chunks of chatRowID (0: of every chat),
 // at most limit of them (0: all), and reports how many it took off the queue.
@@ -140,9 +130,9 @@ func rebuildBacklog(ctx context.Context, tx *store.Tx, chatRowID int64, limit in
 // flushChunks makes the chunks and the index of chatRowID (0: of every
 // chat) current before a search reads them, in write transactions of
 // their own.
-func (s *Service) flushChunks(ctx context.Context, chatRowID int64) error {
+func flushChunks(ctx context.Context, db *store.Store, chatRowID int64) error {
 	for {
-		pending, err := s.chunksPending(ctx, chatRowID)
+		pending, err := chunksPending(ctx, db, chatRowID)
 		if err != nil {
 			return err
 		}
@@ -150,7 +140,7 @@ func (s *Service) flushChunks(ctx context.Context, chatRowID int64) error {
 			break
 		}
 		var n int64
-		err = s.db.InTx(ctx, func(tx *store.Tx) error {
+		err = db.InTx(ctx, func(tx *store.Tx) error {
 			queued, err := rebuildQueued(ctx, tx, chatRowID, flushBatch)
 			if err != nil {
 				return err
@@ -166,18 +156,18 @@ func (s *Service) flushChunks(ctx context.Context, chatRowID int64) error {
 			break
 		}
 	}
-	return s.indexQueued(ctx, chatRowID, searchIndexBatch)
+	return indexQueued(ctx, db, chatRowID, searchIndexBatch)
 }
 
 // chunksPending reports, from the readers, whether chunks of chatRowID
 // (0: of any chat) are queued or in a backlog.
-func (s *Service) chunksPending(ctx context.Context, chatRowID int64) (bool, error) {
+func chunksPending(ctx context.Context, db *store.Store, chatRowID int64) (bool, error) {
 	q, args := `SELECT EXISTS (SELECT 1 FROM chunks_pending) OR EXISTS (SELECT 1 FROM chunks_backlog)`, []any{}
 	if chatRowID != 0 {
 		q, args = `SELECT EXISTS (SELECT 1 FROM chunks_pending WHERE chat_id = ?1) OR EXISTS (SELECT 1 FROM chunks_backlog WHERE chat_id = ?1)`, []any{chatRowID}
 	}
 	var pending bool
-	if err := s.db.Reader().QueryRowContext(ctx, q, args...).Scan(&pending); err != nil {
+	if err := db.Reader().QueryRowContext(ctx, q, args...).Scan(&pending); err != nil {
 		return false, fmt.Errorf("check queued chunks: %w", err)
 	}
 	return pending, nil

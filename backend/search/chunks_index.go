@@ -1,4 +1,4 @@
-package chats
+package search
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"time"
 
 	"hearth/backend/store"
@@ -45,8 +44,8 @@ func keyRange(chatRowID int64) (lo, hi int64) {
 
 // indexQueued does the queued index work of chatRowID (0: of every
 // chat), batch keys per transaction, until none is left.
-func (s *Service) indexQueued(ctx context.Context, chatRowID int64, batch int) error {
-	return s.indexPaced(ctx, chatRowID, batch, 0)
+func indexQueued(ctx context.Context, db *store.Store, chatRowID int64, batch int) error {
+	return indexPaced(ctx, db, chatRowID, batch, 0)
 }
 
 // backgroundRest is how long the background indexer rests after each
@@ -58,11 +57,11 @@ const backgroundRest = 2
 
 // indexPaced is indexQueued resting rest times each batch's duration
 // after it.
-func (s *Service) indexPaced(ctx context.Context, chatRowID int64, batch int, rest time.Duration) error {
+func indexPaced(ctx context.Context, db *store.Store, chatRowID int64, batch int, rest time.Duration) error {
 	lo, hi := keyRange(chatRowID)
 	for {
 		var queued bool
-		if err := s.db.Reader().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_unindexed WHERE key >= ? AND key < ?)`, lo, hi).
+		if err := db.Reader().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_unindexed WHERE key >= ? AND key < ?)`, lo, hi).
 			Scan(&queued); err != nil {
 			return fmt.Errorf("check index queue: %w", err)
 		}
@@ -71,7 +70,7 @@ func (s *Service) indexPaced(ctx context.Context, chatRowID int64, batch int, re
 		}
 		var n int
 		began := time.Now()
-		err := s.db.InTx(ctx, func(tx *store.Tx) error {
+		err := db.InTx(ctx, func(tx *store.Tx) error {
 			var err error
 			n, err = indexBatch(ctx, tx, lo, hi, batch)
 			return err
@@ -82,8 +81,8 @@ func (s *Service) indexPaced(ctx context.Context, chatRowID int64, batch int, re
 		if n < batch {
 			return nil
 		}
-		if rest > 0 {
-			time.Sleep(time.Since(began) * rest)
+		if err := sleep(ctx, time.Since(began)*rest); err != nil {
+			return err
 		}
 	}
 }
@@ -94,8 +93,8 @@ const indexWorkQueued = `SELECT EXISTS (SELECT 1 FROM chunks_pending) OR EXISTS 
 // pendingPaced rebuilds the chunks queued one by one (chunks_pending),
 // batch per transaction, resting rest times each batch's duration after
 // it. The rebuilt chunks queue their index work.
-func (s *Service) pendingPaced(ctx context.Context, batch int, rest time.Duration) error {
-	return s.paced(ctx, rest, func(tx *store.Tx) (bool, error) {
+func pendingPaced(ctx context.Context, db *store.Store, batch int, rest time.Duration) error {
+	return paced(ctx, db, rest, func(tx *store.Tx) (bool, error) {
 		n, err := rebuildQueued(ctx, tx, 0, batch)
 		return n < int64(batch), err
 	})
@@ -104,8 +103,8 @@ func (s *Service) pendingPaced(ctx context.Context, batch int, rest time.Duratio
 // backlogPaced works through every chunk backlog (a copied chat's chunks
 // to rebuild), batch messages per transaction, resting rest times each
 // batch's duration after it. The rebuilt chunks queue their index work.
-func (s *Service) backlogPaced(ctx context.Context, batch int, rest time.Duration) error {
-	return s.paced(ctx, rest, func(tx *store.Tx) (bool, error) {
+func backlogPaced(ctx context.Context, db *store.Store, batch int, rest time.Duration) error {
+	return paced(ctx, db, rest, func(tx *store.Tx) (bool, error) {
 		n, err := rebuildBacklog(ctx, tx, 0, batch)
 		return n == 0, err
 	})
@@ -114,11 +113,11 @@ func (s *Service) backlogPaced(ctx context.Context, batch int, rest time.Duratio
 // paced runs step in one write transaction after another until it reports
 // that it is done, resting rest times each transaction's duration after
 // it, so background work leaves the write lock free most of the time.
-func (s *Service) paced(ctx context.Context, rest time.Duration, step func(tx *store.Tx) (done bool, err error)) error {
+func paced(ctx context.Context, db *store.Store, rest time.Duration, step func(tx *store.Tx) (done bool, err error)) error {
 	for {
 		var done bool
 		began := time.Now()
-		err := s.db.InTx(ctx, func(tx *store.Tx) error {
+		err := db.InTx(ctx, func(tx *store.Tx) error {
 			var err error
 			done, err = step(tx)
 			return err
@@ -126,7 +125,25 @@ func (s *Service) paced(ctx context.Context, rest time.Duration, step func(tx *s
 		if err != nil || done {
 			return err
 		}
-		time.Sleep(time.Since(began) * rest)
+		if err := sleep(ctx, time.Since(began)*rest); err != nil {
+			return err
+		}
+	}
+}
+
+// sleep waits for d, or less when ctx ends first (its error then): the
+// background Indexer's rests end as soon as it is closed.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -147,8 +164,8 @@ const indexMergePages = 64
 // with this, the index a search reads keeps at most 3 segments per
 // level. It stops early when index work is queued (its caller comes back
 // to it), so a write waits for one step at most.
-func (s *Service) mergePaced(ctx context.Context, pages int, rest time.Duration) error {
-	return s.paced(ctx, rest, func(tx *store.Tx) (bool, error) {
+func mergePaced(ctx context.Context, db *store.Store, pages int, rest time.Duration) error {
+	return paced(ctx, db, rest, func(tx *store.Tx) (bool, error) {
 		var queued bool
 		if err := tx.QueryRowContext(ctx, indexWorkQueued).Scan(&queued); err != nil {
 			return false, fmt.Errorf("check index queue: %w", err)
@@ -234,69 +251,4 @@ func indexPicked(ctx context.Context, tx *store.Tx, pick string, args ...any) (i
 		return 0, fmt.Errorf("index chunks: %w", err)
 	}
 	return len(keys), nil
-}
-
-// indexAfterCommit starts the background indexer once tx commits, if tx
-// left chunks to rebuild or index work.
-func (s *Service) indexAfterCommit(ctx context.Context, tx *store.Tx) error {
-	var queued bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks_pending) OR EXISTS (SELECT 1 FROM chunks_unindexed)`).Scan(&queued); err != nil {
-		return fmt.Errorf("check index queue: %w", err)
-	}
-	if queued {
-		tx.AfterCommit(s.indexInBackground)
-	}
-	return nil
-}
-
-// indexGather is how long the background indexer lets the writes of a
-// burst (a script's loop, an agent's edits) gather before it indexes them
-// together: one FTS5 transaction writes one segment for all of them, and
-// FTS5 merges fewer, smaller ones; the writes no longer each wait behind
-// the index transaction of the one before. A search catches up first, so
-// it never reads stale text.
-const indexGather = 30 * time.Millisecond
-
-// indexers marks the databases whose index queue a goroutine is working
-// through: one at a time per database (the queue is the database's), and
-// only while there is work, so nothing lingers once it is done.
-var indexers sync.Map
-
-// indexInBackground works through the chunk backlogs, then the whole
-// index queue, then the index's merges (mergePaced) in a goroutine,
-// unless one already does. Errors end it quietly: the queue stays in the
-// database, and the next search does the work (and reports them).
-func (s *Service) indexInBackground() {
-	if _, running := indexers.LoadOrStore(s.db, true); running {
-		return
-	}
-	go func() {
-		ctx := context.Background()
-		for {
-			time.Sleep(indexGather)
-			err := s.pendingPaced(ctx, backgroundBacklogBatch, backgroundRest)
-			if err == nil {
-				err = s.backlogPaced(ctx, backgroundBacklogBatch, backgroundRest)
-			}
-			if err == nil {
-				err = s.indexPaced(ctx, 0, backgroundIndexBatch, backgroundRest)
-			}
-			if err == nil {
-				err = s.mergePaced(ctx, indexMergePages, backgroundRest)
-			}
-			indexers.Delete(s.db)
-			if err != nil {
-				return
-			}
-			// A write that committed while this one finished saw it running
-			// and left its work here: look once more.
-			var queued bool
-			if s.db.Reader().QueryRowContext(ctx, indexWorkQueued).Scan(&queued) != nil || !queued {
-				return
-			}
-			if _, running := indexers.LoadOrStore(s.db, true); running {
-				return
-			}
-		}
-	}()
 }

@@ -1,4 +1,4 @@
-package chats
+package search
 
 import (
 	"context"
@@ -24,7 +24,7 @@ const shortScanCap = 200_000
 // and a message's term frequency is the number of distinct trigrams that
 // start with the query there (see shortContexts). Candidates are then
 // filtered and ranked (see rank).
-func searchShort(ctx context.Context, q queryer, p *searchPlan) ([]hit, error) {
+func searchShort(ctx context.Context, q queryer, p *searchPlan) ([]rawHit, error) {
 	tf, ok, err := shortContexts(ctx, q, p)
 	if err != nil {
 		return nil, err
@@ -174,7 +174,7 @@ type scored struct {
 }
 
 // placeHits fills in the current index, id and role of each hit.
-func placeHits(ctx context.Context, q queryer, hits []hit) error {
+func placeHits(ctx context.Context, q queryer, hits []rawHit) error {
 	if len(hits) == 0 {
 		return nil
 	}

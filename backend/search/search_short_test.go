@@ -1,4 +1,4 @@
-package chats
+package search
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func TestSearchShortScoresContexts(t *testing.T) {
 		msgBot("Tokyo tokyo"),
 		msgBot("猫と猫と猫と"), // 猫: two, 猫と猫 and 猫と padded
 	)
-	if err := r.s.flushChunks(context.Background(), 0); err != nil {
+	if err := flushChunks(context.Background(), r.db, 0); err != nil {
 		t.Fatal(err)
 	}
 	avg, err := indexAverage(context.Background(), r.db.Reader())
@@ -38,7 +38,7 @@ func TestSearchShortScoresContexts(t *testing.T) {
 		{"猫", map[int]int{5: 2}},
 		{"と", map[int]int{0: 2, 1: 1, 2: 1, 5: 2}},
 	} {
-		hits := r.search(c.q, SearchOptions{Limit: optPtr(searchMaxLimit)})
+		hits := r.search(c.q, Options{Limit: optPtr(searchMaxLimit)})
 		got := map[int]float64{}
 		for _, h := range hits {
 			got[h.Index] = h.Score
@@ -80,7 +80,7 @@ func TestShortContextsMatchText(t *testing.T) {
 		r.add(r.chatID, msgBot(text))
 	}
 	ctx := context.Background()
-	if err := r.s.flushChunks(ctx, 0); err != nil {
+	if err := flushChunks(ctx, r.db, 0); err != nil {
 		t.Fatal(err)
 	}
 	q := r.db.Reader()
@@ -110,7 +110,7 @@ func TestShortContextsMatchText(t *testing.T) {
 		}
 	}
 	for query := range queries {
-		p, err := newSearchPlan(query, SearchOptions{IncludeHidden: true})
+		p, err := newSearchPlan(query, Options{IncludeHidden: true})
 		if err != nil || p.query != query || p.runes > 2 {
 			continue // blank, trimmed or padding: not this query
 		}

@@ -1,4 +1,4 @@
-package chats
+package search
 
 import (
 	"context"
@@ -47,12 +47,12 @@ func FuzzSearchQuery(f *testing.F) {
 		ctx := context.Background()
 		norm, verr := normalizeQuery(query)
 		for _, all := range []bool{false, true} {
-			var hits []SearchHit
+			var hits []Hit
 			var err error
 			if all {
-				hits, err = fr.s.SearchAll(ctx, query, SearchOptions{Limit: optPtr(searchMaxLimit)})
+				hits, err = fr.s.SearchAll(ctx, query, Options{Limit: optPtr(searchMaxLimit)})
 			} else {
-				hits, err = fr.s.Search(ctx, fr.chatID, query, SearchOptions{Limit: optPtr(searchMaxLimit)})
+				hits, err = fr.s.Search(ctx, fr.chatID, query, Options{Limit: optPtr(searchMaxLimit)})
 			}
 			if verr != nil {
 				if apperr.CodeOf(err) != apperr.CodeInvalidArgument {

@@ -1,4 +1,4 @@
-package chats
+package search
 
 import (
 	"context"
@@ -77,7 +77,7 @@ func meanLength(lengths []int) float64 {
 
 // rankFound scores the candidates a search found in their text (see rank)
 // against the index's mean length.
-func rankFound(ctx context.Context, q queryer, found []scored, limit int) ([]hit, error) {
+func rankFound(ctx context.Context, q queryer, found []scored, limit int) ([]rawHit, error) {
 	if len(found) == 0 {
 		return nil, nil
 	}
@@ -91,7 +91,7 @@ func rankFound(ctx context.Context, q queryer, found []scored, limit int) ([]hit
 // rank scores candidates with bm25TF, against avg (or, when avg is not
 // positive, the candidates' mean length), and keeps the best limit (ties:
 // older chat, then older message, first).
-func rank(found []scored, limit int, avg float64) []hit {
+func rank(found []scored, limit int, avg float64) []rawHit {
 	if len(found) == 0 {
 		return nil
 	}
@@ -115,9 +115,9 @@ func rank(found []scored, limit int, avg float64) []hit {
 		}
 		return a.messageID < c.messageID
 	})
-	out := make([]hit, 0, min(limit, len(found)))
+	out := make([]rawHit, 0, min(limit, len(found)))
 	for _, c := range found[:min(limit, len(found))] {
-		out = append(out, hit{messageID: c.messageID, chatRowID: c.chatRowID, score: c.score})
+		out = append(out, rawHit{messageID: c.messageID, chatRowID: c.chatRowID, score: c.score})
 	}
 	return out
 }
