@@ -169,8 +169,8 @@ func open(ctx context.Context, dataDir string, access library.Access) (*App, err
 		WorldInfo: a.WorldInfo, Library: a.Library})
 	a.idle = newIdleReleaser(idleRelease, func() { a.ReleaseMemory(context.Background()) })
 	a.Router.OnLargeCall(largeCall, a.idle.large)
-	// Last, so that no failed open leaves its goroutine behind; a write
-	// before it (none today) would have its round run now.
+	// Last, so that an open that fails leaves no goroutine behind. A
+	// write made before this point has its round run now.
 	a.Indexer.Start()
 	return a, nil
 }

@@ -343,8 +343,8 @@ func TestSearchFollowsUndo(t *testing.T) {
 }
 
 // TestSearchSeesRowsChangedAnyWay changes message rows with plain SQL, the
-// way code outside Service.mutate might: triggers queue the chunks, and the
-// next search rebuilds them.
+// way code outside chats' Service.mutate might: triggers queue the chunks,
+// and the next search rebuilds them.
 func TestSearchSeesRowsChangedAnyWay(t *testing.T) {
 	t.Parallel()
 	r := newSearchRig(t)
