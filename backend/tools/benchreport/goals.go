@@ -44,7 +44,7 @@ var goals = map[string]Goal{
 	"BenchmarkUndo/edit10k": {Value: 2, Unit: "ms/op"},
 
 	// Search (HOST-ABI §3.6) of 100,000 messages in ten chats
-	// (backend/chats/search_bench_test.go), every chat at once; ms/op is
+	// (backend/search/search_bench_test.go), every chat at once; ms/op is
 	// the median: a word in about 1% of messages, and a 2-character CJK query.
 	"BenchmarkSearch/allChats100k":     {Value: 20, Unit: "ms/op"},
 	"BenchmarkSearch/allChats100kCJK2": {Value: 20, Unit: "ms/op"},
