@@ -6,8 +6,8 @@ import (
 	"hearth/backend/store"
 )
 
-// Indexer keeps search data current after chat writes (backend/search's
-// Indexer, wired by backend/app, which chats must not import). Chats
+// Indexer keeps search data current after chat writes: backend/search's
+// Indexer, which chats must not import (backend/app wires it in). Chats
 // queues the work itself, in the database: insertMessage and the import
 // queue new messages in chunks_pending, triggers queue every change to a
 // message's text, role or hidden flag, and a copied chat leaves one
