@@ -7,7 +7,7 @@
 -- file is 47 MB. Without positions the index is a fifth of that, but FTS5
 -- can no longer match a phrase (a query's trigrams in sequence): a search
 -- now asks it for the messages holding every trigram of the query, and
--- checks each one's text for the query itself (chats/search_index.go),
+-- checks each one's text for the query itself (search/search_index.go),
 -- reading the text where it lives, through chunk_source.
 
 -- Chunks keep what a search filters and ranks on; the text comes from
@@ -51,6 +51,6 @@ END;
 -- chunk_rewritten, gone with the old table). Every change to a message's
 -- active text already queues the message in chunks_pending (the triggers
 -- of schema v17, and the code that inserts messages); rebuilding a queued
--- message that has a chunk queues its re-indexing too (chats.rebuildQueued).
+-- message that has a chunk queues its re-indexing too (search.rebuildQueued).
 -- The triggers stay one statement each: they fire for every swipe row an
 -- import writes.

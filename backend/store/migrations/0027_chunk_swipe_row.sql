@@ -8,7 +8,7 @@
 -- search reads the text in one lookup by that rowid. The chunk is rebuilt
 -- whenever the row changes (every change to a message's active text
 -- queues it in chunks_pending), and a search leaves out the messages still
--- queued when it reads (chats/search_index.go), so a chunk it reads never
+-- queued when it reads (search/search_index.go), so a chunk it reads never
 -- names a row that stopped being its text.
 
 DROP VIEW chunk_source;
