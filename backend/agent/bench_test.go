@@ -22,8 +22,8 @@ func BenchmarkAgentRound(b *testing.B) {
 	const writes = 10
 	done := make(chan string, 16)
 	off := r.app.Bus.Subscribe(func(e events.Event) {
-		if e.Type == events.AgentRunEvent && e.Payload["type"] == "run_completed" {
-			done <- e.Payload["runId"].(string)
+		if p, ok := e.Payload.(*events.AgentRunEventPayload); ok && p.Type == "run_completed" {
+			done <- p.RunID
 		}
 	})
 	defer off()

@@ -26,13 +26,11 @@ const sweepGrace = 10 * time.Minute
 
 // onBusEvent forgets the agent history of a deleted chat.
 func (s *Service) onBusEvent(e events.Event) {
-	if e.Type != events.ChatDeleted {
+	p, ok := e.Payload.(*events.ChatDeletedPayload)
+	if !ok || p.ChatID == "" {
 		return
 	}
-	chatID, _ := e.Payload["chatId"].(string)
-	if chatID == "" {
-		return
-	}
+	chatID := p.ChatID
 	if err := s.forgetChat(s.base, chatID); err != nil && s.base.Err() == nil {
 		s.log.Error("agent: forget a deleted chat's runs", "chat", chatID, "err", err)
 	}

@@ -98,6 +98,14 @@ func (r *rig) call(out any, method string, args ...any) {
 	}
 }
 
+// wire is e's payload as a client decodes it.
+func wire(e events.Event) map[string]any {
+	var out map[string]any
+	raw, _ := json.Marshal(e.Payload)
+	_ = json.Unmarshal(raw, &out)
+	return out
+}
+
 // handle is a run handle.
 type handle struct {
 	RunID        string `json:"runId"`

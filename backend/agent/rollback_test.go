@@ -82,7 +82,7 @@ func TestRollbackFailureKeepsChat(t *testing.T) {
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			for _, e := range r.evs[seen:] {
-				if e.Payload["chatId"] == r.chatID {
+				if wire(e)["chatId"] == r.chatID {
 					t.Fatalf("a failed rollback emitted %s for the chat", e.Type)
 				}
 			}
@@ -120,7 +120,7 @@ func (r *rig) waitMessageEvent(typ string, id any) int {
 	for {
 		r.mu.Lock()
 		for i, e := range r.evs {
-			if e.Type == typ && e.Payload["chatId"] == r.chatID && e.Payload["id"] == id {
+			if p := wire(e); e.Type == typ && p["chatId"] == r.chatID && p["id"] == id {
 				r.mu.Unlock()
 				return i + 1
 			}

@@ -122,13 +122,17 @@ func (s *Service) Close() {
 	s.watch.close()
 }
 
-// publish sends a stored run event to every window.
+// publish sends a stored run event to every window. The stored payload
+// goes out as it is; one that is not JSON (never written so, but read
+// from disk) goes out as null rather than make the event unencodable.
 func (s *Service) publish(ev runstore.Event) {
-	var payload any
-	_ = json.Unmarshal(ev.Payload, &payload)
-	s.d.Bus.Publish(events.Event{Type: EventRunEvent, Payload: map[string]any{
-		"seq": ev.Seq, "id": ev.ID, "runId": ev.RunID, "timestamp": ev.Timestamp,
-		"level": ev.Level, "type": ev.Type, "payload": payload,
+	payload := ev.Payload
+	if !json.Valid(payload) {
+		payload = json.RawMessage("null")
+	}
+	s.d.Bus.Publish(events.Event{Type: EventRunEvent, Payload: &events.AgentRunEventPayload{
+		Seq: ev.Seq, ID: ev.ID, RunID: ev.RunID, Timestamp: ev.Timestamp,
+		Level: ev.Level, Type: ev.Type, Payload: payload,
 	}})
 }
 

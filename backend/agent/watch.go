@@ -352,7 +352,7 @@ func (wt *watcher) report(r *run, rel string) {
 		return
 	}
 	op, sha := "write", ""
-	var size any
+	var size *int64
 	data, err := r.dir.Read(rel)
 	ae := apperr.As(err)
 	switch {
@@ -365,7 +365,10 @@ func (wt *watcher) report(r *run, rel string) {
 	case ae.Code == workspace.CodePathDenied && ae.Details["reason"] == workspace.ReasonSymlink:
 		op = "symlink"
 	case ae.Code == workspace.CodeFileTooLarge:
-		op, size = "too_large", ae.Details["bytes"]
+		op = "too_large"
+		if n, ok := ae.Details["bytes"].(int64); ok {
+			size = &n
+		}
 	default:
 		return // a folder or a special file
 	}
@@ -389,11 +392,10 @@ func (wt *watcher) report(r *run, rel string) {
 	}
 	payload := map[string]any{"path": rel, "op": op, "sha256": sha}
 	if size != nil {
-		payload["bytes"] = size
+		payload["bytes"] = *size
 	}
-	changed := map[string]any{"runId": r.id, "workspaceId": r.workspaceID}
-	maps.Copy(changed, payload)
-	wt.svc.d.Bus.Publish(events.Event{Type: EventWorkspaceFileChanged, Payload: changed})
+	wt.svc.d.Bus.Publish(events.Event{Type: EventWorkspaceFileChanged, Payload: &events.WorkspaceFileChangedPayload{
+		RunID: r.id, WorkspaceID: r.workspaceID, Path: rel, Op: op, Sha256: sha, Bytes: size}})
 	if own {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 
 	"hearth/backend/agent"
 	"hearth/backend/agent/workspace"
+	"hearth/backend/events"
 	pt "hearth/backend/providers/providertest"
 )
 
@@ -28,17 +29,19 @@ func TestLastWriteIsReported(t *testing.T) {
 		call{"workspace_finish", map[string]any{}}))
 	h := r.start(nil)
 	r.waitStatus(h.RunID, "completed")
-	var changed []map[string]any
+	var changed []*events.WorkspaceFileChangedPayload
 	deadline := time.Now().Add(10 * time.Second)
 	for done := false; !done; {
 		changed, done = nil, false
 		r.mu.Lock()
 		for _, e := range r.evs {
-			switch {
-			case e.Type == agent.EventWorkspaceFileChanged && e.Payload["runId"] == h.RunID:
-				changed = append(changed, e.Payload)
-			case e.Type == agent.EventRunEvent && e.Payload["runId"] == h.RunID && e.Payload["type"] == "run_completed":
-				done = true
+			switch p := e.Payload.(type) {
+			case *events.WorkspaceFileChangedPayload:
+				if p.RunID == h.RunID {
+					changed = append(changed, p)
+				}
+			case *events.AgentRunEventPayload:
+				done = p.RunID == h.RunID && p.Type == "run_completed"
 			}
 			if done {
 				break
@@ -50,8 +53,8 @@ func TestLastWriteIsReported(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if len(changed) != 1 || changed[0]["path"] != "output/main.md" || changed[0]["op"] != "write" || changed[0]["sha256"] == "" {
-		t.Fatalf("WORKSPACE_FILE_CHANGED before run_completed: %v; want one write of output/main.md", changed)
+	if len(changed) != 1 || changed[0].Path != "output/main.md" || changed[0].Op != "write" || changed[0].Sha256 == "" {
+		t.Fatalf("WORKSPACE_FILE_CHANGED before run_completed: %+v; want one write of output/main.md", changed)
 	}
 }
 

@@ -277,7 +277,7 @@ func (s *Service) RenameWorldIn(ctx context.Context, tx *store.Tx, from, to stri
 			return fmt.Errorf("rebind card %s: %w", avatar, err)
 		}
 		tx.AfterCommit(func() {
-			s.bus.Publish(events.Event{Type: events.CharacterEdited, Payload: map[string]any{"avatar": avatar, "character": c}})
+			s.bus.Publish(events.Event{Type: events.CharacterEdited, Payload: &events.CharacterPayload{Avatar: avatar, Character: c}})
 		})
 	}
 	return nil

@@ -118,7 +118,7 @@ func (s *Service) create(ctx context.Context, fields jsonx.Object, imageName *st
 		}
 		card.Avatar, card.CreatedAt, card.UpdatedAt, card.HasImage = avatar, now, now, imageName != nil
 		tx.AfterCommit(func() {
-			s.bus.Publish(events.Event{Type: events.CharacterCreated, Payload: map[string]any{"avatar": avatar, "character": card}})
+			s.bus.Publish(events.Event{Type: events.CharacterCreated, Payload: &events.CharacterPayload{Avatar: avatar, Character: card}})
 		})
 		return nil
 	})
@@ -240,7 +240,7 @@ func (s *Service) Update(ctx context.Context, avatar string, patch jsonx.Object)
 		}
 		card = c
 		tx.AfterCommit(func() {
-			s.bus.Publish(events.Event{Type: events.CharacterEdited, Payload: map[string]any{"avatar": avatar, "character": c}})
+			s.bus.Publish(events.Event{Type: events.CharacterEdited, Payload: &events.CharacterPayload{Avatar: avatar, Character: c}})
 		})
 		return nil
 	})
@@ -272,7 +272,7 @@ func (s *Service) Delete(ctx context.Context, avatar string, opts DeleteOptions)
 			}
 		}
 		tx.AfterCommit(func() {
-			s.bus.Publish(events.Event{Type: events.CharacterDeleted, Payload: map[string]any{"avatar": avatar, "deleteChats": opts.DeleteChats}})
+			s.bus.Publish(events.Event{Type: events.CharacterDeleted, Payload: &events.CharacterDeletedPayload{Avatar: avatar, DeleteChats: opts.DeleteChats}})
 		})
 		return nil
 	})

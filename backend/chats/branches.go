@@ -115,9 +115,9 @@ func (s *Service) fork(ctx context.Context, chatID string, index int, kind, name
 			return err
 		}
 		sum = d.Summary
-		created := map[string]any{"chatId": dst.uuid, "revision": dst.revision, "chat": sum}
-		branched := map[string]any{"chatId": dst.uuid, "revision": dst.revision, "sourceChatId": src.uuid, "index": index,
-			"kind": kind, "fileName": name}
+		ref := events.ChatRevision{ChatID: dst.uuid, Revision: dst.revision}
+		created := &events.ChatCreatedPayload{ChatRevision: ref, Chat: sum}
+		branched := &events.ChatBranchCreatedPayload{ChatRevision: ref, SourceChatID: src.uuid, Index: index, Kind: kind, FileName: name}
 		tx.AfterCommit(func() {
 			s.bus.Publish(events.Event{Type: events.ChatCreated, Payload: created})
 			s.bus.Publish(events.Event{Type: events.ChatBranchCreated, Payload: branched})
@@ -311,7 +311,8 @@ func (s *Service) linkSource(ctx context.Context, tx *store.Tx, chatID string, i
 		if err != nil || !changed {
 			return err
 		}
-		m.emit(events.MessageUpdated, messagePayload(index, next))
+		p := messagePayload(index, next)
+		m.emit(events.MessageUpdated, &p)
 		return nil
 	})
 	return err

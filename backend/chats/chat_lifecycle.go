@@ -372,8 +372,8 @@ func (s *Service) Rename(ctx context.Context, chatID, newName string) (*Summary,
 		}
 		old := c.fileName
 		tx.AfterCommit(func() {
-			s.bus.Publish(events.Event{Type: events.ChatRenamed, Payload: map[string]any{
-				"chatId": c.uuid, "revision": c.revision, "oldFileName": old, "fileName": name}})
+			s.bus.Publish(events.Event{Type: events.ChatRenamed, Payload: &events.ChatRenamedPayload{
+				ChatRevision: events.ChatRevision{ChatID: c.uuid, Revision: c.revision}, OldFileName: old, FileName: name}})
 		})
 		return nil
 	})
@@ -397,11 +397,12 @@ func (s *Service) Delete(ctx context.Context, chatID string) error {
 		if err := state.Forget(ctx, tx, c.id); err != nil {
 			return err
 		}
-		payload := map[string]any{"chatId": c.uuid, "revision": c.revision, "fileName": c.fileName}
+		payload := &events.ChatDeletedPayload{ChatRevision: events.ChatRevision{ChatID: c.uuid, Revision: c.revision}, FileName: c.fileName}
+		owner := c.owner
 		if c.ownerKind == "character" {
-			payload["avatar"] = c.owner
+			payload.Avatar = &owner
 		} else {
-			payload["groupId"] = c.owner
+			payload.GroupID = &owner
 		}
 		tx.AfterCommit(func() { s.bus.Publish(events.Event{Type: events.ChatDeleted, Payload: payload}) })
 		return nil
@@ -412,6 +413,7 @@ func (s *Service) Delete(ctx context.Context, chatID string) error {
 // chat, an imported one), once tx commits.
 func (s *Service) announceCreated(tx *store.Tx, c *chatRow, sum Summary) {
 	tx.AfterCommit(func() {
-		s.bus.Publish(events.Event{Type: events.ChatCreated, Payload: map[string]any{"chatId": c.uuid, "revision": c.revision, "chat": sum}})
+		s.bus.Publish(events.Event{Type: events.ChatCreated, Payload: &events.ChatCreatedPayload{
+			ChatRevision: events.ChatRevision{ChatID: c.uuid, Revision: c.revision}, Chat: sum}})
 	})
 }

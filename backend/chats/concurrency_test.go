@@ -42,10 +42,14 @@ func TestConcurrentAddMessages(t *testing.T) {
 	var got []seen
 	var decodeErr error
 	unsubscribe := r.app.Bus.Subscribe(func(e events.Event) {
-		if e.Type != events.MessageSent && e.Type != events.MessageReceived {
-			return
+		var at events.ChatRevision
+		switch p := e.Payload.(type) {
+		case *events.MessagePayload:
+			at = p.ChatRevision
+		case *events.MessageReceivedPayload:
+			at = p.ChatRevision
 		}
-		if e.Payload["chatId"] != chatID {
+		if (e.Type != events.MessageSent && e.Type != events.MessageReceived) || at.ChatID != chatID {
 			return
 		}
 		var s seen

@@ -1,13 +1,16 @@
 package chats
 
+import "hearth/backend/events"
+
 // messagePayload is the common body of message events: the whole-chat
 // index, the stable id, and the message in both shapes (Spindle's
-// ChatMessage as `message`, SillyTavern's object as `stMessage`).
-func messagePayload(index int, m *StMessage) map[string]any {
-	return map[string]any{
-		"index":     index,
-		"id":        m.ID,
-		"message":   toChatMessage(m),
-		"stMessage": m.Clone(),
+// ChatMessage as `message`, SillyTavern's object as `stMessage`). mutate
+// stamps chatId and revision.
+func messagePayload(index int, m *StMessage) events.MessagePayload {
+	return events.MessagePayload{
+		Index:     index,
+		ID:        m.ID,
+		Message:   toChatMessage(m),
+		StMessage: m.Clone(),
 	}
 }

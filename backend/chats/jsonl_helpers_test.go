@@ -60,36 +60,29 @@ func (r *rig) chatCount() int {
 
 // recorder collects the events published on the rig's bus.
 type recorder struct {
-	mu      sync.Mutex
-	evs     []string
-	flushed chan struct{}
-	bus     *events.Bus
+	mu   sync.Mutex
+	evs  []string
+	then func(func())
 }
 
-// flushType marks the sentinel event recorder.types publishes.
-const flushType = "jsonl.test.flush"
-
 func (r *rig) record() *recorder {
-	rec := &recorder{bus: r.app.Bus, flushed: make(chan struct{}, 1)}
-	unsub := r.app.Bus.Subscribe(func(e events.Event) {
-		if e.Type == flushType {
-			rec.flushed <- struct{}{}
-			return
-		}
+	rec := &recorder{}
+	unsub, then := r.app.Bus.SubscribeInLine(func(e events.Event) {
 		rec.mu.Lock()
 		rec.evs = append(rec.evs, e.Type)
 		rec.mu.Unlock()
 	})
+	rec.then = then
 	r.tb.Cleanup(unsub)
 	return rec
 }
 
 // types waits until everything published so far has reached the recorder
-// (its own copy of a sentinel event comes back: one subscriber sees events
-// in publish order) and returns the event types seen.
+// and returns the event types seen.
 func (rec *recorder) types() []string {
-	rec.bus.Publish(events.Event{Type: flushType, Payload: map[string]any{}})
-	<-rec.flushed
+	delivered := make(chan struct{})
+	rec.then(func() { close(delivered) })
+	<-delivered
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	return append([]string(nil), rec.evs...)

@@ -49,14 +49,12 @@ func addPrepared(ctx context.Context, m *mutation, msgs []*StMessage) ([]int, er
 		m.chat.messageCount++
 		m.recordAdd(index, msg.mustJSON())
 		out[i] = index
-		typ := events.MessageReceived
 		payload := messagePayload(index, msg)
 		if msg.IsUser {
-			typ = events.MessageSent
+			m.emit(events.MessageSent, &payload)
 		} else {
-			payload["type"] = "normal"
+			m.emit(events.MessageReceived, &events.MessageReceivedPayload{MessagePayload: payload, Type: "normal"})
 		}
-		m.emit(typ, payload)
 	}
 	return out, nil
 }
@@ -156,8 +154,9 @@ func (s *Service) commitRewrite(ctx context.Context, m *mutation, sm storedMessa
 	if err != nil || !changed {
 		return err
 	}
-	m.emit(events.MessageEdited, messagePayload(sm.index, next))
-	m.emit(events.MessageUpdated, messagePayload(sm.index, next))
+	edited, updated := messagePayload(sm.index, next), messagePayload(sm.index, next)
+	m.emit(events.MessageEdited, &edited)
+	m.emit(events.MessageUpdated, &updated)
 	return nil
 }
 
@@ -275,13 +274,13 @@ func deleteIndexes(ctx context.Context, m *mutation, indexes []int) ([]*StMessag
 	}
 	m.chat.messageCount -= len(sorted)
 	out := make([]*StMessage, len(indexes))
-	deleted := make([]map[string]any, len(sorted))
+	deleted := make([]events.DeletedMessage, len(sorted))
 	for i, idx := range indexes {
 		out[i] = byIndex[idx].msg
 	}
 	for i, idx := range sorted {
-		deleted[i] = map[string]any{"index": idx, "id": byIndex[idx].msg.ID}
+		deleted[i] = events.DeletedMessage{Index: idx, ID: byIndex[idx].msg.ID}
 	}
-	m.emit(events.MessageDeleted, map[string]any{"length": m.chat.messageCount, "deleted": deleted})
+	m.emit(events.MessageDeleted, &events.MessageDeletedPayload{Length: m.chat.messageCount, Deleted: deleted})
 	return out, nil
 }

@@ -110,6 +110,6 @@ func setMetadata(m *mutation, next jsonx.Object) error {
 		return err
 	}
 	m.chat.metadata = next
-	m.emit(events.ChatMetadataUpdated, map[string]any{"metadata": next})
+	m.emit(events.ChatMetadataUpdated, &events.ChatMetadataUpdatedPayload{Metadata: next})
 	return nil
 }

@@ -39,7 +39,7 @@ type mutation struct {
 	method  string
 	ops     jsondiff.Patch
 	inverse []jsondiff.Patch // one group per change; applied in reverse order
-	events  []events.Event
+	events  []queued
 	changed bool
 	// after is what the write did to message rows, for the derived data
 	// (floor states, search chunks) settled before the commit.
@@ -95,10 +95,10 @@ func (s *Service) mutateIn(ctx context.Context, tx *store.Tx, chatID, method str
 	if opts.Silent {
 		return chat.revision, nil
 	}
-	evs := m.events
-	for _, e := range evs {
-		e.Payload["chatId"] = chat.uuid
-		e.Payload["revision"] = chat.revision
+	evs := make([]events.Event, len(m.events))
+	for i, q := range m.events {
+		q.payload.SetChat(chat.uuid, chat.revision)
+		evs[i] = events.Event{Type: q.typ, Payload: q.payload}
 	}
 	tx.AfterCommit(func() {
 		for _, e := range evs {
@@ -108,9 +108,29 @@ func (s *Service) mutateIn(ctx context.Context, tx *store.Tx, chatID, method str
 	return chat.revision, nil
 }
 
+// chatPayload is the payload of a chat write's event: a pointer to a
+// payload struct holding events.ChatRevision, which mutate stamps once
+// the write's revision is known.
+type chatPayload interface {
+	SetChat(chatID string, revision int64)
+}
+
+// queued is an event a mutation publishes after commit.
+type queued struct {
+	typ     string
+	payload chatPayload
+}
+
 // emit queues an event for after commit; mutate fills chatId and revision.
-func (m *mutation) emit(typ string, payload map[string]any) {
-	m.events = append(m.events, events.Event{Type: typ, Payload: payload})
+func (m *mutation) emit(typ string, payload chatPayload) {
+	m.events = append(m.events, queued{typ, payload})
+}
+
+// emitFirst is emit for an event that goes out before those queued so far
+// (CHAT_PATCHED: a window applies its operations before the events that
+// follow from them).
+func (m *mutation) emitFirst(typ string, payload chatPayload) {
+	m.events = append([]queued{{typ, payload}}, m.events...)
 }
 
 func (m *mutation) appendJournal(ctx context.Context, now int64) error {

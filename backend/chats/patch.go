@@ -149,8 +149,7 @@ func (s *Service) Patch(ctx context.Context, chatID string, raws []json.RawMessa
 		}
 		// CHAT_PATCHED goes first, as for undo: a window applies its
 		// operations, then takes CHAT_METADATA_UPDATED's metadata as it is.
-		patched := events.Event{Type: events.ChatPatched, Payload: map[string]any{"ops": m.ops, "length": m.chat.messageCount}}
-		m.events = append([]events.Event{patched}, m.events...)
+		m.emitFirst(events.ChatPatched, &events.ChatPatchedPayload{Ops: m.ops, Length: m.chat.messageCount})
 		return nil
 	})
 }

@@ -115,9 +115,8 @@ func (s *Service) CommitReply(ctx context.Context, chatID string, r Reply) (*Com
 				if _, err := s.rewrite(ctx, m, sm, next); err != nil {
 					return err
 				}
-				p := messagePayload(sm.index, next)
-				p["swipeId"], p["previousSwipeId"], p["action"] = next.SwipeID, prev, "generated"
-				m.emit(events.MessageSwiped, p)
+				m.emit(events.MessageSwiped, &events.MessageSwipedPayload{MessagePayload: messagePayload(sm.index, next),
+					SwipeID: next.SwipeID, PreviousSwipeID: prev, Action: "generated"})
 			} else {
 				at := next.SwipeID
 				if r.Swipe != nil {
@@ -139,7 +138,8 @@ func (s *Service) CommitReply(ctx context.Context, chatID string, r Reply) (*Com
 				if _, err := s.rewrite(ctx, m, sm, next); err != nil {
 					return err
 				}
-				m.emit(events.MessageUpdated, messagePayload(sm.index, next))
+				p := messagePayload(sm.index, next)
+				m.emit(events.MessageUpdated, &p)
 			}
 			out = Committed{ID: next.ID, Index: sm.index, SwipeID: next.SwipeID}
 			return r.settle(ctx, m, out)
@@ -174,8 +174,6 @@ func addReply(ctx context.Context, m *mutation, msg *StMessage, typ string) (int
 	}
 	m.chat.messageCount++
 	m.recordAdd(index, msg.mustJSON())
-	payload := messagePayload(index, msg)
-	payload["type"] = typ
-	m.emit(events.MessageReceived, payload)
+	m.emit(events.MessageReceived, &events.MessageReceivedPayload{MessagePayload: messagePayload(index, msg), Type: typ})
 	return index, nil
 }

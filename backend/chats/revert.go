@@ -66,8 +66,7 @@ func (s *Service) RevertRevisions(ctx context.Context, chatID string, revisions 
 		if !m.changed {
 			return apperr.New(apperr.CodeChatConflict, "reverting revisions %v of chat %s changes nothing", targets, m.chat.uuid)
 		}
-		payload := map[string]any{"ops": m.ops, "length": m.chat.messageCount, "method": methodRevert, "revertedRevisions": targets}
-		m.events = append([]events.Event{{Type: events.ChatPatched, Payload: payload}}, m.events...)
+		m.emitFirst(events.ChatPatched, &events.ChatPatchedPayload{Ops: m.ops, Length: m.chat.messageCount, Method: methodRevert, RevertedRevisions: targets})
 		return nil
 	})
 	if err != nil {

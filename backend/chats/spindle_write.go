@@ -135,14 +135,13 @@ func (s *Service) UpdateMessage(ctx context.Context, chatID, messageID string, p
 		if err != nil || !changed {
 			return err
 		}
-		m.emit(events.MessageEdited, messagePayload(sm.index, next))
+		edited := messagePayload(sm.index, next)
+		m.emit(events.MessageEdited, &edited)
 		_, sw := patch["swipes"]
 		_, id := patch["swipe_id"]
 		_, dates := patch["swipe_dates"]
 		if sw || id || dates {
-			p := messagePayload(sm.index, next)
-			p["previousSwipeId"] = sm.msg.SwipeID
-			m.emit(events.SwipeEdited, p)
+			m.emit(events.SwipeEdited, &events.SwipeEditedPayload{MessagePayload: messagePayload(sm.index, next), PreviousSwipeID: sm.msg.SwipeID})
 		}
 		return nil
 	})
@@ -370,7 +369,8 @@ func (s *Service) SetMessagesHidden(ctx context.Context, chatID string, ids []st
 				return err
 			}
 			if changed {
-				m.emit(events.MessageEdited, messagePayload(sm.index, next))
+				p := messagePayload(sm.index, next)
+				m.emit(events.MessageEdited, &p)
 			}
 		}
 		return nil

@@ -52,9 +52,8 @@ func (s *Service) Swipe(ctx context.Context, chatID string, index int, target Sw
 		if err != nil || !changed {
 			return err
 		}
-		p := messagePayload(index, next)
-		p["swipeId"], p["previousSwipeId"], p["action"] = to, prev, "navigated"
-		m.emit(events.MessageSwiped, p)
+		m.emit(events.MessageSwiped, &events.MessageSwipedPayload{MessagePayload: messagePayload(index, next),
+			SwipeID: to, PreviousSwipeID: prev, Action: "navigated"})
 		return nil
 	})
 	return swipeID, err
@@ -80,9 +79,8 @@ func (s *Service) AddSwipe(ctx context.Context, chatID string, index int, conten
 		if _, err := s.rewrite(ctx, m, sm, next); err != nil {
 			return err
 		}
-		p := messagePayload(index, next)
-		p["swipeId"], p["previousSwipeId"], p["action"] = swipeID, prev, "added"
-		m.emit(events.MessageSwiped, p)
+		m.emit(events.MessageSwiped, &events.MessageSwipedPayload{MessagePayload: messagePayload(index, next),
+			SwipeID: swipeID, PreviousSwipeID: prev, Action: "added"})
 		return nil
 	})
 	return swipeID, err
@@ -113,9 +111,8 @@ func (s *Service) DeleteSwipe(ctx context.Context, chatID string, index, swipeID
 		if _, err := s.rewrite(ctx, m, sm, next); err != nil {
 			return err
 		}
-		p := messagePayload(index, next)
-		p["messageId"], p["swipeId"], p["newSwipeId"] = index, swipeID, newID
-		m.emit(events.MessageSwipeDeleted, p)
+		m.emit(events.MessageSwipeDeleted, &events.MessageSwipeDeletedPayload{MessagePayload: messagePayload(index, next),
+			MessageID: index, SwipeID: swipeID, NewSwipeID: newID})
 		return nil
 	})
 	return before, newID, err

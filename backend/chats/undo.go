@@ -73,17 +73,17 @@ func (s *Service) step(ctx context.Context, chatID, action string, opts WriteOpt
 		}
 		res.Method = entry.method
 		target := plan.target
-		payload := map[string]any{"ops": m.ops, "length": m.chat.messageCount, "method": entry.method}
+		payload := &events.ChatPatchedPayload{Ops: m.ops, Length: m.chat.messageCount, Method: entry.method}
 		if action == methodUndo {
 			res.UndoneRevision = &target
-			payload["undoneRevision"] = target
+			payload.UndoneRevision = &target
 		} else {
 			res.RedoneRevision = &target
-			payload["redoneRevision"] = target
+			payload.RedoneRevision = &target
 		}
 		// CHAT_PATCHED goes first: a window applies its operations, then
 		// takes CHAT_METADATA_UPDATED's whole metadata as it is.
-		m.events = append([]events.Event{{Type: events.ChatPatched, Payload: payload}}, m.events...)
+		m.emitFirst(events.ChatPatched, payload)
 		return nil
 	})
 	if err != nil {

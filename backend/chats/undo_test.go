@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"sync"
 	"testing"
-	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"hearth/backend/apperr"
 	"hearth/backend/events"
+	"hearth/backend/events/eventstest"
 	"hearth/backend/jsonx"
 	"hearth/backend/store"
 )
@@ -26,22 +25,14 @@ type undoRig struct {
 	db  *store.Store
 	id  string
 
-	mu  sync.Mutex
-	evs []events.Event
+	rec *eventstest.Recorder
 }
-
-const flushEvent = "undo_test.flush"
 
 func newUndoRig(t *testing.T) *undoRig {
 	t.Helper()
 	s, db := newService(t)
 	r := &undoRig{t: t, ctx: context.Background(), s: s, db: db, id: newChat(t, s)}
-	off := s.bus.Subscribe(func(e events.Event) {
-		r.mu.Lock()
-		r.evs = append(r.evs, e)
-		r.mu.Unlock()
-	})
-	t.Cleanup(off)
+	r.rec = eventstest.Record(t, s.bus)
 	_, err := s.AddMessages(r.ctx, r.id, []json.RawMessage{
 		json.RawMessage(`{"is_user":true,"name":"User","mes":"u1 <b>&amp;</b>"}`),
 		json.RawMessage(`{"mes":"a1","swipes":["a1","a1b"],"swipe_id":0,"swipe_info":[
@@ -84,22 +75,7 @@ func (r *undoRig) revision() int64 {
 // events waits for everything published so far and returns it.
 func (r *undoRig) events() []events.Event {
 	r.t.Helper()
-	r.s.bus.Publish(events.Event{Type: flushEvent, Payload: map[string]any{}})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r.mu.Lock()
-		if n := len(r.evs); n > 0 && r.evs[n-1].Type == flushEvent {
-			got := r.evs[:n-1]
-			r.evs = nil
-			r.mu.Unlock()
-			return got
-		}
-		r.mu.Unlock()
-		if time.Now().After(deadline) {
-			r.t.Fatal("events were not delivered within 10s")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	return r.rec.Take(r.t)
 }
 
 func (r *undoRig) undo() *StepResult {
@@ -302,8 +278,8 @@ func checkStepEvents(t *testing.T, evs []events.Event, from, to string, rev int6
 	if len(evs) == 0 || evs[0].Type != events.ChatPatched {
 		t.Fatalf("events = %v, want chat_patched first", evTypes(evs))
 	}
-	p := evs[0].Payload
-	b, _ := json.Marshal(p["ops"])
+	p := evs[0].Payload.(*events.ChatPatchedPayload)
+	b, _ := json.Marshal(p.Ops)
 	if got := applyOps(t, from, string(b)); !sameJSON(t, []byte(got), []byte(to)) {
 		t.Errorf("CHAT_PATCHED ops %s do not turn the chat into the result", b)
 	}
@@ -321,13 +297,36 @@ func checkStepEvents(t *testing.T, evs []events.Event, from, to string, rev int6
 		t.Errorf("events = %v, want %v", evTypes(evs), wantTypes)
 	}
 	for _, e := range evs {
-		if e.Payload["revision"] != rev {
-			t.Errorf("%s: revision %v, want %d", e.Type, e.Payload["revision"], rev)
+		if got := wireRevision(t, e); got != rev {
+			t.Errorf("%s: revision %v, want %d", e.Type, got, rev)
 		}
 	}
-	if p["method"] != method || p[key] != target || p["length"] != len(toDoc.Messages) {
-		t.Errorf("CHAT_PATCHED payload: method %v %s %v length %v", p["method"], key, p[key], p["length"])
+	var step *int64
+	switch key {
+	case "undoneRevision":
+		step = p.UndoneRevision
+	case "redoneRevision":
+		step = p.RedoneRevision
 	}
+	if p.Method != method || step == nil || *step != target || p.Length != len(toDoc.Messages) {
+		t.Errorf("CHAT_PATCHED payload: method %v %s %v length %v", p.Method, key, step, p.Length)
+	}
+}
+
+// wireRevision is the revision e's payload carries on the wire.
+func wireRevision(t *testing.T, e events.Event) int64 {
+	t.Helper()
+	var p struct {
+		Revision *int64 `json:"revision"`
+	}
+	b, err := json.Marshal(e.Payload)
+	if err == nil {
+		err = json.Unmarshal(b, &p)
+	}
+	if err != nil || p.Revision == nil {
+		t.Fatalf("%s payload %s has no revision (%v)", e.Type, b, err)
+	}
+	return *p.Revision
 }
 
 func evTypes(evs []events.Event) []string {

@@ -51,7 +51,7 @@ func New(db *store.Store, bus *events.Bus, secrets *Secrets, now func() time.Tim
 // changed schedules CONNECTIONS_CHANGED for after tx commits.
 func (s *Service) changed(tx *store.Tx, id string) {
 	tx.AfterCommit(func() {
-		s.bus.Publish(events.Event{Type: events.ConnectionsChanged, Payload: map[string]any{"connectionId": id}})
+		s.bus.Publish(events.Event{Type: events.ConnectionsChanged, Payload: &events.ConnectionsChangedPayload{ConnectionID: id}})
 	})
 }
 

@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"hearth/backend/events"
+	"hearth/backend/events/eventstest"
 	"hearth/backend/providers"
 	"hearth/backend/providers/providertest"
 	"hearth/backend/store"
@@ -23,11 +23,8 @@ type rig struct {
 	svc     *Service
 	secrets string
 	bus     *events.Bus
-	mu      sync.Mutex
-	events  []events.Event
+	rec     *eventstest.Recorder
 }
-
-const flushEvent = "connections_test.flush"
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
@@ -37,15 +34,8 @@ func newRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	r := &rig{t: t, secrets: filepath.Join(dir, "secrets.json"), bus: events.NewBus()}
-	unsub := r.bus.Subscribe(func(e events.Event) {
-		r.mu.Lock()
-		r.events = append(r.events, e)
-		r.mu.Unlock()
-	})
-	t.Cleanup(func() {
-		unsub()
-		db.Close()
-	})
+	r.rec = eventstest.Record(t, r.bus)
+	t.Cleanup(func() { db.Close() })
 	r.svc = New(db, r.bus, NewSecrets(r.secrets), time.Now)
 	return r
 }
@@ -53,21 +43,7 @@ func newRig(t *testing.T) *rig {
 // published returns the events since the last call, once all are delivered.
 func (r *rig) published() []events.Event {
 	r.t.Helper()
-	r.bus.Publish(events.Event{Type: flushEvent})
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		r.mu.Lock()
-		if n := len(r.events); n > 0 && r.events[n-1].Type == flushEvent {
-			got := r.events[:n-1]
-			r.events = nil
-			r.mu.Unlock()
-			return got
-		}
-		r.mu.Unlock()
-		time.Sleep(time.Millisecond)
-	}
-	r.t.Fatal("events were not delivered")
-	return nil
+	return r.rec.Take(r.t)
 }
 
 // file reads the secrets file as stored.

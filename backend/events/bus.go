@@ -11,11 +11,12 @@ import (
 )
 
 // Event is one published fact. Payload is the structured object handed to
-// api.events handlers; it always carries chatId and revision when a chat is
-// involved.
+// api.events handlers, a pointer to the payload struct the registry
+// declares for Type (registry.go); it always carries chatId, and revision
+// when a chat write is involved. Transports send the Event as JSON.
 type Event struct {
-	Type    string         `json:"type"`
-	Payload map[string]any `json:"payload"`
+	Type    string `json:"type"`
+	Payload any    `json:"payload"`
 }
 
 // Bus fans events out to subscribers.
@@ -45,8 +46,14 @@ type item struct {
 	then func()
 }
 
-// Publish enqueues e for every subscriber. It never blocks on a subscriber.
+// Publish enqueues e for every subscriber. It never blocks on a
+// subscriber. In tests it panics when Check refuses e (strict).
 func (b *Bus) Publish(e Event) {
+	if strict {
+		if err := Check(e); err != nil {
+			panic(err)
+		}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, s := range b.subs {

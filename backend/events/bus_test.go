@@ -6,6 +6,12 @@ import (
 	"time"
 )
 
+// progress is a registered event whose payload carries n, for the bus
+// tests (in a test binary Publish refuses unregistered events).
+func progress(phase string, n int) Event {
+	return Event{Type: LibraryProgress, Payload: &LibraryProgressPayload{Op: "import", Phase: phase, Done: n}}
+}
+
 func TestSubscribersGetEventsInOrder(t *testing.T) {
 	t.Parallel()
 	b := NewBus()
@@ -17,12 +23,12 @@ func TestSubscribersGetEventsInOrder(t *testing.T) {
 	for s := range 3 {
 		unsubs = append(unsubs, b.Subscribe(func(e Event) {
 			mu.Lock()
-			got[s] = append(got[s], e.Payload["i"].(int))
+			got[s] = append(got[s], e.Payload.(*LibraryProgressPayload).Done)
 			mu.Unlock()
 		}))
 	}
 	for i := range n {
-		b.Publish(Event{Type: "x", Payload: map[string]any{"i": i}})
+		b.Publish(progress("x", i))
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -59,7 +65,7 @@ func TestSlowSubscriberDoesNotBlockPublish(t *testing.T) {
 	// The subscriber is stuck until every publish returned: a blocking
 	// Publish would deadlock here.
 	for range 10000 {
-		b.Publish(Event{Type: "x", Payload: map[string]any{}})
+		b.Publish(progress("x", 0))
 	}
 	close(release)
 	unsub()
@@ -72,7 +78,7 @@ func TestUnsubscribeStopsDelivery(t *testing.T) {
 	count := 0
 	unsub := b.Subscribe(func(Event) { mu.Lock(); count++; mu.Unlock() })
 	unsub()
-	b.Publish(Event{Type: "x", Payload: map[string]any{}})
+	b.Publish(progress("x", 0))
 	b.Close()
 	b.Close()
 	mu.Lock()
@@ -95,12 +101,12 @@ func TestSubscribeInLine(t *testing.T) {
 	b := NewBus()
 	defer b.Close()
 	seen := make(chan string, 100)
-	unsubscribe, then := b.SubscribeInLine(func(e Event) { seen <- e.Type })
+	unsubscribe, then := b.SubscribeInLine(func(e Event) { seen <- e.Payload.(*LibraryProgressPayload).Phase })
 	for round := range 20 {
-		b.Publish(Event{Type: "before"})
-		b.Publish(Event{Type: "before"})
+		b.Publish(progress("before", 0))
+		b.Publish(progress("before", 0))
 		then(func() { seen <- "then" })
-		b.Publish(Event{Type: "after"})
+		b.Publish(progress("after", 0))
 		want := []string{"before", "before", "then", "after"}
 		for i, w := range want {
 			select {

@@ -158,7 +158,7 @@ func benchChunkToEvent(b *testing.B, h *harness) {
 		}
 		now := time.Now().UnixNano()
 		var sent int64
-		if _, err := fmt.Sscan(e.Payload["text"].(string), &sent); err == nil {
+		if _, err := fmt.Sscan(e.Payload.(*events.StreamTokenPayload).Text, &sent); err == nil {
 			mu.Lock()
 			lat = append(lat, float64(now-sent)/1e6)
 			mu.Unlock()

@@ -123,7 +123,7 @@ func TestGenerationCrashChild(t *testing.T) {
 	a.Bus.Subscribe(func(e events.Event) {
 		if e.Type == events.StreamTokenReceived {
 			select {
-			case streaming <- e.Payload["generationId"].(string):
+			case streaming <- e.Payload.(*events.StreamTokenPayload).GenerationID:
 			default:
 			}
 		}

@@ -68,7 +68,7 @@ func (s *Service) DryRun(ctx context.Context, o Options) (*Snapshot, error) {
 		WorldInfoActivation:   activationOf(b.activation, s.now().UnixMilli(), o.Type),
 		TokenCounts:           b.prompt.Tokens,
 	}
-	s.publish(events.ChatCompletionPromptReady, map[string]any{"chatId": o.ChatID, "chat": snap.ChatCompletionPayload.Messages, "dryRun": true})
+	s.publish(events.ChatCompletionPromptReady, &events.PromptReadyPayload{ChatID: o.ChatID, Chat: snap.ChatCompletionPayload.Messages, DryRun: true})
 	return snap, nil
 }
 

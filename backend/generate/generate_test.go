@@ -83,9 +83,9 @@ func TestNormalReplyLandsWithItsData(t *testing.T) {
 		}
 		pos += i + 1
 	}
-	ended := h.rec.waitFor(t, events.GenerationEnded)
-	if ended.Payload["index"] != res.Index || ended.Payload["generationId"] != res.GenerationID {
-		t.Fatalf("GENERATION_ENDED %v", ended.Payload)
+	ended := h.rec.waitFor(t, events.GenerationEnded).Payload.(*events.GenerationEndedPayload)
+	if ended.Index == nil || res.Index == nil || *ended.Index != *res.Index || ended.GenerationID != res.GenerationID || ended.Error != nil {
+		t.Fatalf("GENERATION_ENDED %+v", ended)
 	}
 	rec, err := h.gen.Record(context.Background(), res.GenerationID)
 	if err != nil || rec.Status != StatusEnded || rec.MessageID == nil || *rec.MessageID != last.ID {
@@ -195,11 +195,10 @@ func TestStopKeepsThePartialText(t *testing.T) {
 	if !h.gen.Stop(started.GenerationID) {
 		t.Fatal("Stop found nothing running")
 	}
-	stopped := h.rec.waitFor(t, events.GenerationStopped)
+	stopped := h.rec.waitFor(t, events.GenerationStopped).Payload.(*events.GenerationStoppedPayload)
 	msgs := h.messages()
-	idx, _ := stopped.Payload["index"].(*int)
-	if last := msgs[len(msgs)-1]; last.Mes() != "Once upon a time" || idx == nil || *idx != len(msgs)-1 {
-		t.Fatalf("stopped reply %q, event %v", last.Mes(), stopped.Payload)
+	if last := msgs[len(msgs)-1]; last.Mes() != "Once upon a time" || stopped.Index == nil || *stopped.Index != len(msgs)-1 {
+		t.Fatalf("stopped reply %q, event %+v", last.Mes(), stopped)
 	}
 	rec, _ := h.gen.Record(context.Background(), started.GenerationID)
 	if rec.Status != StatusStopped {
@@ -241,14 +240,14 @@ func TestProviderFailuresWriteNothing(t *testing.T) {
 			if h.revision() != rev || len(h.messages()) != count {
 				t.Fatal("a failed generation changed the chat")
 			}
-			ended := h.rec.waitFor(t, events.GenerationEnded)
-			if e, ok := ended.Payload["error"].(*apperr.Error); !ok || e.Code != c.code || ended.Payload["index"] != nil {
-				t.Fatalf("GENERATION_ENDED %v", ended.Payload)
+			ended := h.rec.waitFor(t, events.GenerationEnded).Payload.(*events.GenerationEndedPayload)
+			if ended.Error == nil || ended.Error.Code != c.code || ended.Index != nil || ended.SwipeID != nil {
+				t.Fatalf("GENERATION_ENDED %+v", ended)
 			}
 			if slices.Contains(h.rec.types(), events.MessageReceived) {
 				t.Fatal("MESSAGE_RECEIVED after a failure")
 			}
-			rec, _ := h.gen.Record(context.Background(), ended.Payload["generationId"].(string))
+			rec, _ := h.gen.Record(context.Background(), ended.GenerationID)
 			if rec.Status != StatusFailed || rec.Error == nil || rec.Error.Code != c.code {
 				t.Fatalf("record %+v", rec)
 			}

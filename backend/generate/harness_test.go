@@ -188,10 +188,9 @@ func (h *harness) streamed() (text, reasoning string) {
 	var t, r strings.Builder
 	for _, e := range h.rec.all() {
 		if e.Type == events.StreamTokenReceived {
-			t.WriteString(e.Payload["text"].(string))
-			if s, ok := e.Payload["reasoning"].(string); ok {
-				r.WriteString(s)
-			}
+			p := e.Payload.(*events.StreamTokenPayload)
+			t.WriteString(p.Text)
+			r.WriteString(p.Reasoning)
 		}
 	}
 	return t.String(), r.String()

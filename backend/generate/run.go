@@ -84,33 +84,23 @@ func (s *Service) launch(r *run) {
 	}()
 }
 
-func (s *Service) publish(typ string, payload map[string]any) {
+// publish sends a generation event; payload is a pointer to the payload
+// struct the registry declares for typ.
+func (s *Service) publish(typ string, payload any) {
 	s.bus.Publish(events.Event{Type: typ, Payload: payload})
 }
 
 // execute streams the reply and commits it.
 func (s *Service) execute(r *run) {
 	b := r.built
-	base := func() map[string]any { return map[string]any{"chatId": r.chatID, "generationId": r.id} }
-	started := base()
-	started["type"] = r.typ
-	s.publish(events.GenerationStarted, started)
+	s.publish(events.GenerationStarted, &events.GenerationStartedPayload{ChatID: r.chatID, GenerationID: r.id, Type: r.typ})
 	payload := b.prompt.Payload(r.conn.Model)
-	ready := base()
-	ready["chat"], ready["dryRun"] = payload.Messages, false
-	s.publish(events.ChatCompletionPromptReady, ready)
-	after := base()
-	after["generate_data"] = payload
-	s.publish(events.GenerateAfterData, after)
+	s.publish(events.ChatCompletionPromptReady, &events.PromptReadyPayload{ChatID: r.chatID, GenerationID: r.id, Chat: payload.Messages})
+	s.publish(events.GenerateAfterData, &events.GenerateAfterDataPayload{ChatID: r.chatID, GenerationID: r.id, GenerateData: payload})
 
 	var reasonStart, reasonEnd time.Time
 	co := coalesce.New(func(text, reasoning string) {
-		p := base()
-		p["text"] = text
-		if reasoning != "" {
-			p["reasoning"] = reasoning
-		}
-		s.publish(events.StreamTokenReceived, p)
+		s.publish(events.StreamTokenReceived, &events.StreamTokenPayload{ChatID: r.chatID, GenerationID: r.id, Text: text, Reasoning: reasoning})
 	})
 	req := b.prompt.Request(r.conn.Model)
 	s.resolveImages(&req)
@@ -249,12 +239,10 @@ func (s *Service) end(r *run, result *Result, w *where) {
 	if w == nil {
 		s.settleRecord(r, statusOf(result), nil, nil)
 	}
-	p := map[string]any{"chatId": r.chatID, "generationId": r.id, "index": result.Index}
 	if result.Stopped {
-		s.publish(events.GenerationStopped, p)
+		s.publish(events.GenerationStopped, &events.GenerationStoppedPayload{ChatID: r.chatID, GenerationID: r.id, Index: result.Index})
 	} else {
-		p["swipeId"] = result.SwipeID
-		s.publish(events.GenerationEnded, p)
+		s.publish(events.GenerationEnded, &events.GenerationEndedPayload{ChatID: r.chatID, GenerationID: r.id, Index: result.Index, SwipeID: result.SwipeID})
 	}
 	r.result = result
 }
@@ -265,11 +253,7 @@ func (s *Service) end(r *run, result *Result, w *where) {
 func (s *Service) fail(r *run, err error, text string) {
 	e := apperr.Shape(err)
 	s.settleRecord(r, StatusFailed, e, nil)
-	p := map[string]any{"chatId": r.chatID, "generationId": r.id, "index": nil, "swipeId": nil, "error": e}
-	if text != "" {
-		p["text"] = text
-	}
-	s.publish(events.GenerationEnded, p)
+	s.publish(events.GenerationEnded, &events.GenerationEndedPayload{ChatID: r.chatID, GenerationID: r.id, Error: e, Text: text})
 	r.err = e
 }
 

@@ -52,9 +52,9 @@ func TestWorldInfoInARealGeneration(t *testing.T) {
 	if err != nil || last == nil || len(last.Entries) != 1 || last.Entries[0].World != "Glade" || last.Entries[0].Position != "after" {
 		t.Fatalf("last activation %+v, %v", last, err)
 	}
-	done := h.rec.waitFor(t, events.WorldInfoScanDone)
-	if done.Payload["chatId"] != h.chatID {
-		t.Fatalf("scan done payload %v", done.Payload)
+	done := h.rec.waitFor(t, events.WorldInfoScanDone).Payload.(*events.WorldInfoScanDonePayload)
+	if done.ChatID != h.chatID {
+		t.Fatalf("scan done payload %+v", done)
 	}
 	meta, err := h.chats.Metadata(ctx, h.chatID)
 	if err != nil {

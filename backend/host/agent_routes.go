@@ -205,7 +205,9 @@ func registerSkills(r *Router, lib *skills.Library) {
 // registerAgentProfiles adds api.agent.profiles. Ids come as a string or
 // {profileId}, profiles as themselves or {profile}, as in the seed.
 func registerAgentProfiles(r *Router, profiles *profile.Store, bus *events.Bus) {
-	changed := func() { bus.Publish(events.Event{Type: events.AgentProfilesChanged, Payload: map[string]any{}}) }
+	changed := func() {
+		bus.Publish(events.Event{Type: events.AgentProfilesChanged, Payload: &events.AgentProfilesChangedPayload{}})
+	}
 	profileID := func(a Args) (string, error) {
 		if !a.Has(0) {
 			return "", invalid("profileId is required")

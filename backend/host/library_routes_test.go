@@ -35,10 +35,10 @@ func TestLibraryRoutes(t *testing.T) {
 	}
 	progress := 0
 	for _, ev := range e.Events() {
-		if ev.Type == events.LibraryProgress {
+		if p, ok := ev.Payload.(*events.LibraryProgressPayload); ok {
 			progress++
-			if ev.Payload["op"] != "import" || ev.Payload["phase"] == "" {
-				t.Errorf("progress event %+v", ev.Payload)
+			if p.Op != "import" || p.Phase == "" {
+				t.Errorf("progress event %+v", p)
 			}
 		}
 	}

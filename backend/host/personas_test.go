@@ -287,8 +287,8 @@ func TestPersonasContract(t *testing.T) {
 				if res.Revision != e.Revision() || res.Persona == nil || res.Persona.ID != ids["Wren"] {
 					t.Errorf("lockToChat %s", out)
 				}
-				if evs[0].Payload["chatId"] != e.ChatID {
-					t.Errorf("event %+v", evs[0].Payload)
+				if p, _ := evs[0].Payload.(*events.ChatMetadataUpdatedPayload); p == nil || p.ChatID != e.ChatID {
+					t.Errorf("event %+v", p)
 				}
 				var meta struct {
 					Metadata map[string]any `json:"metadata"`
@@ -336,8 +336,8 @@ func TestPersonasContract(t *testing.T) {
 				if len(list) != 1 || list[0].Name != "Ash" || eff != nil {
 					t.Errorf("after delete: list %+v, effective %+v", list, eff)
 				}
-				if evs[1].Payload["chatId"] != e.ChatID || evs[1].Payload["revision"] != e.Revision() {
-					t.Errorf("CHAT_METADATA_UPDATED %+v (revision now %d)", evs[1].Payload, e.Revision())
+				if p, _ := evs[1].Payload.(*events.ChatMetadataUpdatedPayload); p == nil || p.ChatRevision != (events.ChatRevision{ChatID: e.ChatID, Revision: e.Revision()}) {
+					t.Errorf("CHAT_METADATA_UPDATED %+v (revision now %d)", p, e.Revision())
 				}
 			}},
 		{name: "delete a missing id", method: "personas.delete", wantErr: "persona.not_found",

@@ -47,7 +47,7 @@ func presetEvents(e *hosttest.Env) []string {
 	var ids []string
 	for _, ev := range e.Events() {
 		if ev.Type == events.PresetChanged {
-			ids = append(ids, ev.Payload["presetId"].(string))
+			ids = append(ids, ev.Payload.(*events.PresetChangedPayload).PresetID)
 		}
 	}
 	return ids

@@ -158,8 +158,8 @@ func (r *reporter) report(p Progress) {
 		r.progress(p)
 	}
 	if r.bus != nil {
-		r.bus.Publish(events.Event{Type: events.LibraryProgress, Payload: map[string]any{
-			"op": r.op, "phase": p.Phase, "done": p.Done, "total": p.Total, "current": p.Current,
+		r.bus.Publish(events.Event{Type: events.LibraryProgress, Payload: &events.LibraryProgressPayload{
+			Op: r.op, Phase: p.Phase, Done: p.Done, Total: p.Total, Current: p.Current,
 		}})
 	}
 }

@@ -68,7 +68,7 @@ func (s *Service) changed(ctx context.Context, tx *store.Tx, id *string, change 
 	if err != nil {
 		return err
 	}
-	payload := map[string]any{"personaId": id, "change": change, "activeId": active, "defaultId": def}
+	payload := &events.PersonaChangedPayload{PersonaID: id, Change: change, ActiveID: active, DefaultID: def}
 	tx.AfterCommit(func() { s.bus.Publish(events.Event{Type: events.PersonaChanged, Payload: payload}) })
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"hearth/backend/characters"
 	"hearth/backend/chats"
 	"hearth/backend/events"
+	"hearth/backend/events/eventstest"
 	"hearth/backend/jsonx"
 	"hearth/backend/media"
 	"hearth/backend/prompt"
@@ -31,8 +32,7 @@ type env struct {
 	bus   *events.Bus
 	char  string
 
-	mu  sync.Mutex
-	got []events.Event
+	rec *eventstest.Recorder
 }
 
 func newEnv(t *testing.T) *env {
@@ -65,13 +65,8 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	e.char = card.Avatar
-	unsub := bus.Subscribe(func(ev events.Event) {
-		e.mu.Lock()
-		e.got = append(e.got, ev)
-		e.mu.Unlock()
-	})
+	e.rec = eventstest.Record(t, bus)
 	t.Cleanup(func() {
-		unsub()
 		bus.Close()
 		db.Close()
 	})
@@ -81,21 +76,7 @@ func newEnv(t *testing.T) *env {
 // events returns what was published since the last call, once delivered.
 func (e *env) events() []events.Event {
 	e.t.Helper()
-	e.bus.Publish(events.Event{Type: "flush"})
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		e.mu.Lock()
-		if n := len(e.got); n > 0 && e.got[n-1].Type == "flush" {
-			out := e.got[:n-1]
-			e.got = nil
-			e.mu.Unlock()
-			return out
-		}
-		e.mu.Unlock()
-		time.Sleep(time.Millisecond)
-	}
-	e.t.Fatal("events not delivered")
-	return nil
+	return e.rec.Take(e.t)
 }
 
 // types lists the events' types.
@@ -210,9 +191,9 @@ func TestEffectivePersonaAndUserName(t *testing.T) {
 		t.Fatalf("setActive %+v (%v)", act, err)
 	}
 	evs := e.events()
-	want := []map[string]any{
-		{"personaId": &ash.ID, "change": ChangeDefault, "activeId": (*string)(nil), "defaultId": &ash.ID},
-		{"personaId": &wren.ID, "change": ChangeActive, "activeId": &wren.ID, "defaultId": &ash.ID},
+	want := []any{
+		&events.PersonaChangedPayload{PersonaID: &ash.ID, Change: ChangeDefault, ActiveID: nil, DefaultID: &ash.ID},
+		&events.PersonaChangedPayload{PersonaID: &wren.ID, Change: ChangeActive, ActiveID: &wren.ID, DefaultID: &ash.ID},
 	}
 	if len(evs) != 2 || evs[0].Type != events.PersonaChanged || !reflect.DeepEqual(evs[0].Payload, want[0]) || !reflect.DeepEqual(evs[1].Payload, want[1]) {
 		t.Fatalf("events %+v", evs)
@@ -299,7 +280,7 @@ func TestLockIsValidatedAndGoesThroughChatMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs := e.events()
-	if len(evs) != 1 || evs[0].Type != events.ChatMetadataUpdated || evs[0].Payload["chatId"] != chat || evs[0].Payload["revision"] != int64(1) {
+	if len(evs) != 1 || evs[0].Type != events.ChatMetadataUpdated || evs[0].Payload.(*events.ChatMetadataUpdatedPayload).ChatRevision != (events.ChatRevision{ChatID: chat, Revision: 1}) {
 		t.Fatalf("lock events %+v", evs)
 	}
 	meta, _ := e.chats.Metadata(ctx, chat)
@@ -340,11 +321,11 @@ func TestDeleteClearsActiveDefaultAndLocksAtOnce(t *testing.T) {
 	if got := types(evs); !reflect.DeepEqual(got, []string{events.PersonaChanged, events.ChatMetadataUpdated}) {
 		t.Fatalf("delete events %v", got)
 	}
-	if want := map[string]any{"personaId": &wren.ID, "change": ChangeDeleted, "activeId": (*string)(nil), "defaultId": (*string)(nil)}; !reflect.DeepEqual(evs[0].Payload, want) {
+	if want := (&events.PersonaChangedPayload{PersonaID: &wren.ID, Change: ChangeDeleted}); !reflect.DeepEqual(evs[0].Payload, want) {
 		t.Errorf("PERSONA_CHANGED %+v", evs[0].Payload)
 	}
-	if evs[1].Payload["chatId"] != locked || evs[1].Payload["revision"] != int64(2) {
-		t.Errorf("CHAT_METADATA_UPDATED %+v", evs[1].Payload)
+	if got := evs[1].Payload.(*events.ChatMetadataUpdatedPayload).ChatRevision; got != (events.ChatRevision{ChatID: locked, Revision: 2}) {
+		t.Errorf("CHAT_METADATA_UPDATED %+v", got)
 	}
 	if p, _ := e.svc.Active(ctx); p != nil {
 		t.Errorf("active after delete %+v", p)

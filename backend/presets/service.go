@@ -284,7 +284,7 @@ func (s *Service) activeID(ctx context.Context, q queryer) (string, error) {
 // announce publishes PresetChanged for id once tx commits.
 func (s *Service) announce(tx *store.Tx, id string) {
 	tx.AfterCommit(func() {
-		s.bus.Publish(events.Event{Type: events.PresetChanged, Payload: map[string]any{"presetId": id}})
+		s.bus.Publish(events.Event{Type: events.PresetChanged, Payload: &events.PresetChangedPayload{PresetID: id}})
 	})
 }
 

@@ -6,12 +6,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"hearth/backend/apperr"
 	"hearth/backend/events"
+	"hearth/backend/events/eventstest"
 	"hearth/backend/prompt"
 	"hearth/backend/store"
 )
@@ -24,8 +24,7 @@ type env struct {
 	db  *store.Store
 	bus *events.Bus
 
-	mu  sync.Mutex
-	got []events.Event
+	rec *eventstest.Recorder
 }
 
 func newEnv(t *testing.T) *env {
@@ -39,13 +38,8 @@ func newEnv(t *testing.T) *env {
 	clock := time.UnixMilli(1_700_000_000_000)
 	e := &env{t: t, db: db, bus: bus}
 	e.svc = New(db, bus, func() time.Time { clock = clock.Add(time.Millisecond); return clock })
-	unsub := bus.Subscribe(func(ev events.Event) {
-		e.mu.Lock()
-		e.got = append(e.got, ev)
-		e.mu.Unlock()
-	})
+	e.rec = eventstest.Record(t, bus)
 	t.Cleanup(func() {
-		unsub()
 		bus.Close()
 		db.Close()
 	})
@@ -55,21 +49,7 @@ func newEnv(t *testing.T) *env {
 // events returns what was published since the last call, once delivered.
 func (e *env) events() []events.Event {
 	e.t.Helper()
-	e.bus.Publish(events.Event{Type: "flush"})
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		e.mu.Lock()
-		if n := len(e.got); n > 0 && e.got[n-1].Type == "flush" {
-			out := e.got[:n-1]
-			e.got = nil
-			e.mu.Unlock()
-			return out
-		}
-		e.mu.Unlock()
-		time.Sleep(time.Millisecond)
-	}
-	e.t.Fatal("events not delivered")
-	return nil
+	return e.rec.Take(e.t)
 }
 
 // changed asserts the events since the last call are PresetChanged for ids.
@@ -81,7 +61,7 @@ func (e *env) changed(ids ...string) {
 			e.t.Errorf("unexpected event %s", ev.Type)
 			continue
 		}
-		got = append(got, ev.Payload["presetId"].(string))
+		got = append(got, ev.Payload.(*events.PresetChangedPayload).PresetID)
 	}
 	if !reflect.DeepEqual(got, ids) && len(got)+len(ids) > 0 {
 		e.t.Errorf("PresetChanged for %v, want %v", got, ids)

@@ -65,11 +65,8 @@ func chatRow(ctx context.Context, q queryer, chatID string) (int64, error) {
 
 // changed is the CHAT_STATE_CHANGED event for a namespace at revision.
 func changed(chatID, ns string, revision int64, deleted bool) events.Event {
-	p := map[string]any{"chatId": chatID, "namespace": ns, "revision": revision}
-	if deleted {
-		p["deleted"] = true
-	}
-	return events.Event{Type: events.ChatStateChanged, Payload: p}
+	return events.Event{Type: events.ChatStateChanged, Payload: &events.ChatStateChangedPayload{
+		ChatID: chatID, Namespace: ns, Revision: revision, Deleted: deleted}}
 }
 
 func (s *Service) publishAfter(tx *store.Tx, evs []events.Event) {

@@ -133,7 +133,7 @@ func (s *Service) put(ctx context.Context, tx *store.Tx, name string, body []byt
 	tx.AfterCommit(func() {
 		s.cache.invalidate()
 		s.engine.ForgetBook(name)
-		s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: map[string]any{"name": name, "op": "save"}})
+		s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: &events.WorldInfoUpdatedPayload{Name: name, Op: "save"}})
 	})
 	return nil
 }
@@ -153,7 +153,7 @@ func (s *Service) Delete(ctx context.Context, name string) error {
 		tx.AfterCommit(func() {
 			s.cache.invalidate()
 			s.engine.ForgetBook(name)
-			s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: map[string]any{"name": name, "op": "delete"}})
+			s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: &events.WorldInfoUpdatedPayload{Name: name, Op: "delete"}})
 		})
 		return nil
 	})
@@ -197,7 +197,7 @@ func (s *Service) Rename(ctx context.Context, from, to string) error {
 			s.cache.invalidate()
 			s.engine.ForgetBook(from)
 			s.engine.ForgetBook(to)
-			s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: map[string]any{"name": to, "oldName": from, "op": "rename"}})
+			s.bus.Publish(events.Event{Type: events.WorldInfoUpdated, Payload: &events.WorldInfoUpdatedPayload{Name: to, OldName: from, Op: "rename"}})
 		})
 		return nil
 	})

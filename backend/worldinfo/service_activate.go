@@ -157,8 +157,8 @@ func (s *Service) ActivateFor(ctx context.Context, req Request) (*Result, *Activ
 			return fmt.Errorf("keep the last activation of chat %s: %w", req.ChatID, err)
 		}
 		tx.AfterCommit(func() {
-			s.bus.Publish(events.Event{Type: events.WorldInfoScanDone, Payload: map[string]any{
-				"chatId": req.ChatID, "activation": act, "budget": res.Budget, "budgetOverflowed": res.BudgetOverflowed,
+			s.bus.Publish(events.Event{Type: events.WorldInfoScanDone, Payload: &events.WorldInfoScanDonePayload{
+				ChatID: req.ChatID, Activation: act, Budget: res.Budget, BudgetOverflowed: res.BudgetOverflowed,
 			}})
 		})
 		return nil

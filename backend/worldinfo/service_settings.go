@@ -87,7 +87,7 @@ func (s *Service) SaveConfig(ctx context.Context, patch json.RawMessage) (Config
 			return err
 		}
 		tx.AfterCommit(func() {
-			s.bus.Publish(events.Event{Type: events.WorldInfoSettings, Payload: map[string]any{"settings": next}})
+			s.bus.Publish(events.Event{Type: events.WorldInfoSettings, Payload: &events.WorldInfoSettingsPayload{Settings: next}})
 		})
 		return nil
 	})

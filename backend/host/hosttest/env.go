@@ -9,13 +9,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"testing"
-	"time"
 
 	"hearth/backend/app"
 	"hearth/backend/apperr"
 	"hearth/backend/events"
+	"hearth/backend/events/eventstest"
 )
 
 // Invoker is what a transport offers: a method call with positional JSON args.
@@ -33,13 +32,8 @@ type Env struct {
 	// IDs are the message ids of the chat's messages at setup, by index.
 	IDs []string
 
-	mu     sync.Mutex
-	events []events.Event
-	unsub  func()
+	rec *eventstest.Recorder
 }
-
-// flushType marks the sentinel event Events publishes to drain the queue.
-const flushType = "hosttest.flush"
 
 // NewEnv opens a fresh app in a temp dir and subscribes to its bus.
 func NewEnv(t testing.TB, invoker func(*app.App) Invoker) *Env {
@@ -53,15 +47,8 @@ func NewEnv(t testing.TB, invoker func(*app.App) Invoker) *Env {
 	if invoker != nil {
 		e.Invoker = invoker(a)
 	}
-	e.unsub = a.Bus.Subscribe(func(ev events.Event) {
-		e.mu.Lock()
-		e.events = append(e.events, ev)
-		e.mu.Unlock()
-	})
-	t.Cleanup(func() {
-		e.unsub()
-		a.Close()
-	})
+	t.Cleanup(func() { a.Close() })
+	e.rec = eventstest.Record(t, a.Bus)
 	return e
 }
 
@@ -99,23 +86,7 @@ func (e *Env) Must(dst any, method string, args ...any) {
 // returns them and starts a new collection.
 func (e *Env) Events() []events.Event {
 	e.T.Helper()
-	e.App.Bus.Publish(events.Event{Type: flushType, Payload: map[string]any{}})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		e.mu.Lock()
-		n := len(e.events)
-		if n > 0 && e.events[n-1].Type == flushType {
-			got := e.events[:n-1]
-			e.events = nil
-			e.mu.Unlock()
-			return got
-		}
-		e.mu.Unlock()
-		if time.Now().After(deadline) {
-			e.T.Fatalf("events were not delivered within 10s")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	return e.rec.Take(e.T)
 }
 
 // SetupChat creates a character and a chat whose messages are msgs (each a

@@ -205,10 +205,10 @@ func TestEventSocketOutlivesTimeouts(t *testing.T) {
 	if err := conn.Ping(ctx); err != nil {
 		t.Fatalf("client ping after the deadlines: %v", err)
 	}
-	bus.Publish(events.Event{Type: "still_here", Payload: map[string]any{}})
+	bus.Publish(events.Event{Type: events.ConnectionsChanged, Payload: &events.ConnectionsChangedPayload{ConnectionID: "still_here"}})
 	select {
 	case e, ok := <-got:
-		if !ok || e.Type != "still_here" {
+		if !ok || e.Type != events.ConnectionsChanged || e.Payload["connectionId"] != "still_here" {
 			t.Fatalf("got %+v (open %v)", e, ok)
 		}
 	case <-time.After(5 * time.Second):

@@ -174,7 +174,7 @@ func TestEventsSlowClientClosedWithPolicyViolation(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("queue never overflowed")
 		}
-		bus.Publish(events.Event{Type: "filler", Payload: map[string]any{"i": i, "data": filler}})
+		bus.Publish(events.Event{Type: events.LibraryProgress, Payload: &events.LibraryProgressPayload{Op: "import", Phase: "filler", Done: i, Current: filler}})
 		if i%64 == 63 {
 			time.Sleep(time.Millisecond)
 		}
@@ -192,7 +192,7 @@ func TestEventsSlowClientClosedWithPolicyViolation(t *testing.T) {
 		if err := json.Unmarshal(data, &e); err != nil {
 			t.Fatal(err)
 		}
-		i, _ := e.Payload["i"].(float64)
+		i, _ := e.Payload["done"].(float64)
 		if i <= last {
 			t.Fatalf("event %v after %v: out of order", i, last)
 		}
@@ -230,10 +230,10 @@ func TestEventsPingKeepsHealthySocket(t *testing.T) {
 		}
 	}()
 	time.Sleep(100 * time.Millisecond) // several pings answered by the reader
-	bus.Publish(events.Event{Type: "after_pings", Payload: map[string]any{}})
+	bus.Publish(events.Event{Type: events.ConnectionsChanged, Payload: &events.ConnectionsChangedPayload{ConnectionID: "after_pings"}})
 	select {
 	case e, ok := <-got:
-		if !ok || e.Type != "after_pings" {
+		if !ok || e.Type != events.ConnectionsChanged || e.Payload["connectionId"] != "after_pings" {
 			t.Fatalf("got %+v (open %v)", e, ok)
 		}
 	case <-time.After(5 * time.Second):

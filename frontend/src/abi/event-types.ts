@@ -1,48 +1,20 @@
 // Event type constants and how each event is handed to SillyTavern-style
-// listeners. The backend's map (host.capabilities eventTypes) is the source
-// of truth for backend events; BACKEND_EVENT_TYPES mirrors it so the
-// constants are usable before ready resolves.
+// listeners. The backend's registry (backend/events, generated into
+// event-registry.gen.ts) is the source of truth for backend events; the
+// constants are usable before ready resolves, when host.capabilities'
+// eventTypes is merged in.
+import { EVENT_TYPES } from './event-registry.gen';
 
 /** Backend event types as published by backend/events (merged with host.capabilities at ready). */
-export const BACKEND_EVENT_TYPES = Object.freeze({
-  APP_READY: 'app_ready',
-  MESSAGE_SENT: 'message_sent',
-  MESSAGE_RECEIVED: 'message_received',
-  MESSAGE_EDITED: 'message_edited',
-  MESSAGE_UPDATED: 'message_updated',
-  MESSAGE_DELETED: 'message_deleted',
-  MESSAGE_SWIPED: 'message_swiped',
-  MESSAGE_SWIPE_DELETED: 'message_swipe_deleted',
-  CHAT_CHANGED: 'chat_id_changed',
-  CHAT_CREATED: 'chat_created',
-  CHAT_DELETED: 'chat_deleted',
-  CHARACTER_EDITED: 'character_edited',
-  CHARACTER_DELETED: 'characterDeleted',
-  SWIPE_EDITED: 'swipe_edited',
-  CHAT_RENAMED: 'chat_renamed',
-  CHAT_METADATA_UPDATED: 'chat_metadata_updated',
-  CHAT_PATCHED: 'chat_patched',
-  CHARACTER_CREATED: 'character_created',
-  CHAT_BRANCH_CREATED: 'chat_branch_created',
-  CHAT_STATE_CHANGED: 'chat_state_changed',
-  AGENT_RUN_EVENT: 'agent_run_event',
-  WORKSPACE_FILE_CHANGED: 'workspace_file_changed',
-  AGENT_PROFILES_CHANGED: 'agent_profiles_changed',
-  GENERATION_STARTED: 'generation_started',
-  STREAM_TOKEN_RECEIVED: 'stream_token_received',
-  GENERATION_ENDED: 'generation_ended',
-  GENERATION_STOPPED: 'generation_stopped',
-  CHAT_COMPLETION_PROMPT_READY: 'chat_completion_prompt_ready',
-  GENERATE_AFTER_DATA: 'generate_after_data',
-  PERSONA_CHANGED: 'persona_changed',
-  OAI_PRESET_CHANGED_AFTER: 'oai_preset_changed_after',
-  CONNECTIONS_CHANGED: 'connections_changed',
-  LIBRARY_PROGRESS: 'library_progress',
-} as const);
+export const BACKEND_EVENT_TYPES = EVENT_TYPES;
 
-/** Events this window produces itself (never sent by the backend). */
+/**
+ * Events this window produces itself (never sent by the backend). The
+ * registry lists APP_READY (and CHAT_CHANGED) as window events too; the
+ * others are the window's alone.
+ */
 export const FRONTEND_EVENT_TYPES = Object.freeze({
-  APP_READY: 'app_ready',
+  APP_READY: EVENT_TYPES.APP_READY,
   CHAT_LOAD_PROGRESS: 'chat_load_progress',
   USER_MESSAGE_RENDERED: 'user_message_rendered',
   CHARACTER_MESSAGE_RENDERED: 'character_message_rendered',

@@ -5,7 +5,7 @@
 import type { Call } from './host';
 import type { HostEvent } from './transport';
 import { T } from './event-types';
-import type { GenerationStatus } from './types';
+import type { GenerationStartedPayload, GenerationStatus } from './types';
 
 export interface Generations {
   /** running returns the generation id running in chatId, if any. */
@@ -48,7 +48,7 @@ export function createGenerations(call: Call): Generations {
     onlineStatus: () => online,
     maxContext: () => maxContext,
     ingest(ev) {
-      const p = ev.payload as { chatId?: string; generationId?: string };
+      const p = ev.payload as Partial<GenerationStartedPayload>;
       switch (ev.type) {
         case T.GENERATION_STARTED:
           if (p.chatId && p.generationId) byChat.set(p.chatId, p.generationId);

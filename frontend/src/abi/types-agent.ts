@@ -1,6 +1,7 @@
 // The agent half of the public shape (AGENT.md, HOST-ABI §7): api.agent
 // keeps the seed's (TauriTavern's) method names and shapes, and adds what
 // Hearth implements beyond it. types.ts re-exports all of it.
+import type { AgentRunEventPayload } from './event-registry.gen';
 
 /** A run's status (AGENT.md §4); the last four are terminal. */
 export type AgentRunStatus =
@@ -82,19 +83,14 @@ export interface AgentStartRunWithPromptSnapshotInput extends AgentStartInput {
   promptSnapshot: AgentPromptSnapshot;
 }
 
-/** One stored event of a run (AGENT.md §8); seq counts from 1 per run, without gaps. */
-export interface AgentRunEvent {
-  seq: number;
-  /** runId + ':' + seq. */
-  id: string;
-  runId: string;
-  /** RFC 3339, UTC, milliseconds. */
-  timestamp: string;
-  level: 'debug' | 'info' | 'warn' | 'error';
-  /** 'run_created', 'model_delta', 'checkpoint_created', … (the list grows: match the ones you need). */
-  type: string;
-  payload: unknown;
-}
+/**
+ * One stored event of a run (AGENT.md §8), as readEvents returns it and
+ * AGENT_RUN_EVENT carries it: `seq` counts from 1 per run, without gaps;
+ * `id` is runId + ':' + seq; `timestamp` RFC 3339, UTC, milliseconds;
+ * `type` 'run_created', 'model_delta', 'checkpoint_created', … (the list
+ * grows: match the ones you need).
+ */
+export type AgentRunEvent = AgentRunEventPayload;
 
 /**
  * subscribe's options. limit and intervalMs are the seed's polling knobs,

@@ -1,5 +1,6 @@
 // The SillyTavern library types (api.library, docs/API.md "SillyTavern
 // library"): a whole user folder in and out. types.ts re-exports them.
+import type { LibraryProgressPayload } from './event-registry.gen';
 
 /** How many items of each kind an import stored or an export wrote. */
 export interface LibraryCounts {
@@ -35,16 +36,13 @@ export interface LibraryExportSummary {
   messages: number;
 }
 
-/** The LIBRARY_PROGRESS event's payload while an import or export runs. */
-export interface LibraryProgress {
-  op: 'import' | 'export';
-  /** lorebooks, characters, chats, groups, settings, personas, presets. */
-  phase: string;
-  done: number;
-  total: number;
-  /** The item being worked on, relative to the folder ('' at a phase's end). */
-  current: string;
-}
+/**
+ * The LIBRARY_PROGRESS event's payload while an import or export runs:
+ * `phase` is lorebooks, characters, chats, groups, settings, personas or
+ * presets; `current` the item being worked on, relative to the folder
+ * ('' at a phase's end).
+ */
+export type LibraryProgress = LibraryProgressPayload;
 
 /** A folder's absolute path on the host's machine, bare or as { path }. */
 export type LibraryPath = string | { path: string };

@@ -9,12 +9,14 @@ import type { ExtensionPromptView, GenerateApi, GenerationType, SwipeApi } from 
 import type { LibraryApi } from './types-library';
 import type { PersonasApi } from './types-personas';
 import type { WorldInfoApi } from './types-worldinfo';
+import type { EventPayloadByType } from './event-registry.gen';
 
 export type * from './types-agent';
 export type * from './types-generate';
 export type * from './types-library';
 export type * from './types-personas';
 export type * from './types-worldinfo';
+export type * from './event-registry.gen';
 
 /** A SillyTavern chat message, lossless: unknown keys survive round-trips. */
 export interface StMessage {
@@ -503,9 +505,17 @@ export interface StateApi {
 export type EventPayload = Record<string, unknown> & { chatId?: string; revision?: number };
 export type Unsubscribe = () => void;
 
+/**
+ * api.events. A backend event's type as a literal (T.MESSAGE_SENT,
+ * 'message_sent') types its handler's payload from the registry
+ * (event-registry.gen.ts); any other string gets the structured EventPayload.
+ */
 export interface EventsApi {
+  on<K extends keyof EventPayloadByType>(type: K, handler: (payload: EventPayloadByType[K]) => void): Unsubscribe;
   on(type: string, handler: (payload: EventPayload) => void): Unsubscribe;
+  once<K extends keyof EventPayloadByType>(type: K, handler: (payload: EventPayloadByType[K]) => void): Unsubscribe;
   once(type: string, handler: (payload: EventPayload) => void): Unsubscribe;
+  off<K extends keyof EventPayloadByType>(type: K, handler: (payload: EventPayloadByType[K]) => void): void;
   off(type: string, handler: (payload: EventPayload) => void): void;
   /** sync: SillyTavern-style constant names → event type strings. */
   readonly types: Readonly<Record<string, string>>;

@@ -8,6 +8,7 @@ import { agentErrorText } from '../lib/agent-text';
 import { describeError } from '../lib/errors';
 import type { ProfileDoc } from '../lib/agent-profile-edit';
 import { errorField } from '../lib/agent-profile-edit';
+import { eventType } from '../lib/events';
 import type { ToastStore } from './toasts';
 
 /** SaveError is why a save failed: the field the backend named and every issue it listed. */
@@ -108,7 +109,7 @@ export function createProfileStore(hearth: HearthAbi, toasts: ToastStore): Profi
       }
     },
     start() {
-      return hearth.api.events.on(hearth.api.events.types.AGENT_PROFILES_CHANGED ?? 'agent_profiles_changed', () => void load());
+      return hearth.api.events.on(eventType(hearth, 'AGENT_PROFILES_CHANGED'), () => void load());
     },
   };
 }

@@ -3,9 +3,10 @@
 // and rollback events), the file open in the viewer (now, or as a checkpoint
 // recorded it), the checkpoints, a diff between two of them, and rollback.
 import { get, writable, type Readable } from 'svelte/store';
-import type { AgentCheckpoint, AgentFileDiff, AgentWorkspaceFileInfo, HearthAbi } from '../../abi/types';
+import type { AgentCheckpoint, AgentFileDiff, AgentRunEventPayload, AgentWorkspaceFileInfo, HearthAbi, WorkspaceFileChangedPayload } from '../../abi/types';
 import { agentErrorText } from '../lib/agent-text';
 import { describeError } from '../lib/errors';
+import { eventType } from '../lib/events';
 import type { ToastStore } from './toasts';
 
 /** How long a burst of file events is gathered before the tree is read again. */
@@ -140,7 +141,7 @@ export function createWorkspaceStore(deps: WorkspaceDeps): WorkspaceStore {
   }
 
   function onRunEvent(payload: unknown): void {
-    const e = payload as { runId?: unknown; type?: unknown } | null;
+    const e = payload as Partial<AgentRunEventPayload> | null;
     if (!e || e.runId !== runId || runId === null) return;
     if (e.type === 'checkpoint_created' || e.type === 'rollback_completed') {
       if (checkpointsRead) void loadCheckpoints();
@@ -149,13 +150,13 @@ export function createWorkspaceStore(deps: WorkspaceDeps): WorkspaceStore {
     }
     // The run's own writes, in case their file event is coalesced away or comes after the watcher stopped.
     if (e.type === 'workspace_file_written' || e.type === 'workspace_patch_applied') {
-      const p = (payload as { payload?: { path?: unknown } }).payload?.path;
+      const p = (e.payload as { path?: unknown } | null | undefined)?.path;
       changed(typeof p === 'string' ? p : null);
     }
   }
 
   function onFileChanged(payload: unknown): void {
-    const p = payload as { runId?: unknown; path?: unknown } | null;
+    const p = payload as Partial<WorkspaceFileChangedPayload> | null;
     if (!p || p.runId !== runId || runId === null) return;
     changed(typeof p.path === 'string' ? p.path : null);
   }
@@ -201,10 +202,9 @@ export function createWorkspaceStore(deps: WorkspaceDeps): WorkspaceStore {
       }
     },
     start() {
-      const types = hearth.api.events.types;
       const offs = [
-        hearth.api.events.on(types.AGENT_RUN_EVENT ?? 'agent_run_event', onRunEvent),
-        hearth.api.events.on(types.WORKSPACE_FILE_CHANGED ?? 'workspace_file_changed', onFileChanged),
+        hearth.api.events.on(eventType(hearth, 'AGENT_RUN_EVENT'), onRunEvent),
+        hearth.api.events.on(eventType(hearth, 'WORKSPACE_FILE_CHANGED'), onFileChanged),
         deps.runId.subscribe((id) => {
           if (id !== runId) reset(id);
         }),

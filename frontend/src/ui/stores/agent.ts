@@ -7,6 +7,7 @@ import { getContext, setContext } from 'svelte';
 import { derived, get, writable, type Readable } from 'svelte/store';
 import type { AgentProfileSummary, AgentRunEvent, AgentRunSummary, HearthAbi, MediaRef } from '../../abi/types';
 import { agentErrorText } from '../lib/agent-text';
+import { eventType } from '../lib/events';
 import { emptyRun, foldEvent, foldEvents, isActive, statusAfter, TERMINAL, type RunView } from './agent-run';
 import type { ChatViewStore } from './chat';
 import { connectionsAction } from './connections';
@@ -311,10 +312,9 @@ export function createAgentStore(deps: AgentDeps): AgentStore {
       }
     },
     start() {
-      const types = hearth.api.events.types;
       const offs = [
-        hearth.api.events.on(types.AGENT_RUN_EVENT ?? 'agent_run_event', onBus),
-        hearth.api.events.on(types.AGENT_PROFILES_CHANGED ?? 'agent_profiles_changed', () => void loadProfiles()),
+        hearth.api.events.on(eventType(hearth, 'AGENT_RUN_EVENT'), onBus),
+        hearth.api.events.on(eventType(hearth, 'AGENT_PROFILES_CHANGED'), () => void loadProfiles()),
       ];
       let shown: string | null | undefined;
       const offView = chat.view.subscribe((v) => {

@@ -6,6 +6,7 @@ import { getContext, setContext, tick } from 'svelte';
 import { derived, get, writable, type Readable, type Writable } from 'svelte/store';
 import type { ChatSummary, ChatTree, HearthAbi } from '../../abi/types';
 import { chatTitle } from '../lib/chatname';
+import { eventType } from '../lib/events';
 import type { ChatView } from './chat';
 import type { LayoutStore } from './layout';
 import type { ToastStore } from './toasts';
@@ -18,15 +19,6 @@ export const MAX_LINKS = 50;
 
 /** TREE_EVENTS are the constant names whose events can change a family tree. */
 export const TREE_EVENTS = ['CHAT_CREATED', 'CHAT_BRANCH_CREATED', 'CHAT_DELETED', 'CHAT_RENAMED', 'CHAT_CHANGED'] as const;
-
-/** The events' SillyTavern-style values, for a host whose constant map lacks one. */
-const TREE_EVENT_FALLBACK: Record<(typeof TREE_EVENTS)[number], string> = {
-  CHAT_CREATED: 'chat_created',
-  CHAT_BRANCH_CREATED: 'chat_branch_created',
-  CHAT_DELETED: 'chat_deleted',
-  CHAT_RENAMED: 'chat_renamed',
-  CHAT_CHANGED: 'chat_id_changed',
-};
 
 /** TreeRow is one chat of the timeline, in depth-first order. */
 export interface TreeRow {
@@ -203,8 +195,7 @@ export function createBranchStore({ hearth, toasts, layout, view, openChat, char
       seq++; // an answer for the chat left behind is stale
       reload();
     });
-    const types = hearth.api.events.types;
-    const offs = TREE_EVENTS.map((name) => hearth.api.events.on(types[name] ?? TREE_EVENT_FALLBACK[name], () => reload()));
+    const offs = TREE_EVENTS.map((name) => hearth.api.events.on(eventType(hearth, name), () => reload()));
     return () => {
       offView();
       offs.forEach((off) => off());

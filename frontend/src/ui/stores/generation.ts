@@ -15,6 +15,7 @@ import { getContext, setContext } from 'svelte';
 import { derived, get, writable, type Readable } from 'svelte/store';
 import type { GenerationRecord, GenerationType, HearthAbi, MediaRef, PromptSnapshot, StMessage } from '../../abi/types';
 import { describeError } from '../lib/errors';
+import { eventType, type EventName } from '../lib/events';
 import type { ChatViewStore } from './chat';
 import { connectionsAction } from './connections';
 import type { ToastStore } from './toasts';
@@ -117,26 +118,8 @@ const EMPTY_LIVE: Live = Object.freeze({ text: '', reasoning: '', reasoningStart
 /** COMMIT_WAIT_MS bounds how long an ended reply waits for its message to reach the window. */
 export const COMMIT_WAIT_MS = 4000;
 
-/** Event types the store listens to, with the backend's names as the fallback. */
-const EVENTS = {
-  GENERATION_STARTED: 'generation_started',
-  STREAM_TOKEN_RECEIVED: 'stream_token_received',
-  GENERATION_ENDED: 'generation_ended',
-  GENERATION_STOPPED: 'generation_stopped',
-  SWIPE_UI_CHANGED: 'swipe_ui_changed',
-  CHAT_LOAD_PROGRESS: 'chat_load_progress',
-  CHAT_CHANGED: 'chat_id_changed',
-  MESSAGE_RECEIVED: 'message_received',
-  MESSAGE_UPDATED: 'message_updated',
-  MESSAGE_SWIPED: 'message_swiped',
-  MESSAGE_DELETED: 'message_deleted',
-  CHAT_PATCHED: 'chat_patched',
-} as const;
-
-type EventKey = keyof typeof EVENTS;
-
 /** The message events after which a committed reply may be in the chat view (if it did not refresh for them). */
-const COMMIT_EVENTS: EventKey[] = ['MESSAGE_RECEIVED', 'MESSAGE_UPDATED', 'MESSAGE_SWIPED', 'MESSAGE_DELETED', 'CHAT_PATCHED', 'CHAT_LOAD_PROGRESS', 'CHAT_CHANGED'];
+const COMMIT_EVENTS: EventName[] = ['MESSAGE_RECEIVED', 'MESSAGE_UPDATED', 'MESSAGE_SWIPED', 'MESSAGE_DELETED', 'CHAT_PATCHED', 'CHAT_LOAD_PROGRESS', 'CHAT_CHANGED'];
 
 interface HostErrorLike {
   code: string;
@@ -255,7 +238,7 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
   let seq = 0;
   let startSeq = 0;
 
-  const type = (k: EventKey) => hearth.api.events.types[k] ?? EVENTS[k];
+  const type = (k: EventName) => eventType(hearth, k);
   const chatId = () => get(chat.view).chatId;
   const messages = (): readonly Readonly<StMessage>[] => hearth.getContext().chat ?? [];
 
@@ -557,7 +540,7 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
       }
     },
     start() {
-      const on = (k: EventKey, fn: (p: Record<string, unknown>) => void) => hearth.api.events.on(type(k), (p) => fn(p as Record<string, unknown>));
+      const on = (k: EventName, fn: (p: Record<string, unknown>) => void) => hearth.api.events.on(type(k), (p) => fn(p as Record<string, unknown>));
       const offs = [
         on('GENERATION_STARTED', onStarted),
         on('STREAM_TOKEN_RECEIVED', onToken),

@@ -6,6 +6,7 @@ import { get, writable, type Readable } from 'svelte/store';
 import type { EventPayload, HearthAbi } from '../../abi/types';
 import type { LibraryExportSummary, LibraryImportSummary, LibraryProgress } from '../../abi/types-library';
 import { applyProgress, fieldError, finishPhases, initialPhases, type FieldError, type LibraryOp, type PhaseState } from '../lib/library';
+import { eventType } from '../lib/events';
 
 /** LibraryRun is what one op's section shows. */
 export type LibraryRun =
@@ -47,7 +48,7 @@ export function createLibraryRun(hearth: Pick<HearthAbi, 'api'>, op: LibraryOp):
       if (get(state).status === 'running') return;
       const trimmed = path.trim();
       state.set({ status: 'running', path: trimmed, phases: initialPhases(op), current: '' });
-      const type = hearth.api.events.types.LIBRARY_PROGRESS ?? 'library_progress';
+      const type = eventType(hearth, 'LIBRARY_PROGRESS');
       const off = hearth.api.events.on(type, onProgress);
       try {
         const summary = op === 'import' ? await hearth.api.library.importST(trimmed) : await hearth.api.library.exportST(trimmed);

@@ -7,6 +7,7 @@
 import { get, writable, type Readable } from 'svelte/store';
 import type { HearthAbi, WorldInfoActivation, WorldInfoBook } from '../../abi/types';
 import type { ActivationLike, ChatLore } from '../lib/lorebook-activation';
+import { eventType } from '../lib/events';
 import type { ToastStore } from './toasts';
 
 /** BookSummary is one row of worldinfo.list. */
@@ -282,15 +283,14 @@ export function createLorebookStore(hearth: HearthAbi, toasts: ToastStore): Lore
       }
     },
     start() {
-      const t = hearth.api.events.types;
       const stops = [
-        hearth.api.events.on(t.WORLDINFO_UPDATED ?? 'worldinfo_updated', (p) => {
+        hearth.api.events.on(eventType(hearth, 'WORLDINFO_UPDATED'), (p) => {
           if (typeof p.name === 'string') lastChange.set({ name: p.name, oldName: typeof p.oldName === 'string' ? p.oldName : undefined, op: String(p.op ?? '') });
           void refreshList();
           if (p.op === 'rename') void refreshSettings();
         }),
-        hearth.api.events.on(t.WORLDINFO_SETTINGS_UPDATED ?? 'worldinfo_settings_updated', () => void refreshSettings()),
-        hearth.api.events.on(t.WORLDINFO_SCAN_DONE ?? 'worldinfo_scan_done', (p) => {
+        hearth.api.events.on(eventType(hearth, 'WORLDINFO_SETTINGS_UPDATED'), () => void refreshSettings()),
+        hearth.api.events.on(eventType(hearth, 'WORLDINFO_SCAN_DONE'), (p) => {
           const act = p.activation as WorldInfoActivation | undefined;
           if (typeof p.chatId === 'string' && act && Array.isArray(act.entries)) lastScan.set({ chatId: p.chatId, activation: act });
         }),

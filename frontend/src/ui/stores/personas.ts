@@ -5,6 +5,7 @@
 // script) re-reads the list; a lock follows the open chat's metadata.
 import { derived, writable, type Readable } from 'svelte/store';
 import type { HearthAbi, Persona, PersonaInput } from '../../abi/types';
+import { eventType } from '../lib/events';
 import type { ToastStore } from './toasts';
 
 export interface PersonaStore {
@@ -131,11 +132,10 @@ export function createPersonaStore(hearth: HearthAbi, toasts: ToastStore): Perso
     start() {
       void load();
       readLock();
-      const types = hearth.api.events.types;
       const offs = [
-        hearth.api.events.on(types.PERSONA_CHANGED ?? 'persona_changed', () => void load()),
-        hearth.api.events.on(types.CHAT_CHANGED ?? 'chat_id_changed', readLock),
-        hearth.api.events.on(types.CHAT_METADATA_UPDATED ?? 'chat_metadata_updated', (p) => {
+        hearth.api.events.on(eventType(hearth, 'PERSONA_CHANGED'), () => void load()),
+        hearth.api.events.on(eventType(hearth, 'CHAT_CHANGED'), readLock),
+        hearth.api.events.on(eventType(hearth, 'CHAT_METADATA_UPDATED'), (p) => {
           if (p.chatId !== hearth.api.chat.current()?.chatId) return;
           // The payload carries the whole new metadata; the context may still be catching up.
           const meta = p.metadata;

@@ -4,6 +4,7 @@
 // OAI_PRESET_CHANGED_AFTER, so another window's choice shows here too.
 import { writable, type Readable } from 'svelte/store';
 import type { HearthAbi, Preset, PresetExport, PresetImportResult, PresetInput, PresetSummary } from '../../abi/types';
+import { eventType } from '../lib/events';
 import type { ToastStore } from './toasts';
 
 /** DEFAULT_PRESET is the built-in preset's id; it is always listed first. */
@@ -145,7 +146,7 @@ export function createPresetStore(hearth: HearthAbi, toasts: ToastStore): Preset
       }
     },
     start() {
-      const type = hearth.api.events.types.OAI_PRESET_CHANGED_AFTER ?? 'oai_preset_changed_after';
+      const type = eventType(hearth, 'OAI_PRESET_CHANGED_AFTER');
       return hearth.api.events.on(type, (payload) => {
         if (typeof payload.presetId === 'string') setActive(payload.presetId);
       });

@@ -1,0 +1,65 @@
+package events
+
+// The payloads of the library's events: lorebooks, characters, personas,
+// the SillyTavern library import and export, and the window's APP_READY.
+
+// WorldInfoUpdatedPayload is WORLDINFO_UPDATED's: OldName is set by a
+// rename only.
+type WorldInfoUpdatedPayload struct {
+	Name    string `json:"name"`
+	OldName string `json:"oldName,omitempty"`
+	Op      string `json:"op" ts:"'save' | 'delete' | 'rename'"`
+}
+
+// WorldInfoSettingsPayload is WORLDINFO_SETTINGS_UPDATED's: the settings
+// under SillyTavern's world_info_* names, and globalSelect.
+type WorldInfoSettingsPayload struct {
+	Settings any `json:"settings" ts:"Record<string, unknown> & { globalSelect: string[] }"`
+}
+
+// WorldInfoScanDonePayload is WORLDINFO_SCAN_DONE's. It has no revision:
+// the scan reads the chat, it does not change it.
+type WorldInfoScanDonePayload struct {
+	ChatID           string `json:"chatId"`
+	Activation       any    `json:"activation" ts:"WorldInfoActivation"`
+	Budget           int    `json:"budget"`
+	BudgetOverflowed bool   `json:"budgetOverflowed"`
+}
+
+// CharacterPayload is CHARACTER_CREATED's and CHARACTER_EDITED's: the card
+// after the change.
+type CharacterPayload struct {
+	Avatar    string `json:"avatar"`
+	Character any    `json:"character" ts:"Character"`
+}
+
+// CharacterDeletedPayload is CHARACTER_DELETED's.
+type CharacterDeletedPayload struct {
+	Avatar      string `json:"avatar"`
+	DeleteChats bool   `json:"deleteChats"`
+}
+
+// PersonaChangedPayload is PERSONA_CHANGED's: which persona (null for a
+// setActive or setDefault to none), what happened to it, and the active
+// and default ids after the change, so a window need not ask.
+type PersonaChangedPayload struct {
+	PersonaID *string `json:"personaId"`
+	Change    string  `json:"change" ts:"'saved' | 'deleted' | 'active' | 'default'"`
+	ActiveID  *string `json:"activeId"`
+	DefaultID *string `json:"defaultId"`
+}
+
+// LibraryProgressPayload is LIBRARY_PROGRESS's while a SillyTavern library
+// import or export runs: Phase names the kind of item (lorebooks,
+// characters, …), Current the item being worked on, relative to the folder
+// (empty at a phase's end).
+type LibraryProgressPayload struct {
+	Op      string `json:"op" ts:"'import' | 'export'"`
+	Phase   string `json:"phase"`
+	Done    int    `json:"done"`
+	Total   int    `json:"total"`
+	Current string `json:"current"`
+}
+
+// AppReadyPayload is APP_READY's (fired by each window): empty.
+type AppReadyPayload struct{}
