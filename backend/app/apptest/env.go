@@ -1,9 +1,13 @@
-// Package hosttest runs host-API contract scenarios against any transport:
-// the in-process router or HTTP. Each scenario gets a fresh data dir with a
-// real SQLite database, a character and a chat, calls one method and checks
-// its result, its error code, the events it published and — for failures —
-// that nothing changed.
-package hosttest
+// Package apptest runs host-API contract scenarios against a whole app
+// through any transport: the in-process router or HTTP. Each scenario gets
+// a fresh data dir with a real SQLite database, a character and a chat,
+// calls one method and checks its result, its error code, the events it
+// published and — for failures — that nothing changed.
+//
+// It lives under backend/app, not backend/host, because it opens a whole
+// app (app.Open) and app imports host: imports point down the layers
+// (backend/layers_test.go), and only test packages import this one.
+package apptest
 
 import (
 	"context"
@@ -39,7 +43,7 @@ type Env struct {
 }
 
 // flushType marks the sentinel event Events publishes to drain the queue.
-const flushType = "hosttest.flush"
+const flushType = "apptest.flush"
 
 // NewEnv opens a fresh app in a temp dir and subscribes to its bus.
 func NewEnv(t testing.TB, invoker func(*app.App) Invoker) *Env {
