@@ -54,7 +54,7 @@ func searchRigAt(t testing.TB, path string) *searchRig {
 	}
 	bus := events.NewBus()
 	t.Cleanup(func() { bus.Close(); db.Close() })
-	return &searchRig{t: t, s: New(db, bus, characters.New(db, bus, files, time.Now), time.Now), db: db}
+	return &searchRig{t: t, s: New(db, bus, characters.New(db, bus, files, nil, time.Now), time.Now, Hooks{}), db: db}
 }
 
 // newChat creates a chat (with its greeting, "Hi") of a new character.

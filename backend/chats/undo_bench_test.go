@@ -107,8 +107,8 @@ func benchChat(b *testing.B) (*Service, string) {
 	}
 	bus := events.NewBus()
 	b.Cleanup(func() { bus.Close(); db.Close() })
-	chars := characters.New(db, bus, files, time.Now)
-	s := New(db, bus, chars, time.Now)
+	chars := characters.New(db, bus, files, nil, time.Now)
+	s := New(db, bus, chars, time.Now, Hooks{})
 	card, err := chars.Create(ctx, jsonx.Object{"name": jsonx.Raw("Seraphina"), "first_mes": jsonx.Raw("Hello")}, characters.CreateOptions{})
 	if err != nil {
 		b.Fatal(err)
