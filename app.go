@@ -75,8 +75,8 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 	defer a.Close()
 
 	w := &window{bus: a.Bus}
-	wailsbridge.RegisterSaveFiles(a.Router, wailsbridge.Exporters{Chats: a.Chats, Characters: a.Characters, WorldInfo: a.WorldInfo, Presets: a.Presets}, w.saveDialog)
-	wailsbridge.RegisterPickFolder(a.Router, w.folderDialog)
+	wailsbridge.RegisterDesktop(a.Router, wailsbridge.Exporters{Chats: a.Chats, Characters: a.Characters, WorldInfo: a.WorldInfo, Presets: a.Presets},
+		w.saveDialog, w.folderDialog)
 	var bridgeOpts []wailsbridge.BridgeOption
 	var assetOpts []wailsbridge.MiddlewareOption
 	if o.SelfTest != "" {

@@ -17,7 +17,7 @@ const maxLineage = 64
 // for its branch point's state.
 const maxPersistPoints = 500
 
-// ForkPersist gives a chat being forked (chats.Service.AfterFork, inside
+// ForkPersist gives a chat being forked (chats.Hooks.AfterFork, inside
 // the fork's transaction) the persist/ state its source had at the branch
 // point (AGENT.md §2): the state of the newest run whose chat position
 // (its last message when it completed) is still at or before the branch

@@ -123,13 +123,21 @@ func open(ctx context.Context, dataDir string, access library.Access) (*App, err
 	bus := events.NewBus()
 	now := time.Now
 	a := &App{DataDir: dataDir, Store: db, Bus: bus, Media: files}
-	a.Characters = characters.New(db, bus, files, now)
-	a.Chats = chats.New(db, bus, a.Characters, now)
-	a.Search = search.New(db)
 	a.Indexer = search.NewIndexer(db)
-	a.Chats.Index = a.Indexer
+	a.WorldInfo = worldinfo.NewService(db, bus, now, worldinfo.Hooks{Renamed: a.lorebookRenamed})
+	a.Characters = characters.New(db, bus, files, a.WorldInfo, now)
+	// Personas and the agent need chats, so chats reaches them through
+	// a, once they are made (no call reaches chats before Open returns).
+	a.Chats = chats.New(db, bus, a.Characters, now, chats.Hooks{
+		UserName: func(ctx context.Context, chatID string) string { return a.Personas.UserName(ctx, chatID) },
+		AfterFork: func(ctx context.Context, tx *store.Tx, f chats.Fork) error {
+			return a.Agent.ForkPersist(ctx, tx, f)
+		},
+		CloneLorebook: a.WorldInfo.CloneForFork,
+		Index:         a.Indexer,
+	})
+	a.Search = search.New(db)
 	a.Personas = personas.New(db, bus, files, a.Chats, now)
-	a.Chats.UserName = a.Personas.UserName
 	a.State = state.New(db, bus)
 	a.Connections = connections.New(db, bus, connections.NewSecrets(filepath.Join(dataDir, "secrets.json")), now)
 	a.Presets = presets.New(db, bus, now)
@@ -137,8 +145,6 @@ func open(ctx context.Context, dataDir string, access library.Access) (*App, err
 		db.Close()
 		return nil, err
 	}
-	a.WorldInfo = worldinfo.NewService(db, bus, now)
-	a.Characters.Books = a.WorldInfo
 	a.Generate, err = generate.New(ctx, db, bus, generate.Sources{
 		Chats: a.Chats, Characters: a.Characters, Connections: a.Connections,
 		Preset: a.presetFor, Persona: a.Personas.ForPrompt, Media: files, WorldInfo: a.WorldInfo,
@@ -159,16 +165,12 @@ func open(ctx context.Context, dataDir string, access library.Access) (*App, err
 		db.Close()
 		return nil, err
 	}
-	a.Chats.AfterFork = a.Agent.ForkPersist
 	a.Library = library.New(library.Deps{DB: db, Bus: bus, Characters: a.Characters, Chats: a.Chats,
 		WorldInfo: a.WorldInfo, Personas: a.Personas, Presets: a.Presets, Access: access, Now: now})
-	a.Chats.CloneLorebook = a.WorldInfo.CloneForFork
-	a.WorldInfo.Renamed = a.lorebookRenamed
+	a.idle = newIdleReleaser(idleRelease, func() { a.ReleaseMemory(context.Background()) })
 	a.Router = host.New(host.Services{Chats: a.Chats, Search: a.Search, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,
 		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Skills: a.Skills, Bus: bus,
-		WorldInfo: a.WorldInfo, Library: a.Library})
-	a.idle = newIdleReleaser(idleRelease, func() { a.ReleaseMemory(context.Background()) })
-	a.Router.OnLargeCall(largeCall, a.idle.large)
+		WorldInfo: a.WorldInfo, Library: a.Library}, host.OnLargeCall(largeCall, a.idle.large))
 	// Last, so that an open that fails leaves no goroutine behind. A
 	// write made before this point has its round run now.
 	a.Indexer.Start()

@@ -23,11 +23,10 @@ type Service struct {
 	bus   *events.Bus
 	media *media.Store
 	now   func() time.Time
-	// Books, when set, is the lorebook library: an imported card's
+	// books, when set, is the lorebook library: an imported card's
 	// embedded character_book becomes a book bound to the character, and
-	// an exported card carries its bound book as it is now. Set it before
-	// first use.
-	Books Books
+	// an exported card carries its bound book as it is now.
+	books Books
 }
 
 // Books is what cards need of the lorebook library (backend/worldinfo,
@@ -43,9 +42,10 @@ type Books interface {
 	CharacterBook(ctx context.Context, name string, orig json.RawMessage) (raw json.RawMessage, ok bool, err error)
 }
 
-// New returns a character service.
-func New(db *store.Store, bus *events.Bus, files *media.Store, now func() time.Time) *Service {
-	return &Service{db: db, bus: bus, media: files, now: now}
+// New returns a character service. books may be nil: cards then keep an
+// embedded character_book as a plain field.
+func New(db *store.Store, bus *events.Bus, files *media.Store, books Books, now func() time.Time) *Service {
+	return &Service{db: db, bus: bus, media: files, books: books, now: now}
 }
 
 // Summary is one row of characters.list.

@@ -93,7 +93,7 @@ func (s *Service) ImportCardBytes(ctx context.Context, fileName string, raw []by
 // books were imported first, and a second copy would only confuse.
 func (s *Service) bindEmbeddedBook(ctx context.Context, tx *store.Tx, data jsonx.Object) error {
 	raw := data["character_book"]
-	if s.Books == nil || len(raw) == 0 || jsonx.IsNull(raw) {
+	if s.books == nil || len(raw) == 0 || jsonx.IsNull(raw) {
 		return nil
 	}
 	ext, err := jsonx.DecodeObject(data["extensions"], "extensions")
@@ -103,12 +103,12 @@ func (s *Service) bindEmbeddedBook(ctx context.Context, tx *store.Tx, data jsonx
 	var world string
 	_ = json.Unmarshal(ext["world"], &world)
 	if world != "" {
-		ok, err := s.Books.ExistsTx(ctx, tx, world)
+		ok, err := s.books.ExistsTx(ctx, tx, world)
 		if err != nil || ok {
 			return err
 		}
 	}
-	name, err := s.Books.AddCharacterBook(ctx, tx, raw, world, (&Card{Data: data}).Name())
+	name, err := s.books.AddCharacterBook(ctx, tx, raw, world, (&Card{Data: data}).Name())
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (s *Service) bindEmbeddedBook(ctx context.Context, tx *store.Tx, data jsonx
 // lorebook editor travel with the card; data as it is when the card binds
 // no stored book.
 func (s *Service) withBoundBook(ctx context.Context, data jsonx.Object) (jsonx.Object, error) {
-	if s.Books == nil {
+	if s.books == nil {
 		return data, nil
 	}
 	ext, err := jsonx.DecodeObject(data["extensions"], "extensions")
@@ -133,7 +133,7 @@ func (s *Service) withBoundBook(ctx context.Context, data jsonx.Object) (jsonx.O
 	if json.Unmarshal(ext["world"], &world) != nil || world == "" {
 		return data, nil
 	}
-	book, ok, err := s.Books.CharacterBook(ctx, world, data["character_book"])
+	book, ok, err := s.books.CharacterBook(ctx, world, data["character_book"])
 	if err != nil || !ok {
 		return data, err
 	}

@@ -105,8 +105,8 @@ func (s *Service) fork(ctx context.Context, chatID string, index int, kind, name
 		if err := s.linkSource(ctx, tx, src.uuid, index, kind, name); err != nil {
 			return err
 		}
-		if s.AfterFork != nil {
-			if err := s.AfterFork(ctx, tx, Fork{SourceChatID: src.uuid, ChatID: dst.uuid, Index: index, Kind: kind}); err != nil {
+		if s.hooks.AfterFork != nil {
+			if err := s.hooks.AfterFork(ctx, tx, Fork{SourceChatID: src.uuid, ChatID: dst.uuid, Index: index, Kind: kind}); err != nil {
 				return err
 			}
 		}
@@ -186,8 +186,8 @@ func (s *Service) copyChat(ctx context.Context, tx *store.Tx, src *chatRow, inde
 	meta.Set("integrity", uuid.NewString())
 	var book string
 	_ = json.Unmarshal(meta["world_info"], &book)
-	if book != "" && isolateBook && s.CloneLorebook != nil {
-		clone, ok, err := s.CloneLorebook(ctx, tx, book, name)
+	if book != "" && isolateBook && s.hooks.CloneLorebook != nil {
+		clone, ok, err := s.hooks.CloneLorebook(ctx, tx, book, name)
 		if err != nil {
 			return nil, 0, err
 		}

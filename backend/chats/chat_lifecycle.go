@@ -333,8 +333,8 @@ func resolveMacros(text, char, user string) string {
 // userName is the user's name in chatID ("" for a chat not created yet):
 // the UserName hook's answer, else the legacy settings row, else "User".
 func (s *Service) userName(ctx context.Context, chatID string) string {
-	if s.UserName != nil {
-		if n := s.UserName(ctx, chatID); n != "" {
+	if s.hooks.UserName != nil {
+		if n := s.hooks.UserName(ctx, chatID); n != "" {
 			return n
 		}
 	}

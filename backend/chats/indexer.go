@@ -34,8 +34,8 @@ func (s *Service) rebuildChunks(ctx context.Context, m *mutation) error {
 // work. Without one nothing is indexed in the background, and each search
 // catches up on what it reads.
 func (s *Service) indexAfterCommit(ctx context.Context, tx *store.Tx) error {
-	if s.Index == nil {
+	if s.hooks.Index == nil {
 		return nil
 	}
-	return s.Index.AfterCommit(ctx, tx)
+	return s.hooks.Index.AfterCommit(ctx, tx)
 }

@@ -32,8 +32,8 @@ func newService(t *testing.T) (*Service, *store.Store) {
 	}
 	bus := events.NewBus()
 	t.Cleanup(func() { bus.Close(); db.Close() })
-	chars := characters.New(db, bus, files, time.Now)
-	return New(db, bus, chars, time.Now), db
+	chars := characters.New(db, bus, files, nil, time.Now)
+	return New(db, bus, chars, time.Now, Hooks{}), db
 }
 
 func newChat(t *testing.T, s *Service) string {

@@ -74,10 +74,10 @@ func appendStringBody(b []byte, s string) []byte {
 // known, to size buffers. It returns the file name, with ".jsonl".
 func (s *Service) exportJsonl(ctx context.Context, chatID string, start func(c *chatRow), emit func(line []byte)) (string, error) {
 	var fileName, user string
-	if s.UserName != nil {
+	if s.hooks.UserName != nil {
 		// Asked before the snapshot holds a read connection: the hook reads
 		// through the pool too.
-		user = s.UserName(ctx, chatID)
+		user = s.hooks.UserName(ctx, chatID)
 	}
 	err := s.readSnapshot(ctx, chatID, func(q queryer, c *chatRow) error {
 		start(c)

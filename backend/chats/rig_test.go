@@ -54,8 +54,7 @@ func chatRigAt(t testing.TB, path string) *chatRig {
 	bus := events.NewBus()
 	t.Cleanup(func() { bus.Close(); db.Close() })
 	idx := search.NewIndexer(db)
-	s := New(db, bus, characters.New(db, bus, files, time.Now), time.Now)
-	s.Index = idx
+	s := New(db, bus, characters.New(db, bus, files, nil, time.Now), time.Now, Hooks{Index: idx})
 	idx.Start()
 	t.Cleanup(func() { idx.Close() })
 	return &chatRig{t: t, s: s, search: search.New(db), db: db}

@@ -27,31 +27,36 @@ type Service struct {
 	bus   *events.Bus
 	chars CharacterSource
 	now   func() time.Time
-	// UserName, when set, names the user in a chat ("" chatID: a chat not
-	// yet created): the persona in effect there (backend/personas, wired by
-	// backend/app, which chats must not import). Messages without a name,
-	// greetings' {{user}} and exported headers use it. Nil falls back to
-	// the settings row user_name, else "User". Set it before first use.
+	hooks Hooks
+}
+
+// Hooks are what chats asks of services it must not import (backend/app
+// wires them). Each may be nil. They are given to New, not set later, so
+// a service is whole from its first call.
+type Hooks struct {
+	// UserName names the user in a chat ("" chatID: a chat not yet
+	// created): the persona in effect there (backend/personas). Messages
+	// without a name, greetings' {{user}} and exported headers use it. Nil
+	// falls back to the settings row user_name, else "User".
 	UserName func(ctx context.Context, chatID string) string
-	// AfterFork, when set, runs inside the transaction that makes a
-	// checkpoint or branch, after its messages and state are copied: a
-	// service chats must not import (the agent's persist/ state) forks
-	// its own per-chat data there, so the fork and that data land or fail
-	// together. An error aborts the fork. Set it before first use.
+	// AfterFork runs inside the transaction that makes a checkpoint or
+	// branch, after its messages and state are copied: a service chats
+	// must not import (the agent's persist/ state) forks its own per-chat
+	// data there, so the fork and that data land or fail together. An
+	// error aborts the fork.
 	AfterFork func(ctx context.Context, tx *store.Tx, f Fork) error
-	// CloneLorebook, when set, copies the lorebook name a chat being
-	// forked binds (metadata world_info) for the new chat chatName and
-	// returns the copy's name; ok false keeps the reference (no such
-	// book). Nil keeps every reference: the books live in
-	// backend/worldinfo, which chats must not import.
+	// CloneLorebook copies the lorebook name a chat being forked binds
+	// (metadata world_info) for the new chat chatName and returns the
+	// copy's name; ok false keeps the reference (no such book). Nil keeps
+	// every reference: the books live in backend/worldinfo.
 	CloneLorebook func(ctx context.Context, tx *store.Tx, name, chatName string) (clone string, ok bool, err error)
-	// Index, when set, hears of every write that queued search work, inside
-	// its transaction (backend/search's Indexer). Nil leaves the work
-	// queued until a search reads it. Set it before first use.
+	// Index hears of every write that queued search work, inside its
+	// transaction (backend/search's Indexer). Nil leaves the work queued
+	// until a search reads it.
 	Index Indexer
 }
 
 // New returns a chat service.
-func New(db *store.Store, bus *events.Bus, chars CharacterSource, now func() time.Time) *Service {
-	return &Service{db: db, bus: bus, chars: chars, now: now}
+func New(db *store.Store, bus *events.Bus, chars CharacterSource, now func() time.Time, hooks Hooks) *Service {
+	return &Service{db: db, bus: bus, chars: chars, now: now, hooks: hooks}
 }

@@ -99,10 +99,9 @@ func benchChat(b *testing.B) (*Service, *search.Indexer, string) {
 	}
 	bus := events.NewBus()
 	b.Cleanup(func() { bus.Close(); db.Close() })
-	chars := characters.New(db, bus, files, time.Now)
-	s := New(db, bus, chars, time.Now)
+	chars := characters.New(db, bus, files, nil, time.Now)
 	idx := search.NewIndexer(db)
-	s.Index = idx
+	s := New(db, bus, chars, time.Now, Hooks{Index: idx})
 	idx.Start()
 	b.Cleanup(func() { idx.Close() })
 	card, err := chars.Create(ctx, jsonx.Object{"name": jsonx.Raw("Seraphina"), "first_mes": jsonx.Raw("Hello")}, characters.CreateOptions{})

@@ -134,12 +134,12 @@ func (h *harness) open() {
 	}
 	h.db, h.bus, h.files = db, events.NewBus(), files
 	unsub := h.bus.Subscribe(h.rec.add)
-	chars := characters.New(db, h.bus, files, time.Now)
+	chars := characters.New(db, h.bus, files, nil, time.Now)
 	h.chars = chars
-	h.chats = chats.New(db, h.bus, chars, time.Now)
+	h.chats = chats.New(db, h.bus, chars, time.Now, chats.Hooks{})
 	h.conns = connections.New(db, h.bus, connections.NewSecrets(filepath.Join(h.dir, "secrets.json")), time.Now)
 	h.conns.IdleTimeout = 2 * time.Second
-	h.wi = worldinfo.NewService(db, h.bus, time.Now)
+	h.wi = worldinfo.NewService(db, h.bus, time.Now, worldinfo.Hooks{})
 	h.gen, err = New(ctx, db, h.bus, Sources{
 		Chats: h.chats, Characters: chars, Connections: h.conns, Media: files, WorldInfo: h.wi,
 		Preset: func(ctx context.Context, id string) (prompt.Preset, error) { return h.preset, nil },

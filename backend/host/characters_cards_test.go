@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"testing"
 
+	"hearth/backend/app/apptest"
 	"hearth/backend/cards"
-	"hearth/backend/host/hosttest"
 )
 
 type cardOut struct {
@@ -25,7 +25,7 @@ type cardOut struct {
 // broken file is card.invalid, stores nothing and announces nothing.
 func TestImportExportCard(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	fixture := func(name string) string {
 		raw, err := os.ReadFile(filepath.Join("..", "cards", "testdata", "fixtures", name))
 		if err != nil {
@@ -103,14 +103,14 @@ func TestImportExportCard(t *testing.T) {
 		"no file":       {"fileName": "x.json"},
 	} {
 		_, err := e.Call("characters.importCard", file)
-		if code := hosttest.Code(err); code != cards.CodeInvalid && code != "validation.invalid_argument" {
+		if code := apptest.Code(err); code != cards.CodeInvalid && code != "validation.invalid_argument" {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := e.Call("characters.exportCard", first.Avatar, map[string]any{"format": "gif"}); hosttest.Code(err) != "validation.invalid_argument" {
+	if _, err := e.Call("characters.exportCard", first.Avatar, map[string]any{"format": "gif"}); apptest.Code(err) != "validation.invalid_argument" {
 		t.Errorf("export as gif: %v", err)
 	}
-	if _, err := e.Call("characters.exportCard", "nobody.png"); hosttest.Code(err) != "character.not_found" {
+	if _, err := e.Call("characters.exportCard", "nobody.png"); apptest.Code(err) != "character.not_found" {
 		t.Errorf("export of a missing card: %v", err)
 	}
 	if after := list(); after != before {
@@ -129,7 +129,7 @@ func TestImportExportCard(t *testing.T) {
 // card whose named book exists is bound to it.
 func TestCardBookBecomesBoundLorebook(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	raw, err := os.ReadFile(filepath.Join("..", "cards", "testdata", "fixtures", "v3.json"))
 	if err != nil {
 		t.Fatal(err)

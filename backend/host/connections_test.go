@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"hearth/backend/app"
-	"hearth/backend/host/hosttest"
+	"hearth/backend/app/apptest"
 	"hearth/backend/providers/providertest"
 )
 
@@ -23,13 +23,13 @@ type connDTO struct {
 	APIKeySet bool              `json:"apiKeySet"`
 }
 
-func secretsFile(e *hosttest.Env) string { return filepath.Join(e.App.DataDir, "secrets.json") }
+func secretsFile(e *apptest.Env) string { return filepath.Join(e.App.DataDir, "secrets.json") }
 
 // The key goes in, is used, and never comes back out: not from save, get,
 // list or active, and not in the database file.
 func TestConnectionKeysAreWriteOnly(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	srv := providertest.NewOpenAI()
 	t.Cleanup(srv.Close)
 	srv.Models = []string{"llama-3.1-8b"}
@@ -96,7 +96,7 @@ func TestConnectionKeysAreWriteOnly(t *testing.T) {
 
 func TestConnectionValidationChangesNothing(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	var c connDTO
 	e.Must(&c, "connections.save", map[string]any{"name": "A", "provider": "anthropic", "apiKey": "sk-ant-1"})
 	before, _ := os.ReadFile(secretsFile(e))
@@ -115,11 +115,11 @@ func TestConnectionValidationChangesNothing(t *testing.T) {
 	}
 	for i, in := range bad {
 		_, err := e.Call("connections.save", in)
-		if hosttest.Code(err) != "validation.invalid_argument" {
+		if apptest.Code(err) != "validation.invalid_argument" {
 			t.Errorf("input %d: error %v", i, err)
 		}
 	}
-	if _, err := e.Call("connections.save", map[string]any{"id": "missing", "name": "x", "apiKey": "sk-ant-3"}); hosttest.Code(err) != "connection.not_found" {
+	if _, err := e.Call("connections.save", map[string]any{"id": "missing", "name": "x", "apiKey": "sk-ant-3"}); apptest.Code(err) != "connection.not_found" {
 		t.Errorf("update of a missing id: %v", err)
 	}
 	var list []connDTO
@@ -132,18 +132,18 @@ func TestConnectionValidationChangesNothing(t *testing.T) {
 		t.Fatalf("a refused save changed the secrets file:\n%s\n%s", before, after)
 	}
 	for _, m := range []string{"connections.get", "connections.delete", "connections.test", "connections.models", "connections.select"} {
-		if _, err := e.Call(m, "nope"); hosttest.Code(err) != "connection.not_found" {
+		if _, err := e.Call(m, "nope"); apptest.Code(err) != "connection.not_found" {
 			t.Errorf("%s of a missing id: %v", m, err)
 		}
 	}
-	if _, err := e.Call("connections.get", 5); hosttest.Code(err) != "validation.invalid_argument" {
+	if _, err := e.Call("connections.get", 5); apptest.Code(err) != "validation.invalid_argument" {
 		t.Errorf("get(5): %v", err)
 	}
 }
 
 func TestConnectionSelectDeleteAndTest(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	good := providertest.NewOpenAI()
 	t.Cleanup(good.Close)
 	good.Models = []string{"m1", "m2"}
@@ -218,7 +218,7 @@ func TestConnectionSelectDeleteAndTest(t *testing.T) {
 // finding 2).
 func TestConnectionKeyStaysWithItsServer(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	first, second := providertest.NewOpenAI(), providertest.NewOpenAI()
 	t.Cleanup(first.Close)
 	t.Cleanup(second.Close)

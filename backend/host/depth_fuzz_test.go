@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"hearth/backend/app/apptest"
 	"hearth/backend/apperr"
-	"hearth/backend/host/hosttest"
 	"hearth/backend/jsonx"
 )
 
@@ -40,7 +40,7 @@ func fuzzValue(depth int, shape []byte) string {
 // or once stored) fails with validation.invalid_argument and changes
 // nothing; anything within the limit is stored.
 func FuzzWriteDepth(f *testing.F) {
-	e := hosttest.NewEnv(f, nil)
+	e := apptest.NewEnv(f, nil)
 	e.SetupChat(map[string]any{"mes": "hello"})
 	for _, seed := range []struct {
 		depth  uint16

@@ -9,7 +9,7 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
-	"hearth/backend/host/hosttest"
+	"hearth/backend/app/apptest"
 )
 
 // TestFloorSettleMatchesReplay drives chats through random commits,
@@ -25,8 +25,8 @@ func TestFloorSettleMatchesReplay(t *testing.T) {
 	for seed := int64(1); seed <= 12; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			t.Parallel()
-			r := &randomFloors{Env: hosttest.NewEnv(t, nil), t: t, rnd: rand.New(rand.NewSource(seed))}
-			r.SetupChat(hosttest.Three()...)
+			r := &randomFloors{Env: apptest.NewEnv(t, nil), t: t, rnd: rand.New(rand.NewSource(seed))}
+			r.SetupChat(apptest.Three()...)
 			chats := []string{r.ChatID}
 			for i := 0; i < 9; i++ {
 				r.Must(nil, "chat.addMessages", r.ChatID, []map[string]any{{"mes": fmt.Sprint("m", i), "is_user": i%2 == 0, "name": "N"}})
@@ -48,7 +48,7 @@ func TestFloorSettleMatchesReplay(t *testing.T) {
 }
 
 type randomFloors struct {
-	*hosttest.Env
+	*apptest.Env
 	t          *testing.T
 	rnd        *rand.Rand
 	lastBranch string

@@ -6,20 +6,20 @@ import (
 	"strings"
 	"testing"
 
-	"hearth/backend/host/hosttest"
+	"hearth/backend/app/apptest"
 )
 
 // floorEnv is a chat of three messages (the middle one with two swipes)
 // and helpers to commit to and read the floor state "fs".
 type floorEnv struct {
-	*hosttest.Env
+	*apptest.Env
 	t *testing.T
 }
 
 func newFloorEnv(t *testing.T) floorEnv {
 	t.Helper()
-	e := hosttest.NewEnv(t, nil)
-	e.SetupChat(hosttest.Three()...)
+	e := apptest.NewEnv(t, nil)
+	e.SetupChat(apptest.Three()...)
 	return floorEnv{e, t}
 }
 
@@ -72,14 +72,14 @@ func at(floor int) map[string]any { return map[string]any{"floor": floor} }
 func TestFloorStateNullVersusEmpty(t *testing.T) {
 	t.Parallel()
 	f := newFloorEnv(t)
-	hosttest.Eq(t, "no commits", f.get("fs"), nil)
+	apptest.Eq(t, "no commits", f.get("fs"), nil)
 	f.commit(obj("a", 1), map[string]any{"floor": 1, "swipeId": 1})
-	hosttest.Eq(t, "no active commit", f.get("fs"), map[string]any{})
+	apptest.Eq(t, "no active commit", f.get("fs"), map[string]any{})
 	f.Must(nil, "chat.swipe", f.ChatID, 1, map[string]any{"to": 1})
-	hosttest.Eq(t, "its swipe active", f.get("fs"), obj("a", 1.0))
+	apptest.Eq(t, "its swipe active", f.get("fs"), obj("a", 1.0))
 	f.Must(nil, "chat.deleteMessages", f.ChatID, []int{1, 2})
-	hosttest.Eq(t, "log emptied", f.get("fs"), nil)
-	hosttest.Eq(t, "log", len(f.log()), 0)
+	apptest.Eq(t, "log emptied", f.get("fs"), nil)
+	apptest.Eq(t, "log", len(f.log()), 0)
 }
 
 func TestFloorStateSwipeRoundTrip(t *testing.T) {
@@ -89,12 +89,12 @@ func TestFloorStateSwipeRoundTrip(t *testing.T) {
 	f.commit(obj("base", true), at(0))
 	f.commit(obj("base", true, "x", "A"), nil)
 	f.Must(nil, "chat.swipe", f.ChatID, 1, map[string]any{"to": 1})
-	hosttest.Eq(t, "on B before its commit", f.get("fs"), obj("base", true))
+	apptest.Eq(t, "on B before its commit", f.get("fs"), obj("base", true))
 	f.commit(obj("base", true, "x", "B"), nil)
-	hosttest.Eq(t, "on B", f.get("fs"), obj("base", true, "x", "B"))
+	apptest.Eq(t, "on B", f.get("fs"), obj("base", true, "x", "B"))
 	f.Must(nil, "chat.swipe", f.ChatID, 1, map[string]any{"to": 0})
-	hosttest.Eq(t, "back on A", f.get("fs"), obj("base", true, "x", "A"))
-	hosttest.Eq(t, "log", f.log(), [][2]int{{0, 0}, {1, 0}, {1, 1}})
+	apptest.Eq(t, "back on A", f.get("fs"), obj("base", true, "x", "A"))
+	apptest.Eq(t, "log", f.log(), [][2]int{{0, 0}, {1, 0}, {1, 1}})
 }
 
 func TestFloorStateTailDelete(t *testing.T) {
@@ -104,8 +104,8 @@ func TestFloorStateTailDelete(t *testing.T) {
 	f.commit(obj("f0", 1, "f1", 1), at(1))
 	f.commit(obj("f0", 1, "f1", 1, "f2", 1), at(2))
 	f.Must(nil, "chat.deleteMessages", f.ChatID, 2)
-	hosttest.Eq(t, "state", f.get("fs"), obj("f0", 1.0, "f1", 1.0))
-	hosttest.Eq(t, "log", f.log(), [][2]int{{0, 0}, {1, 0}})
+	apptest.Eq(t, "state", f.get("fs"), obj("f0", 1.0, "f1", 1.0))
+	apptest.Eq(t, "log", f.log(), [][2]int{{0, 0}, {1, 0}})
 }
 
 func TestFloorStateMiddleDeleteRenumbers(t *testing.T) {
@@ -116,13 +116,13 @@ func TestFloorStateMiddleDeleteRenumbers(t *testing.T) {
 	f.commit(obj("f0", 1, "f1", 1, "f2", 1), at(2))
 	f.Events()
 	f.Must(nil, "chat.deleteMessages", f.ChatID, 1)
-	hosttest.Eq(t, "state", f.get("fs"), obj("f0", 1.0, "f2", 1.0))
-	hosttest.Eq(t, "log renumbered", f.log(), [][2]int{{0, 0}, {1, 0}})
+	apptest.Eq(t, "state", f.get("fs"), obj("f0", 1.0, "f2", 1.0))
+	apptest.Eq(t, "log renumbered", f.log(), [][2]int{{0, 0}, {1, 0}})
 	types := []string{}
 	for _, ev := range f.Events() {
 		types = append(types, ev.Type)
 	}
-	hosttest.Eq(t, "settled before the delete event", types, []string{"chat_state_changed", "message_deleted"})
+	apptest.Eq(t, "settled before the delete event", types, []string{"chat_state_changed", "message_deleted"})
 }
 
 func TestFloorStateSwipeDelete(t *testing.T) {
@@ -130,14 +130,14 @@ func TestFloorStateSwipeDelete(t *testing.T) {
 	f := newFloorEnv(t)
 	f.commit(obj("s", 0), map[string]any{"floor": 1, "swipeId": 0})
 	f.commit(obj("s", 1), map[string]any{"floor": 1, "swipeId": 1})
-	hosttest.Eq(t, "swipe 0 active", f.get("fs"), obj("s", 0.0))
+	apptest.Eq(t, "swipe 0 active", f.get("fs"), obj("s", 0.0))
 	f.Must(nil, "chat.deleteSwipe", f.ChatID, 1, 0)
 	// The commit made on swipe 1 (now 0, and active) was a diff against
 	// {s:0}: it no longer applies to {} and is cut to the orphans.
-	hosttest.Eq(t, "log", len(f.log()), 0)
-	hosttest.Eq(t, "state", f.get("fs"), nil)
+	apptest.Eq(t, "log", len(f.log()), 0)
+	apptest.Eq(t, "state", f.get("fs"), nil)
 	orphans := f.get("fs__orphans").(map[string]any)["commits"].([]any)
-	hosttest.Eq(t, "orphaned", len(orphans), 1)
+	apptest.Eq(t, "orphaned", len(orphans), 1)
 }
 
 func TestFloorStateSwipeDeleteRenumbersLaterSwipes(t *testing.T) {
@@ -146,9 +146,9 @@ func TestFloorStateSwipeDeleteRenumbersLaterSwipes(t *testing.T) {
 	f.Must(nil, "chat.addSwipe", f.ChatID, 1, "Third answer.")
 	f.commit(obj("s", 2), map[string]any{"floor": 1, "swipeId": 2})
 	f.Must(nil, "chat.deleteSwipe", f.ChatID, 1, 0)
-	hosttest.Eq(t, "log", f.log(), [][2]int{{1, 1}})
+	apptest.Eq(t, "log", f.log(), [][2]int{{1, 1}})
 	f.Must(nil, "chat.swipe", f.ChatID, 1, map[string]any{"to": 1})
-	hosttest.Eq(t, "the third answer's state", f.get("fs"), obj("s", 2.0))
+	apptest.Eq(t, "the third answer's state", f.get("fs"), obj("s", 2.0))
 }
 
 func TestFloorStateBrokenChainGoesToOrphans(t *testing.T) {
@@ -157,14 +157,14 @@ func TestFloorStateBrokenChainGoesToOrphans(t *testing.T) {
 	f.commit(obj("a", 1), at(1))         // add /a on floor 1, swipe 0
 	f.commit(obj("a", 2, "b", 1), at(2)) // replace /a, add /b on floor 2
 	f.Must(nil, "chat.swipe", f.ChatID, 1, map[string]any{"to": 1})
-	hosttest.Eq(t, "state", f.get("fs"), map[string]any{})
-	hosttest.Eq(t, "log cut", f.log(), [][2]int{{1, 0}})
+	apptest.Eq(t, "state", f.get("fs"), map[string]any{})
+	apptest.Eq(t, "log cut", f.log(), [][2]int{{1, 0}})
 	orphans := f.get("fs__orphans").(map[string]any)
 	commits := orphans["commits"].([]any)
-	hosttest.Eq(t, "orphans", len(commits), 1)
-	hosttest.Eq(t, "orphan floor", commits[0].(map[string]any)["floor"], 2.0)
+	apptest.Eq(t, "orphans", len(commits), 1)
+	apptest.Eq(t, "orphan floor", commits[0].(map[string]any)["floor"], 2.0)
 	f.Must(nil, "chat.swipe", f.ChatID, 1, map[string]any{"to": 0})
-	hosttest.Eq(t, "what survived", f.get("fs"), obj("a", 1.0))
+	apptest.Eq(t, "what survived", f.get("fs"), obj("a", 1.0))
 }
 
 func TestFloorStateRootOps(t *testing.T) {
@@ -172,11 +172,11 @@ func TestFloorStateRootOps(t *testing.T) {
 	f := newFloorEnv(t)
 	f.Must(nil, "state.floorPatch", f.ChatID, "fs", []any{obj("op", "add", "path", "", "value", obj("a", 1))}, nil)
 	f.Must(nil, "state.floorPatch", f.ChatID, "fs", []any{obj("op", "replace", "path", "", "value", obj("b", 2))}, at(1))
-	hosttest.Eq(t, "state", f.get("fs"), obj("b", 2.0))
+	apptest.Eq(t, "state", f.get("fs"), obj("b", 2.0))
 	f.Must(nil, "chat.deleteMessages", f.ChatID, 2)
-	hosttest.Eq(t, "after the tail went", f.get("fs"), obj("b", 2.0))
+	apptest.Eq(t, "after the tail went", f.get("fs"), obj("b", 2.0))
 	f.Must(nil, "chat.swipe", f.ChatID, 1, map[string]any{"to": 1})
-	hosttest.Eq(t, "root ops replay", f.get("fs"), map[string]any{})
+	apptest.Eq(t, "root ops replay", f.get("fs"), map[string]any{})
 }
 
 func TestFloorStateFailedWriteChangesNothing(t *testing.T) {
@@ -206,6 +206,6 @@ func TestFloorStateFailedWriteChangesNothing(t *testing.T) {
 		}
 	}
 	after, _ := json.Marshal([]any{f.get("fs"), f.get("fs__floor_log")})
-	hosttest.Eq(t, "state", string(after), string(before))
-	hosttest.Eq(t, "events", len(f.Events()), 0)
+	apptest.Eq(t, "state", string(after), string(before))
+	apptest.Eq(t, "events", len(f.Events()), 0)
 }

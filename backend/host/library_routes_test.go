@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"hearth/backend/app/apptest"
 	"hearth/backend/events"
-	"hearth/backend/host/hosttest"
 )
 
 // TestLibraryRoutes: library.importST takes {path} (or the bare path),
@@ -15,7 +15,7 @@ import (
 // refused with their codes.
 func TestLibraryRoutes(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	fixture, err := filepath.Abs(filepath.Join("..", "library", "testdata", "default-user"))
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func TestLibraryRoutes(t *testing.T) {
 		{"library.exportST", []any{map[string]any{"path": out}}, "library.target_not_empty"},
 		{"library.exportST", []any{42}, "validation.invalid_argument"},
 	} {
-		if _, err := e.Call(tc.method, tc.args...); hosttest.Code(err) != tc.code {
+		if _, err := e.Call(tc.method, tc.args...); apptest.Code(err) != tc.code {
 			t.Errorf("%s %v: %v, want %s", tc.method, tc.args, err, tc.code)
 		}
 	}

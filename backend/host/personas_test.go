@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"hearth/backend/app/apptest"
 	"hearth/backend/events"
-	"hearth/backend/host/hosttest"
 )
 
 type personaDTO struct {
@@ -33,19 +33,19 @@ type personaIDs map[string]string
 // personaScenario is one personas.* call against a fresh app with a chat.
 type personaScenario struct {
 	name    string
-	prepare func(e *hosttest.Env, ids personaIDs)
+	prepare func(e *apptest.Env, ids personaIDs)
 	method  string
-	args    func(e *hosttest.Env, ids personaIDs) []any
+	args    func(e *apptest.Env, ids personaIDs) []any
 	// rawArgs, when set, is sent verbatim (fractions, wrong types).
-	rawArgs    func(e *hosttest.Env, ids personaIDs) string
+	rawArgs    func(e *apptest.Env, ids personaIDs) string
 	wantErr    string
 	wantEvents []string
-	check      func(t *testing.T, e *hosttest.Env, ids personaIDs, out json.RawMessage, evs []events.Event)
+	check      func(t *testing.T, e *apptest.Env, ids personaIDs, out json.RawMessage, evs []events.Event)
 }
 
 // personaState is everything a personas.* call could change: the
 // personas, the active one, the one in effect in the chat, and the chat.
-func personaState(e *hosttest.Env) string {
+func personaState(e *apptest.Env) string {
 	var parts []json.RawMessage
 	for _, call := range []struct {
 		method string
@@ -65,7 +65,7 @@ func runPersonaScenarios(t *testing.T, scenarios []personaScenario) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
-			e := hosttest.NewEnv(t, nil)
+			e := apptest.NewEnv(t, nil)
 			e.SetupChat()
 			ids := personaIDs{}
 			if sc.prepare != nil {
@@ -85,7 +85,7 @@ func runPersonaScenarios(t *testing.T, scenarios []personaScenario) {
 				out, err = e.Call(sc.method, args...)
 			}
 			evs := e.Events()
-			if got := hosttest.Code(err); got != sc.wantErr {
+			if got := apptest.Code(err); got != sc.wantErr {
 				t.Fatalf("%s: error %q (%v), want %q", sc.method, got, err, sc.wantErr)
 			}
 			if err != nil {
@@ -125,7 +125,7 @@ func decodePersona(t *testing.T, raw json.RawMessage) *personaDTO {
 }
 
 // makePersona saves a persona named name and records its id.
-func makePersona(e *hosttest.Env, ids personaIDs, name string, extra map[string]any) {
+func makePersona(e *apptest.Env, ids personaIDs, name string, extra map[string]any) {
 	in := map[string]any{"name": name, "description": name + " is the user."}
 	for k, v := range extra {
 		in[k] = v
@@ -135,7 +135,7 @@ func makePersona(e *hosttest.Env, ids personaIDs, name string, extra map[string]
 	ids[name] = p.ID
 }
 
-func twoPersonas(e *hosttest.Env, ids personaIDs) {
+func twoPersonas(e *apptest.Env, ids personaIDs) {
 	makePersona(e, ids, "Wren", nil)
 	makePersona(e, ids, "Ash", nil)
 }
@@ -165,12 +165,12 @@ func TestPersonasContract(t *testing.T) {
 	metaUpdated := []string{events.ChatMetadataUpdated}
 	runPersonaScenarios(t, []personaScenario{
 		{name: "save creates", method: "personas.save",
-			args: func(*hosttest.Env, personaIDs) []any {
+			args: func(*apptest.Env, personaIDs) []any {
 				return []any{map[string]any{"name": " Wren ", "description": "Keeps the lanterns.", "position": 1,
 					"avatar": map[string]any{"base64": onePNG(t), "mime": "image/png"}}}
 			},
 			wantEvents: changed,
-			check: func(t *testing.T, e *hosttest.Env, _ personaIDs, out json.RawMessage, evs []events.Event) {
+			check: func(t *testing.T, e *apptest.Env, _ personaIDs, out json.RawMessage, evs []events.Event) {
 				p := decodePersona(t, out)
 				if p.Name != "Wren" || p.Position != 0 || p.Depth != 2 || p.Role != 0 || p.IsActive || p.IsDefault ||
 					p.AvatarURL == nil || !strings.HasPrefix(*p.AvatarURL, "/api/persona-avatar/"+p.ID) {
@@ -179,52 +179,52 @@ func TestPersonasContract(t *testing.T) {
 				changedPayload(t, evs, map[string]any{"personaId": p.ID, "change": "saved", "activeId": nil, "defaultId": nil})
 			}},
 		{name: "save updates and keeps the rest", prepare: twoPersonas, method: "personas.save",
-			args: func(_ *hosttest.Env, ids personaIDs) []any {
+			args: func(_ *apptest.Env, ids personaIDs) []any {
 				return []any{map[string]any{"id": ids["Wren"], "position": 4, "depth": 0, "role": 1}}
 			},
 			wantEvents: changed,
-			check: func(t *testing.T, _ *hosttest.Env, _ personaIDs, out json.RawMessage, _ []events.Event) {
+			check: func(t *testing.T, _ *apptest.Env, _ personaIDs, out json.RawMessage, _ []events.Event) {
 				if p := decodePersona(t, out); p.Name != "Wren" || p.Description != "Wren is the user." || p.Position != 4 || p.Depth != 0 || p.Role != 1 {
 					t.Errorf("updated %+v", p)
 				}
 			}},
 		{name: "save without a name", method: "personas.save", wantErr: "validation.invalid_argument",
-			args: func(*hosttest.Env, personaIDs) []any { return []any{map[string]any{"description": "x"}} }},
+			args: func(*apptest.Env, personaIDs) []any { return []any{map[string]any{"description": "x"}} }},
 		{name: "save a name with a newline", method: "personas.save", wantErr: "validation.invalid_argument",
-			args: func(*hosttest.Env, personaIDs) []any { return []any{map[string]any{"name": "a\nb"}} }},
+			args: func(*apptest.Env, personaIDs) []any { return []any{map[string]any{"name": "a\nb"}} }},
 		{name: "save position 5", prepare: twoPersonas, method: "personas.save", wantErr: "validation.invalid_argument",
-			args: func(_ *hosttest.Env, ids personaIDs) []any {
+			args: func(_ *apptest.Env, ids personaIDs) []any {
 				return []any{map[string]any{"id": ids["Wren"], "name": "Changed", "position": 5}}
 			}},
 		{name: "save a fractional depth", prepare: twoPersonas, method: "personas.save", wantErr: "validation.invalid_argument",
-			rawArgs: func(_ *hosttest.Env, ids personaIDs) string { return `[{"id":"` + ids["Wren"] + `","depth":1.5}]` }},
+			rawArgs: func(_ *apptest.Env, ids personaIDs) string { return `[{"id":"` + ids["Wren"] + `","depth":1.5}]` }},
 		{name: "save a depth of null (NaN) on update", prepare: twoPersonas, method: "personas.save", wantErr: "validation.invalid_argument",
-			rawArgs: func(_ *hosttest.Env, ids personaIDs) string { return `[{"id":"` + ids["Wren"] + `","depth":null}]` }},
+			rawArgs: func(_ *apptest.Env, ids personaIDs) string { return `[{"id":"` + ids["Wren"] + `","depth":null}]` }},
 		{name: "save a position of null (NaN) on update", prepare: twoPersonas, method: "personas.save", wantErr: "validation.invalid_argument",
-			rawArgs: func(_ *hosttest.Env, ids personaIDs) string { return `[{"id":"` + ids["Wren"] + `","position":null}]` }},
+			rawArgs: func(_ *apptest.Env, ids personaIDs) string { return `[{"id":"` + ids["Wren"] + `","position":null}]` }},
 		{name: "save a role of null (NaN) on update", prepare: twoPersonas, method: "personas.save", wantErr: "validation.invalid_argument",
-			rawArgs: func(_ *hosttest.Env, ids personaIDs) string { return `[{"id":"` + ids["Wren"] + `","role":null}]` }},
+			rawArgs: func(_ *apptest.Env, ids personaIDs) string { return `[{"id":"` + ids["Wren"] + `","role":null}]` }},
 		{name: "create with a depth of null (NaN)", method: "personas.save", wantErr: "validation.invalid_argument",
-			rawArgs: func(*hosttest.Env, personaIDs) string { return `[{"name":"Nan","position":4,"depth":null}]` }},
+			rawArgs: func(*apptest.Env, personaIDs) string { return `[{"name":"Nan","position":4,"depth":null}]` }},
 		{name: "create with position, depth and role left out", method: "personas.save", wantEvents: changed,
-			rawArgs: func(*hosttest.Env, personaIDs) string { return `[{"name":"Plain"}]` },
-			check: func(t *testing.T, _ *hosttest.Env, _ personaIDs, out json.RawMessage, _ []events.Event) {
+			rawArgs: func(*apptest.Env, personaIDs) string { return `[{"name":"Plain"}]` },
+			check: func(t *testing.T, _ *apptest.Env, _ personaIDs, out json.RawMessage, _ []events.Event) {
 				if p := decodePersona(t, out); p.Position != 0 || p.Depth != 2 || p.Role != 0 {
 					t.Errorf("defaults %+v", p)
 				}
 			}},
 		{name: "save a depth as a string", method: "personas.save", wantErr: "validation.invalid_argument",
-			rawArgs: func(*hosttest.Env, personaIDs) string { return `[{"name":"x","depth":"2"}]` }},
+			rawArgs: func(*apptest.Env, personaIDs) string { return `[{"name":"x","depth":"2"}]` }},
 		{name: "save an avatar that is no image", method: "personas.save", wantErr: "validation.invalid_argument",
-			args: func(*hosttest.Env, personaIDs) []any {
+			args: func(*apptest.Env, personaIDs) []any {
 				return []any{map[string]any{"name": "x", "avatar": "data:image/png;base64," + base64.StdEncoding.EncodeToString([]byte("<html>"))}}
 			}},
 		{name: "save not an object", method: "personas.save", wantErr: "validation.invalid_argument",
-			args: func(*hosttest.Env, personaIDs) []any { return []any{"Wren"} }},
+			args: func(*apptest.Env, personaIDs) []any { return []any{"Wren"} }},
 		{name: "save to a missing id", method: "personas.save", wantErr: "persona.not_found",
-			args: func(*hosttest.Env, personaIDs) []any { return []any{map[string]any{"id": "missing", "name": "x"}} }},
+			args: func(*apptest.Env, personaIDs) []any { return []any{map[string]any{"id": "missing", "name": "x"}} }},
 		{name: "list", prepare: twoPersonas, method: "personas.list",
-			check: func(t *testing.T, _ *hosttest.Env, _ personaIDs, out json.RawMessage, _ []events.Event) {
+			check: func(t *testing.T, _ *apptest.Env, _ personaIDs, out json.RawMessage, _ []events.Event) {
 				var list []personaDTO
 				_ = json.Unmarshal(out, &list)
 				if len(list) != 2 || list[0].Name != "Ash" || list[1].Name != "Wren" {
@@ -232,13 +232,13 @@ func TestPersonasContract(t *testing.T) {
 				}
 			}},
 		{name: "get a missing id", method: "personas.get", wantErr: "persona.not_found",
-			args: func(*hosttest.Env, personaIDs) []any { return []any{"missing"} }},
+			args: func(*apptest.Env, personaIDs) []any { return []any{"missing"} }},
 		{name: "get a number", method: "personas.get", wantErr: "validation.invalid_argument",
-			args: func(*hosttest.Env, personaIDs) []any { return []any{5} }},
+			args: func(*apptest.Env, personaIDs) []any { return []any{5} }},
 		{name: "setActive", prepare: twoPersonas, method: "personas.setActive",
-			args:       func(_ *hosttest.Env, ids personaIDs) []any { return []any{ids["Ash"]} },
+			args:       func(_ *apptest.Env, ids personaIDs) []any { return []any{ids["Ash"]} },
 			wantEvents: changed,
-			check: func(t *testing.T, e *hosttest.Env, ids personaIDs, out json.RawMessage, evs []events.Event) {
+			check: func(t *testing.T, e *apptest.Env, ids personaIDs, out json.RawMessage, evs []events.Event) {
 				if p := decodePersona(t, out); p == nil || p.ID != ids["Ash"] || !p.IsActive {
 					t.Errorf("setActive returned %+v", p)
 				}
@@ -249,11 +249,11 @@ func TestPersonasContract(t *testing.T) {
 					t.Errorf("effective %+v", eff)
 				}
 			}},
-		{name: "setActive null", prepare: func(e *hosttest.Env, ids personaIDs) {
+		{name: "setActive null", prepare: func(e *apptest.Env, ids personaIDs) {
 			twoPersonas(e, ids)
 			e.Must(nil, "personas.setActive", ids["Ash"])
-		}, method: "personas.setActive", args: func(*hosttest.Env, personaIDs) []any { return []any{nil} }, wantEvents: changed,
-			check: func(t *testing.T, e *hosttest.Env, _ personaIDs, out json.RawMessage, _ []events.Event) {
+		}, method: "personas.setActive", args: func(*apptest.Env, personaIDs) []any { return []any{nil} }, wantEvents: changed,
+			check: func(t *testing.T, e *apptest.Env, _ personaIDs, out json.RawMessage, _ []events.Event) {
 				var active *personaDTO
 				e.Must(&active, "personas.active")
 				if string(out) != "null" || active != nil {
@@ -261,12 +261,12 @@ func TestPersonasContract(t *testing.T) {
 				}
 			}},
 		{name: "setActive a missing id", method: "personas.setActive", wantErr: "persona.not_found",
-			args: func(*hosttest.Env, personaIDs) []any { return []any{"missing"} }},
+			args: func(*apptest.Env, personaIDs) []any { return []any{"missing"} }},
 		{name: "setActive a number", method: "personas.setActive", wantErr: "validation.invalid_argument",
-			args: func(*hosttest.Env, personaIDs) []any { return []any{1} }},
+			args: func(*apptest.Env, personaIDs) []any { return []any{1} }},
 		{name: "setDefault", prepare: twoPersonas, method: "personas.setDefault",
-			args: func(_ *hosttest.Env, ids personaIDs) []any { return []any{ids["Wren"]} }, wantEvents: changed,
-			check: func(t *testing.T, e *hosttest.Env, ids personaIDs, out json.RawMessage, _ []events.Event) {
+			args: func(_ *apptest.Env, ids personaIDs) []any { return []any{ids["Wren"]} }, wantEvents: changed,
+			check: func(t *testing.T, e *apptest.Env, ids personaIDs, out json.RawMessage, _ []events.Event) {
 				var eff *personaDTO
 				e.Must(&eff, "personas.effective")
 				if p := decodePersona(t, out); !p.IsDefault || eff == nil || eff.ID != ids["Wren"] {
@@ -274,11 +274,11 @@ func TestPersonasContract(t *testing.T) {
 				}
 			}},
 		{name: "setDefault a missing id", method: "personas.setDefault", wantErr: "persona.not_found",
-			args: func(*hosttest.Env, personaIDs) []any { return []any{"missing"} }},
+			args: func(*apptest.Env, personaIDs) []any { return []any{"missing"} }},
 		{name: "lockToChat", prepare: twoPersonas, method: "personas.lockToChat",
-			args:       func(e *hosttest.Env, ids personaIDs) []any { return []any{e.ChatID, ids["Wren"]} },
+			args:       func(e *apptest.Env, ids personaIDs) []any { return []any{e.ChatID, ids["Wren"]} },
 			wantEvents: metaUpdated,
-			check: func(t *testing.T, e *hosttest.Env, ids personaIDs, out json.RawMessage, evs []events.Event) {
+			check: func(t *testing.T, e *apptest.Env, ids personaIDs, out json.RawMessage, evs []events.Event) {
 				var res struct {
 					Revision int64       `json:"revision"`
 					Persona  *personaDTO `json:"persona"`
@@ -298,12 +298,12 @@ func TestPersonasContract(t *testing.T) {
 					t.Errorf("metadata %v", meta.Metadata)
 				}
 			}},
-		{name: "lockToChat null unlocks", prepare: func(e *hosttest.Env, ids personaIDs) {
+		{name: "lockToChat null unlocks", prepare: func(e *apptest.Env, ids personaIDs) {
 			twoPersonas(e, ids)
 			e.Must(nil, "personas.lockToChat", e.ChatID, ids["Wren"])
-		}, method: "personas.lockToChat", args: func(e *hosttest.Env, _ personaIDs) []any { return []any{e.ChatID, nil} },
+		}, method: "personas.lockToChat", args: func(e *apptest.Env, _ personaIDs) []any { return []any{e.ChatID, nil} },
 			wantEvents: metaUpdated,
-			check: func(t *testing.T, e *hosttest.Env, _ personaIDs, out json.RawMessage, _ []events.Event) {
+			check: func(t *testing.T, e *apptest.Env, _ personaIDs, out json.RawMessage, _ []events.Event) {
 				var meta struct {
 					Metadata map[string]any `json:"metadata"`
 				}
@@ -313,21 +313,21 @@ func TestPersonasContract(t *testing.T) {
 				}
 			}},
 		{name: "lockToChat without a persona", prepare: twoPersonas, method: "personas.lockToChat", wantErr: "validation.invalid_argument",
-			args: func(e *hosttest.Env, _ personaIDs) []any { return []any{e.ChatID} }},
+			args: func(e *apptest.Env, _ personaIDs) []any { return []any{e.ChatID} }},
 		{name: "lockToChat a missing chat", prepare: twoPersonas, method: "personas.lockToChat", wantErr: "chat.not_found",
-			args: func(_ *hosttest.Env, ids personaIDs) []any { return []any{"no-such-chat", ids["Wren"]} }},
+			args: func(_ *apptest.Env, ids personaIDs) []any { return []any{"no-such-chat", ids["Wren"]} }},
 		{name: "lockToChat a missing persona", method: "personas.lockToChat", wantErr: "persona.not_found",
-			args: func(e *hosttest.Env, _ personaIDs) []any { return []any{e.ChatID, "missing"} }},
+			args: func(e *apptest.Env, _ personaIDs) []any { return []any{e.ChatID, "missing"} }},
 		{name: "lockToChat a number", prepare: twoPersonas, method: "personas.lockToChat", wantErr: "validation.invalid_argument",
-			args: func(_ *hosttest.Env, ids personaIDs) []any { return []any{7, ids["Wren"]} }},
-		{name: "delete clears active, default and locks", prepare: func(e *hosttest.Env, ids personaIDs) {
+			args: func(_ *apptest.Env, ids personaIDs) []any { return []any{7, ids["Wren"]} }},
+		{name: "delete clears active, default and locks", prepare: func(e *apptest.Env, ids personaIDs) {
 			twoPersonas(e, ids)
 			e.Must(nil, "personas.setActive", ids["Wren"])
 			e.Must(nil, "personas.setDefault", ids["Wren"])
 			e.Must(nil, "personas.lockToChat", e.ChatID, ids["Wren"])
-		}, method: "personas.delete", args: func(_ *hosttest.Env, ids personaIDs) []any { return []any{ids["Wren"]} },
+		}, method: "personas.delete", args: func(_ *apptest.Env, ids personaIDs) []any { return []any{ids["Wren"]} },
 			wantEvents: []string{events.PersonaChanged, events.ChatMetadataUpdated},
-			check: func(t *testing.T, e *hosttest.Env, ids personaIDs, _ json.RawMessage, evs []events.Event) {
+			check: func(t *testing.T, e *apptest.Env, ids personaIDs, _ json.RawMessage, evs []events.Event) {
 				changedPayload(t, evs, map[string]any{"personaId": ids["Wren"], "change": "deleted", "activeId": nil, "defaultId": nil})
 				var list []personaDTO
 				var eff *personaDTO
@@ -341,12 +341,12 @@ func TestPersonasContract(t *testing.T) {
 				}
 			}},
 		{name: "delete a missing id", method: "personas.delete", wantErr: "persona.not_found",
-			args: func(*hosttest.Env, personaIDs) []any { return []any{"missing"} }},
+			args: func(*apptest.Env, personaIDs) []any { return []any{"missing"} }},
 		{name: "effective of a missing chat", method: "personas.effective", wantErr: "chat.not_found",
-			args: func(*hosttest.Env, personaIDs) []any { return []any{"no-such-chat"} }},
+			args: func(*apptest.Env, personaIDs) []any { return []any{"no-such-chat"} }},
 		{name: "effective with none", method: "personas.effective",
-			args: func(e *hosttest.Env, _ personaIDs) []any { return []any{e.ChatID} },
-			check: func(t *testing.T, _ *hosttest.Env, _ personaIDs, out json.RawMessage, _ []events.Event) {
+			args: func(e *apptest.Env, _ personaIDs) []any { return []any{e.ChatID} },
+			check: func(t *testing.T, _ *apptest.Env, _ personaIDs, out json.RawMessage, _ []events.Event) {
 				if string(out) != "null" {
 					t.Errorf("effective %s", out)
 				}
@@ -358,7 +358,7 @@ func TestPersonasContract(t *testing.T) {
 // take the name of the persona in effect in their chat.
 func TestMessagesTakeThePersonaName(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	ids := personaIDs{}
 	twoPersonas(e, ids)
 	e.Must(nil, "personas.setActive", ids["Wren"])
@@ -382,7 +382,7 @@ func TestMessagesTakeThePersonaName(t *testing.T) {
 
 func TestCapabilitiesListPersonas(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	var c struct {
 		Namespaces map[string]int `json:"namespaces"`
 		Methods    []string       `json:"methods"`

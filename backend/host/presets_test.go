@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"hearth/backend/app/apptest"
 	"hearth/backend/events"
-	"hearth/backend/host/hosttest"
 )
 
 type presetItemDTO struct {
@@ -43,7 +43,7 @@ type presetSummaryDTO struct {
 }
 
 // presetEvents are the PresetChanged payloads' ids since the last call.
-func presetEvents(e *hosttest.Env) []string {
+func presetEvents(e *apptest.Env) []string {
 	var ids []string
 	for _, ev := range e.Events() {
 		if ev.Type == events.PresetChanged {
@@ -54,7 +54,7 @@ func presetEvents(e *hosttest.Env) []string {
 }
 
 // presetSnapshot is everything presets.* could change.
-func presetSnapshot(e *hosttest.Env) string {
+func presetSnapshot(e *apptest.Env) string {
 	var parts []json.RawMessage
 	list, err := e.Call("presets.list")
 	if err != nil {
@@ -80,7 +80,7 @@ func presetSnapshot(e *hosttest.Env) string {
 
 func TestPresetsLifecycle(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 
 	var caps struct {
 		Namespaces map[string]int `json:"namespaces"`
@@ -93,7 +93,7 @@ func TestPresetsLifecycle(t *testing.T) {
 			methods = append(methods, m)
 		}
 	}
-	hosttest.Eq(t, "presets methods", methods, []string{"presets.active", "presets.delete", "presets.export", "presets.get",
+	apptest.Eq(t, "presets methods", methods, []string{"presets.active", "presets.delete", "presets.export", "presets.get",
 		"presets.import", "presets.list", "presets.save", "presets.select"})
 	if caps.Namespaces["presets"] != 1 {
 		t.Errorf("namespaces %v", caps.Namespaces)
@@ -126,7 +126,7 @@ func TestPresetsLifecycle(t *testing.T) {
 	if sel.ID != mine.ID {
 		t.Fatalf("select returned %+v", sel)
 	}
-	hosttest.Eq(t, "events after select", presetEvents(e), []string{mine.ID})
+	apptest.Eq(t, "events after select", presetEvents(e), []string{mine.ID})
 	var active presetDTO
 	e.Must(&active, "presets.active")
 	if active.ID != mine.ID {
@@ -139,16 +139,16 @@ func TestPresetsLifecycle(t *testing.T) {
 	items[2].Enabled = false
 	items = append(items, presetItemDTO{Identifier: "style", Name: "Style", Enabled: true, Role: "user", Content: "Be vivid.", InChat: true, Depth: 2})
 	e.Must(&mine, "presets.save", map[string]any{"id": mine.ID, "name": "Mine v2", "prompts": items, "maxContext": 16384})
-	hosttest.Eq(t, "events after saving the active preset", presetEvents(e), []string{mine.ID})
+	apptest.Eq(t, "events after saving the active preset", presetEvents(e), []string{mine.ID})
 	var got presetDTO
 	e.Must(&got, "presets.get", mine.ID)
-	hosttest.Eq(t, "stored prompts", got.Prompts, items)
+	apptest.Eq(t, "stored prompts", got.Prompts, items)
 	if got.Name != "Mine v2" || got.Sampling.Temperature != nil {
 		t.Errorf("whole replace kept %+v", got)
 	}
 
 	e.Must(nil, "presets.delete", mine.ID)
-	hosttest.Eq(t, "events after deleting the active preset", presetEvents(e), []string{"default"})
+	apptest.Eq(t, "events after deleting the active preset", presetEvents(e), []string{"default"})
 	e.Must(&active, "presets.active")
 	if active.ID != "default" {
 		t.Fatalf("active after delete %s", active.ID)
@@ -170,7 +170,7 @@ func TestPresetsLifecycle(t *testing.T) {
 // Refused calls: the right code, nothing changed, no event.
 func TestPresetsRefusalsChangeNothing(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	var p presetDTO
 	e.Must(&p, "presets.save", map[string]any{"name": "Kept", "sampling": map[string]any{"temperature": 1}})
 	e.Must(nil, "presets.select", p.ID)
@@ -218,7 +218,7 @@ func TestPresetsRefusalsChangeNothing(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := e.Call(c.method, c.args...)
-		if hosttest.Code(err) != c.code || (c.msg != "" && !strings.Contains(err.Error(), c.msg)) {
+		if apptest.Code(err) != c.code || (c.msg != "" && !strings.Contains(err.Error(), c.msg)) {
 			t.Errorf("%s %v: %v, want %s containing %q", c.method, c.args, err, c.code, c.msg)
 		}
 	}
@@ -234,7 +234,7 @@ func TestPresetsRefusalsChangeNothing(t *testing.T) {
 // the same preset, under the next free name.
 func TestPresetsImportExport(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	raw, err := os.ReadFile(filepath.Join("..", "presets", "testdata", "st-roleplay.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +276,7 @@ func TestPresetsImportExport(t *testing.T) {
 	delete(q, "name")
 	delete(orig, "id")
 	delete(orig, "name")
-	hosttest.Eq(t, "export → import", q, orig)
+	apptest.Eq(t, "export → import", q, orig)
 	var list []presetSummaryDTO
 	e.Must(&list, "presets.list")
 	if len(list) != 3 || list[1].Name != "Slow burn" || list[2].Name != "Slow burn (2)" {

@@ -26,15 +26,23 @@ type Router struct {
 	largeSize int
 }
 
+// Option adjusts a router as NewRouter makes it.
+type Option func(*Router)
+
 // OnLargeCall has fn told of every call whose arguments or result reach
-// size bytes, after it ran: the app releases memory once they stop. Set it
-// before the router serves calls.
-func (r *Router) OnLargeCall(size int, fn func()) {
-	r.largeSize, r.largeCall = size, fn
+// size bytes, after it ran: the app releases memory once they stop.
+func OnLargeCall(size int, fn func()) Option {
+	return func(r *Router) { r.largeSize, r.largeCall = size, fn }
 }
 
 // NewRouter returns an empty router; Register adds methods.
-func NewRouter() *Router { return &Router{methods: map[string]Handler{}} }
+func NewRouter(opts ...Option) *Router {
+	r := &Router{methods: map[string]Handler{}}
+	for _, opt := range opts {
+		opt(r)
+	}
+	return r
+}
 
 // Register adds a method. Registering a name twice is a programming error.
 func (r *Router) Register(name string, h Handler) {

@@ -51,12 +51,11 @@ func TestRouterRecoversFromAPanickingHandler(t *testing.T) {
 // failed ones included, and of no other.
 func TestRouterLargeCalls(t *testing.T) {
 	t.Parallel()
-	r := NewRouter()
+	heard := 0
+	r := NewRouter(OnLargeCall(64, func() { heard++ }))
 	r.Register("test.echo", func(_ context.Context, a Args) (any, error) { return a.String(0, "s") })
 	r.Register("test.big", func(context.Context, Args) (any, error) { return strings.Repeat("x", 100), nil })
 	r.Register("test.fail", func(context.Context, Args) (any, error) { return nil, apperr.Invalid("no") })
-	heard := 0
-	r.OnLargeCall(64, func() { heard++ })
 	for _, c := range []struct {
 		method, args string
 		want         int

@@ -44,8 +44,8 @@ type Services struct {
 }
 
 // New returns a router with every ABI method registered.
-func New(s Services) *Router {
-	r := NewRouter()
+func New(s Services, opts ...Option) *Router {
+	r := NewRouter(opts...)
 	registerHost(r)
 	registerCharacters(r, s.Characters)
 	registerChats(r, s.Chats)

@@ -3,15 +3,15 @@ package host_test
 import (
 	"testing"
 
-	"hearth/backend/host/hosttest"
+	"hearth/backend/app/apptest"
 )
 
 // TestStateLifetime: chat state goes with its chat; character state follows
 // its card through a rename and goes with it.
 func TestStateLifetime(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
-	e.SetupChat(hosttest.Three()...)
+	e := apptest.NewEnv(t, nil)
+	e.SetupChat(apptest.Three()...)
 	e.Must(nil, "state.setChatState", e.ChatID, "a", 1)
 	e.Must(nil, "state.floorUpdate", e.ChatID, "fs", map[string]any{"x": 1}, nil)
 	e.Must(nil, "state.setCharacterState", e.Avatar, "cs", map[string]any{"voice": "soft"})
@@ -19,10 +19,10 @@ func TestStateLifetime(t *testing.T) {
 	e.Must(nil, "characters.update", e.Avatar, map[string]any{"name": "Sera"})
 	var cs any
 	e.Must(&cs, "state.getCharacterState", e.Avatar, "cs")
-	hosttest.Eq(t, "after a rename", cs, map[string]any{"voice": "soft"})
+	apptest.Eq(t, "after a rename", cs, map[string]any{"voice": "soft"})
 
 	e.Must(nil, "chat.delete", e.ChatID)
-	if _, err := e.Call("state.getChatState", e.ChatID, "a"); hosttest.Code(err) != "chat.not_found" {
+	if _, err := e.Call("state.getChatState", e.ChatID, "a"); apptest.Code(err) != "chat.not_found" {
 		t.Fatalf("state of a deleted chat: %v", err)
 	}
 	var leftovers int
@@ -30,7 +30,7 @@ func TestStateLifetime(t *testing.T) {
 		(SELECT COUNT(*) FROM floor_commits) + (SELECT COUNT(*) FROM floor_dirty)`).Scan(&leftovers); err != nil {
 		t.Fatal(err)
 	}
-	hosttest.Eq(t, "state rows left", leftovers, 0)
+	apptest.Eq(t, "state rows left", leftovers, 0)
 
 	e.Must(nil, "characters.delete", e.Avatar)
 	var again map[string]any

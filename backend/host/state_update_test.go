@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"hearth/backend/host/hosttest"
+	"hearth/backend/app/apptest"
 )
 
 // TestBeginUpdateRounds: a round on a namespace nobody holds starts at
@@ -14,8 +14,8 @@ import (
 // and a failed round leaves no lease behind.
 func TestBeginUpdateRounds(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
-	e.SetupChat(hosttest.Three()...)
+	e := apptest.NewEnv(t, nil)
+	e.SetupChat(apptest.Three()...)
 	e.Must(nil, "state.setChatState", e.ChatID, "counter", map[string]any{"n": 1})
 	e.Must(nil, "state.floorUpdate", e.ChatID, "fs", map[string]any{"x": 1}, nil)
 
@@ -26,7 +26,7 @@ func TestBeginUpdateRounds(t *testing.T) {
 	}
 	var first round
 	e.Must(&first, "state.beginUpdate", e.ChatID, "counter")
-	hosttest.Eq(t, "first round's value", string(first.Value), `{"n":1}`)
+	apptest.Eq(t, "first round's value", string(first.Value), `{"n":1}`)
 
 	// A second round waits for the first, and reads what it wrote.
 	second := make(chan round, 1)
@@ -50,7 +50,7 @@ func TestBeginUpdateRounds(t *testing.T) {
 		{e.ChatID, "fs__floor_log", "state.reserved_namespace"},
 	} {
 		for range 2 {
-			if _, err := e.Call("state.beginUpdate", c.chat, c.ns); hosttest.Code(err) != c.code {
+			if _, err := e.Call("state.beginUpdate", c.chat, c.ns); apptest.Code(err) != c.code {
 				t.Errorf("beginUpdate(%s, %s): %v, want %s", c.chat, c.ns, err, c.code)
 			}
 		}
@@ -61,7 +61,7 @@ func TestBeginUpdateRounds(t *testing.T) {
 	case err := <-failed:
 		t.Fatal(err)
 	case r := <-second:
-		hosttest.Eq(t, "second round's value", string(r.Value), `{"n":2}`)
+		apptest.Eq(t, "second round's value", string(r.Value), `{"n":2}`)
 		if r.Revision <= first.Revision || r.Lease == "" || r.Lease == first.Lease {
 			t.Errorf("second round: revision %d lease %q, after revision %d lease %q", r.Revision, r.Lease, first.Revision, first.Lease)
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"hearth/backend/host/hosttest"
+	"hearth/backend/app/apptest"
 )
 
 // TestWorldInfoSlowKeyIsReported follows docs/API.md's example: a regex
@@ -15,7 +15,7 @@ import (
 // and a save of the book tries it again.
 func TestWorldInfoSlowKeyIsReported(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	e.SetupChat(map[string]any{"is_user": true, "name": "User", "mes": strings.Repeat("a", 40)})
 	const slow = `/(a+a+)+(?=b)/`
 	book := map[string]any{"entries": map[string]any{

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"hearth/backend/app/apptest"
 	"hearth/backend/apperr"
 	"hearth/backend/events"
-	"hearth/backend/host/hosttest"
 )
 
 // TestWorldInfoLibraryAndActivation: a SillyTavern book imports and
@@ -19,7 +19,7 @@ import (
 // nothing.
 func TestWorldInfoLibraryAndActivation(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	e.SetupChat(map[string]any{"is_user": true, "name": "User", "mes": "Tell me about the kingdom of Eldoria."})
 	file, err := os.ReadFile(filepath.Join("..", "worldinfo", "testdata", "books", "st_eldoria.json"))
 	if err != nil {
@@ -195,7 +195,7 @@ func TestWorldInfoLibraryAndActivation(t *testing.T) {
 // onto a taken name changes none of them.
 func TestWorldInfoRenameKeepsBindings(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	e.SetupChat(map[string]any{"is_user": true, "name": "User", "mes": "Hello."})
 	book := map[string]any{"entries": map[string]any{"0": map[string]any{"uid": 0, "key": []string{"lantern"}, "content": "Blue."}}}
 	e.Must(nil, "worldinfo.save", "Old", book)
@@ -276,7 +276,7 @@ func TestWorldInfoRenameKeepsBindings(t *testing.T) {
 // and keys left out still work as before.
 func TestWorldInfoSettingsRefuseNull(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	e.Must(nil, "worldinfo.saveSettings", map[string]any{"globalSelect": []string{"Eldoria"}, "world_info_depth": 4, "world_info_budget": 30})
 	settings := func() string {
 		out, err := e.Call("worldinfo.getSettings")
@@ -290,7 +290,7 @@ func TestWorldInfoSettingsRefuseNull(t *testing.T) {
 	for _, key := range []string{"world_info_depth", "world_info_budget", "world_info_budget_cap", "world_info_min_activations",
 		"world_info_max_recursion_steps", "world_info_character_strategy", "world_info_recursive", "globalSelect"} {
 		_, err := e.CallRaw("worldinfo.saveSettings", `[{"world_info_include_names":false,"`+key+`":null}]`)
-		if hosttest.Code(err) != "validation.invalid_argument" || !strings.Contains(err.Error(), key+" must be") {
+		if apptest.Code(err) != "validation.invalid_argument" || !strings.Contains(err.Error(), key+" must be") {
 			t.Errorf("%s: null gave %v, want validation.invalid_argument naming it", key, err)
 		}
 		if ae := apperr.As(err); ae == nil || ae.Details["field"] != key {
@@ -324,7 +324,7 @@ func TestWorldInfoSettingsRefuseNull(t *testing.T) {
 // revision and its events as they were; null unbinds.
 func TestWorldInfoBindToChatNeedsItsBook(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	e.SetupChat()
 	e.Must(nil, "worldinfo.save", "Valley", map[string]any{"entries": map[string]any{}})
 	e.Must(nil, "worldinfo.bindToChat", e.ChatID, "Valley")
@@ -340,7 +340,7 @@ func TestWorldInfoBindToChatNeedsItsBook(t *testing.T) {
 		"empty name":    `["` + e.ChatID + `",""]`,
 		"not a name":    `["` + e.ChatID + `",3]`,
 	} {
-		if _, err := e.CallRaw("worldinfo.bindToChat", args); hosttest.Code(err) != "validation.invalid_argument" {
+		if _, err := e.CallRaw("worldinfo.bindToChat", args); apptest.Code(err) != "validation.invalid_argument" {
 			t.Errorf("%s: %v, want validation.invalid_argument", name, err)
 		}
 	}

@@ -56,10 +56,12 @@ func newEnv(t *testing.T) *env {
 		clock = clock.Add(time.Millisecond)
 		return clock
 	}
-	chars := characters.New(db, bus, files, now)
-	e := &env{t: t, db: db, bus: bus, chats: chats.New(db, bus, chars, now)}
+	chars := characters.New(db, bus, files, nil, now)
+	e := &env{t: t, db: db, bus: bus}
+	e.chats = chats.New(db, bus, chars, now, chats.Hooks{
+		UserName: func(ctx context.Context, chatID string) string { return e.svc.UserName(ctx, chatID) },
+	})
 	e.svc = New(db, bus, files, e.chats, now)
-	e.chats.UserName = e.svc.UserName
 	card, err := chars.Create(ctx, jsonx.Object{"name": json.RawMessage(`"Seraphina"`), "first_mes": json.RawMessage(`"Welcome, {{user}}."`)}, characters.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -56,9 +56,9 @@ func searchRigAt(t testing.TB, path string) *searchRig {
 	}
 	bus := events.NewBus()
 	t.Cleanup(func() { bus.Close(); db.Close() })
-	chars := characters.New(db, bus, files, time.Now)
-	r := &searchRig{t: t, s: New(db), chats: chats.New(db, bus, chars, time.Now), chars: chars, idx: NewIndexer(db), db: db}
-	r.chats.Index = r
+	chars := characters.New(db, bus, files, nil, time.Now)
+	r := &searchRig{t: t, s: New(db), chars: chars, idx: NewIndexer(db), db: db}
+	r.chats = chats.New(db, bus, chars, time.Now, chats.Hooks{Index: r})
 	r.idx.Start()
 	t.Cleanup(func() { r.idx.Close() })
 	return r

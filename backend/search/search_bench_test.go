@@ -162,8 +162,8 @@ func buildSearchBench() (*searchBench, error) {
 		return nil, err
 	}
 	bus := events.NewBus()
-	chars := characters.New(db, bus, files, time.Now)
-	fx := &searchBench{s: New(db), chats: chats.New(db, bus, chars, time.Now), chars: chars, db: db, docsOf: map[[2]string]int{}}
+	chars := characters.New(db, bus, files, nil, time.Now)
+	fx := &searchBench{s: New(db), chats: chats.New(db, bus, chars, time.Now, chats.Hooks{}), chars: chars, db: db, docsOf: map[[2]string]int{}}
 	lexicon := benchLexicon(20000)
 	for c := 0; c < searchBenchChats; c++ {
 		id, err := fx.chat(ctx, c)

@@ -36,20 +36,26 @@ type Service struct {
 	now    func() time.Time
 	engine *Engine
 	cache  bookCache
-	// Renamed, when set, runs inside a rename's transaction after the
-	// book's row and the global selection moved: the services that bind
-	// books by name (cards, chats, personas; wired by backend/app, which
-	// this package must not import) point their bindings at the new name,
-	// so a rename keeps every binding or none. Set it before first use.
-	Renamed func(ctx context.Context, tx *store.Tx, from, to string) error
+	hooks  Hooks
 	// ScanDeadline bounds each activation's scan (Input.Deadline); zero
 	// is ActivationDeadline. Set it before first use.
 	ScanDeadline time.Duration
 }
 
+// Hooks are what the lorebook service asks of services it must not import
+// (backend/app wires them). Each may be nil. They are given to NewService,
+// not set later, so a service is whole from its first call.
+type Hooks struct {
+	// Renamed runs inside a rename's transaction after the book's row and
+	// the global selection moved: the services that bind books by name
+	// (cards, chats, personas) point their bindings at the new name, so a
+	// rename keeps every binding or none.
+	Renamed func(ctx context.Context, tx *store.Tx, from, to string) error
+}
+
 // NewService returns the lorebook service.
-func NewService(db *store.Store, bus *events.Bus, now func() time.Time) *Service {
-	return &Service{db: db, bus: bus, now: now, engine: NewEngine()}
+func NewService(db *store.Store, bus *events.Bus, now func() time.Time, hooks Hooks) *Service {
+	return &Service{db: db, bus: bus, now: now, engine: NewEngine(), hooks: hooks}
 }
 
 // Summary is one row of worldinfo.list.
@@ -188,8 +194,8 @@ func (s *Service) Rename(ctx context.Context, from, to string) error {
 		if err := putSetting(ctx, tx, globalKey, sel); err != nil {
 			return err
 		}
-		if s.Renamed != nil {
-			if err := s.Renamed(ctx, tx, from, to); err != nil {
+		if s.hooks.Renamed != nil {
+			if err := s.hooks.Renamed(ctx, tx, from, to); err != nil {
 				return err
 			}
 		}
@@ -254,7 +260,7 @@ func truncateName(name string, n int) string {
 }
 
 // CloneForFork gives a chat being forked its own copy of the book name
-// its metadata binds (chats.Service.CloneLorebook, inside the fork's
+// its metadata binds (chats.Hooks.CloneLorebook, inside the fork's
 // transaction), named after the new chat. ok is false when no book of
 // that name exists: the reference is then kept as it is, as SillyTavern
 // keeps a missing book's name.

@@ -4,13 +4,13 @@ import (
 	"context"
 	"testing"
 
-	"hearth/backend/host/hosttest"
+	"hearth/backend/app/apptest"
 	"hearth/backend/transport/httpapi"
 )
 
 // overHTTP serves the scenario's app on a real loopback server and calls it
 // through POST /api/invoke.
-func overHTTP(e *hosttest.Env) hosttest.Invoker {
+func overHTTP(e *apptest.Env) apptest.Invoker {
 	srv, err := httpapi.New(httpapi.Config{Router: e.App.Router, Bus: e.App.Bus, Avatars: e.App.Characters, Addr: "127.0.0.1:0"})
 	if err != nil {
 		e.T.Fatalf("new server: %v", err)
@@ -27,24 +27,24 @@ func overHTTP(e *hosttest.Env) hosttest.Invoker {
 // transport: same results, same error codes, same events.
 func TestContractOverHTTP(t *testing.T) {
 	t.Parallel()
-	for name, scenarios := range map[string][]hosttest.Scenario{
-		"luker":      hosttest.LukerScenarios(),
-		"spindle":    hosttest.SpindleScenarios(),
-		"swipes":     hosttest.SwipeMetadataScenarios(),
-		"patch":      hosttest.PatchScenarios(),
-		"lifecycle":  hosttest.LifecycleScenarios(),
-		"characters": hosttest.CharacterScenarios(),
-		"depth":      hosttest.DepthScenarios(),
-		"state":      hosttest.StateScenarios(),
-		"branches":   hosttest.BranchScenarios(),
-		"jsonl":      hosttest.JsonlScenarios(),
-		"undo":       hosttest.UndoScenarios(),
-		"search":     hosttest.SearchScenarios(),
-		"generate":   hosttest.GenerateScenarios(),
+	for name, scenarios := range map[string][]apptest.Scenario{
+		"luker":      apptest.LukerScenarios(),
+		"spindle":    apptest.SpindleScenarios(),
+		"swipes":     apptest.SwipeMetadataScenarios(),
+		"patch":      apptest.PatchScenarios(),
+		"lifecycle":  apptest.LifecycleScenarios(),
+		"characters": apptest.CharacterScenarios(),
+		"depth":      apptest.DepthScenarios(),
+		"state":      apptest.StateScenarios(),
+		"branches":   apptest.BranchScenarios(),
+		"jsonl":      apptest.JsonlScenarios(),
+		"undo":       apptest.UndoScenarios(),
+		"search":     apptest.SearchScenarios(),
+		"generate":   apptest.GenerateScenarios(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			hosttest.Run(t, scenarios, overHTTP)
+			apptest.Run(t, scenarios, overHTTP)
 		})
 	}
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"hearth/backend/app/apptest"
 	"hearth/backend/apperr"
-	"hearth/backend/host/hosttest"
 	"hearth/backend/transport/httpapi"
 )
 
@@ -114,18 +114,18 @@ func (c *socketClient) Invoke(ctx context.Context, method string, rawArgs []byte
 // the event socket: same results, same error codes, same events.
 func TestContractOverEventSocket(t *testing.T) {
 	t.Parallel()
-	for name, scenarios := range map[string][]hosttest.Scenario{
-		"luker":      hosttest.LukerScenarios(),
-		"spindle":    hosttest.SpindleScenarios(),
-		"state":      hosttest.StateScenarios(),
-		"lifecycle":  hosttest.LifecycleScenarios(),
-		"characters": hosttest.CharacterScenarios(),
-		"depth":      hosttest.DepthScenarios(),
-		"patch":      hosttest.PatchScenarios(),
+	for name, scenarios := range map[string][]apptest.Scenario{
+		"luker":      apptest.LukerScenarios(),
+		"spindle":    apptest.SpindleScenarios(),
+		"state":      apptest.StateScenarios(),
+		"lifecycle":  apptest.LifecycleScenarios(),
+		"characters": apptest.CharacterScenarios(),
+		"depth":      apptest.DepthScenarios(),
+		"patch":      apptest.PatchScenarios(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			hosttest.Run(t, scenarios, func(e *hosttest.Env) hosttest.Invoker {
+			apptest.Run(t, scenarios, func(e *apptest.Env) apptest.Invoker {
 				srv, err := httpapi.New(httpapi.Config{Router: e.App.Router, Bus: e.App.Bus, Addr: "127.0.0.1:0"})
 				if err != nil {
 					e.T.Fatalf("new server: %v", err)
@@ -146,7 +146,7 @@ func TestContractOverEventSocket(t *testing.T) {
 // turns through the lease and end at exactly 4,000, none conflicting.
 func TestStateRoundsOnOneSocket(t *testing.T) {
 	t.Parallel()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	e.SetupChat()
 	srv, err := httpapi.New(httpapi.Config{Router: e.App.Router, Bus: e.App.Bus, Addr: "127.0.0.1:0"})
 	if err != nil {

@@ -6,16 +6,16 @@ import (
 	"testing"
 	"time"
 
+	"hearth/backend/app/apptest"
 	"hearth/backend/events"
-	"hearth/backend/host/hosttest"
 	pt "hearth/backend/providers/providertest"
 )
 
 // generationEnv is an app served over loopback HTTP with a scripted
 // OpenAI-compatible model server selected as its connection.
-func generationEnv(t *testing.T) (*hosttest.Env, *pt.Server) {
+func generationEnv(t *testing.T) (*apptest.Env, *pt.Server) {
 	t.Helper()
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	e.Invoker = overHTTP(e)
 	e.SetupChat(map[string]any{"is_user": true, "mes": "Where am I?"})
 	srv := pt.NewOpenAI()

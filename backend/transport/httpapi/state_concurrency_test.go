@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"hearth/backend/app/apptest"
 	"hearth/backend/apperr"
-	"hearth/backend/host/hosttest"
 	"hearth/backend/transport/httpapi"
 )
 
@@ -76,7 +76,7 @@ func TestUpdateChatStateLosesNothing(t *testing.T) {
 const concurrencyToken = "concurrency-launch-token"
 
 func countToThousand(t *testing.T, plainWriters int) {
-	e := hosttest.NewEnv(t, nil)
+	e := apptest.NewEnv(t, nil)
 	e.SetupChat()
 	url := func() string {
 		srv, err := httpapi.New(httpapi.Config{Router: e.App.Router, Bus: e.App.Bus, Avatars: e.App.Characters, Addr: "127.0.0.1:0", Token: concurrencyToken})

@@ -4,15 +4,15 @@
 // its extension prompts — normalises the seed's input forms, and turns
 // the event stream into subscribe()'s ordered delivery (agent-subscribe.ts).
 import { subscribeRun, type SubscribeDeps } from './agent-subscribe';
+import { bind } from './bind';
 import { HostError } from './errors';
 import type { ExtensionPrompts, ExtensionPromptWire } from './extension-prompts';
 import type { Call } from './host';
 import type {
   AgentApi,
   AgentProfilesApi,
-  AgentReadEventsInput,
-  AgentReadEventsResult,
   AgentRunEvent,
+  AgentRunHandle,
   AgentSkillInstallInput,
   AgentSkillsApi,
   AgentSubscribeOptions,
@@ -97,16 +97,16 @@ function profileDocument(input: unknown): unknown {
 
 function createProfilesApi(call: Call): AgentProfilesApi {
   return Object.freeze({
-    list: () => call('agent.profiles.list'),
-    load: (input: unknown) => call('agent.profiles.load', profileId(input)),
+    ...bind<AgentProfilesApi>(call, 'agent.profiles')(['list']),
+    load: (input: unknown) => call('agent.profiles.load', profileId(input)) as ReturnType<AgentProfilesApi['load']>,
     async save(input: unknown) {
       await call('agent.profiles.save', profileDocument(input));
     },
     async delete(input: unknown) {
       await call('agent.profiles.delete', profileId(input));
     },
-    diagnose: (input: unknown) => call('agent.profiles.diagnose', profileId(input)),
-  }) as AgentProfilesApi;
+    diagnose: (input: unknown) => call('agent.profiles.diagnose', profileId(input)) as ReturnType<AgentProfilesApi['diagnose']>,
+  });
 }
 
 /** base64 encodes bytes for the host (JSON carries a skill file's content as base64). */
@@ -127,43 +127,38 @@ async function fileData(data: unknown): Promise<string> {
 
 function createSkillsApi(call: Call): AgentSkillsApi {
   return Object.freeze({
-    list: () => call('agent.skills.list'),
-    read: (name: string) => call('agent.skills.read', name),
+    ...bind<AgentSkillsApi>(call, 'agent.skills')(['list', 'read']),
     async install(input: AgentSkillInstallInput) {
       const files = await Promise.all((input?.files ?? []).map(async (f) => ({ path: f.path, data: await fileData(f.data) })));
-      return call('agent.skills.install', { files, replace: input?.replace === true });
+      return call('agent.skills.install', { files, replace: input?.replace === true }) as ReturnType<AgentSkillsApi['install']>;
     },
-  }) as AgentSkillsApi;
+  });
 }
+
+/** The agent.* host methods api.agent forwards as they are called. */
+const AGENT_METHODS = ['cancel', 'readEvents', 'readWorkspaceFile', 'listWorkspaceFiles', 'getRun', 'listCheckpoints', 'readDiff', 'rollback'] as const;
 
 /** createAgentApi returns the frozen api.agent. */
 export function createAgentApi(call: Call, deps: AgentApiDeps): AgentApi {
-  const readEvents = (input: AgentReadEventsInput) => call('agent.readEvents', input) as Promise<AgentReadEventsResult>;
-  const subscribeDeps: SubscribeDeps = { ...deps, readEvents };
+  const host = bind<AgentApi>(call, 'agent')(AGENT_METHODS);
+  const subscribeDeps: SubscribeDeps = { ...deps, readEvents: host.readEvents };
   return Object.freeze({
+    ...host,
     async startRunFromLegacyGenerate(input?: unknown) {
       const i = input === undefined || input === null ? {} : input;
-      if (!isRecord(i)) return call('agent.startRunFromLegacyGenerate', i);
-      return call('agent.startRunFromLegacyGenerate', await withPrompts(deps.prompts, await withChat(call, deps, i)));
+      if (!isRecord(i)) return call('agent.startRunFromLegacyGenerate', i) as Promise<AgentRunHandle>;
+      return call('agent.startRunFromLegacyGenerate', await withPrompts(deps.prompts, await withChat(call, deps, i))) as Promise<AgentRunHandle>;
     },
     async startRunWithPromptSnapshot(input: unknown) {
-      if (!isRecord(input)) return call('agent.startRunWithPromptSnapshot', input);
-      return call('agent.startRunWithPromptSnapshot', await withChat(call, deps, input));
+      if (!isRecord(input)) return call('agent.startRunWithPromptSnapshot', input) as Promise<AgentRunHandle>;
+      return call('agent.startRunWithPromptSnapshot', await withChat(call, deps, input)) as Promise<AgentRunHandle>;
     },
     subscribe: (runId: string, handler: (event: AgentRunEvent) => void, options?: AgentSubscribeOptions) => subscribeRun(subscribeDeps, runId, handler, options),
-    cancel: (runId: string) => call('agent.cancel', runId),
-    readEvents,
-    readWorkspaceFile: (input: unknown) => call('agent.readWorkspaceFile', input),
-    listWorkspaceFiles: (input: unknown) => call('agent.listWorkspaceFiles', input),
-    listRuns: (input?: unknown) => call('agent.listRuns', input ?? {}),
-    getRun: (runId: string) => call('agent.getRun', runId),
-    listCheckpoints: (runId: string) => call('agent.listCheckpoints', runId),
-    readDiff: (input: unknown) => call('agent.readDiff', input),
-    rollback: (input: unknown) => call('agent.rollback', input),
+    listRuns: (input?: unknown) => call('agent.listRuns', input ?? {}) as ReturnType<AgentApi['listRuns']>,
     async approveToolCall(input: unknown) {
       await call('agent.approveToolCall', input);
     },
     profiles: createProfilesApi(call),
     skills: createSkillsApi(call),
-  }) as unknown as AgentApi;
+  });
 }

@@ -1,7 +1,7 @@
 // api.characters: the characters.* host methods, plus avatarUrl, which
 // needs no call: the browser server and the desktop asset handler both
 // serve avatar images under the same path.
-import { bind } from './api-chat';
+import { bind } from './bind';
 import type { Call } from './host';
 import type { CharactersApi } from './types';
 
@@ -15,7 +15,7 @@ export function avatarUrl(avatar: string): string {
 /** createCharactersApi returns the frozen api.characters. */
 export function createCharactersApi(call: Call): CharactersApi {
   return Object.freeze({
-    ...bind(call, 'characters', CHARACTER_METHODS),
+    ...bind<CharactersApi>(call, 'characters')(CHARACTER_METHODS),
     avatarUrl,
-  }) as unknown as CharactersApi;
+  });
 }

@@ -1,6 +1,7 @@
 // api.chat: thin calls onto the host router ("chat.get" with the same
 // positional arguments), plus the window-local parts that never reach the
 // backend (select/current/loaded).
+import { bind } from './bind';
 import type { ChatCache, SelectOptions } from './chat-cache';
 import { HostError } from './errors';
 import type { Call } from './host';
@@ -43,16 +44,6 @@ const CHAT_METHODS = [
   'search',
 ] as const;
 
-/** bind makes one forwarding function per host method of namespace. */
-export function bind(call: Call, namespace: string, names: readonly string[]): Record<string, (...args: unknown[]) => Promise<unknown>> {
-  const out: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
-  for (const name of names) {
-    const method = `${namespace}.${name}`;
-    out[name] = (...args) => call(method, ...args);
-  }
-  return out;
-}
-
 /**
  * createBranch makes the branch in the backend and, unless options.open is
  * false, opens it in this window (SillyTavern's branch auto-open). It
@@ -70,8 +61,8 @@ async function createBranch(call: Call, cache: ChatCache, chatId: string, index:
  * as "clear the duration" (HOST-ABI §0: a wrong value is an error, and a
  * failed call changes nothing).
  */
-async function updateMessage(call: Call, args: unknown[]): Promise<unknown> {
-  const patch = args[2];
+async function updateMessage(call: Call, args: Parameters<ChatApi['updateMessage']>): Promise<void> {
+  const patch: unknown = args[2];
   if (typeof patch === 'object' && patch !== null) {
     const reasoning = (patch as { reasoning?: unknown }).reasoning;
     if (typeof reasoning === 'object' && reasoning !== null) {
@@ -83,18 +74,18 @@ async function updateMessage(call: Call, args: unknown[]): Promise<unknown> {
       }
     }
   }
-  return call('chat.updateMessage', ...args);
+  return call('chat.updateMessage', ...args) as Promise<void>;
 }
 
 /** createChatApi returns the frozen api.chat over the host and this window's cache. */
 export function createChatApi(call: Call, cache: ChatCache): ChatApi {
   return Object.freeze({
-    ...bind(call, 'chat', CHAT_METHODS),
-    updateMessage: (...args: unknown[]) => updateMessage(call, args),
+    ...bind<ChatApi>(call, 'chat')(CHAT_METHODS),
+    updateMessage: (...args: Parameters<ChatApi['updateMessage']>) => updateMessage(call, args),
     createBranch: (chatId: string, index: number, options?: BranchOptions) => createBranch(call, cache, chatId, index, options),
     select: (chatId: string | null, options?: SelectOptions) => cache.select(chatId, options),
     current: () => cache.current(),
     uploadMedia: (file: MediaUpload) => uploadMedia(call, file),
     loaded: () => cache.loaded(),
-  }) as unknown as ChatApi;
+  });
 }

@@ -16,19 +16,19 @@ export function createGenerateApi(call: Call, prompts: ExtensionPrompts): Genera
   }
   return Object.freeze({
     async start(options: GenerateOptions) {
-      return call('generate.start', await withPrompts(options));
+      return call('generate.start', await withPrompts(options)) as ReturnType<GenerateApi['start']>;
     },
     async run(options: GenerateOptions) {
-      return call('generate.run', await withPrompts(options));
+      return call('generate.run', await withPrompts(options)) as ReturnType<GenerateApi['run']>;
     },
     async dryRun(options: GenerateOptions) {
-      return call('generate.dryRun', await withPrompts(options));
+      return call('generate.dryRun', await withPrompts(options)) as ReturnType<GenerateApi['dryRun']>;
     },
     stop(generationId?: string) {
-      return generationId === undefined ? call('generate.stop') : call('generate.stop', generationId);
+      return (generationId === undefined ? call('generate.stop') : call('generate.stop', generationId)) as ReturnType<GenerateApi['stop']>;
     },
-    status(generationId?: string) {
-      return generationId === undefined ? call('generate.status') : call('generate.status', generationId);
-    },
-  }) as GenerateApi;
+    // One function for status's two overloads (every generation, or one).
+    status: ((generationId?: string) =>
+      generationId === undefined ? call('generate.status') : call('generate.status', generationId)) as GenerateApi['status'],
+  });
 }

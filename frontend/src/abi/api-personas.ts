@@ -3,14 +3,14 @@
 // already names the new persona when save, delete, setActive, setDefault
 // or lockToChat resolves (PERSONA_CHANGED and CHAT_METADATA_UPDATED, which
 // may arrive after the answer, bring other windows along).
-import { bind } from './api-chat';
+import { bind } from './bind';
 import type { ChatCache } from './chat-cache';
 import type { Call } from './host';
 import type { PersonaCache } from './persona-cache';
 import type { PersonaLock, PersonasApi } from './types';
 
-const READ_METHODS = ['list', 'get', 'active', 'effective'] as const;
-const WRITE_METHODS = ['save', 'delete', 'setActive', 'setDefault'] as const;
+/** The personas.* host methods; the writes among them are wrapped to reload the persona cache. */
+const PERSONA_METHODS = ['list', 'get', 'active', 'effective', 'save', 'delete', 'setActive', 'setDefault', 'lockToChat'] as const;
 
 /** PersonasApiDeps are what api.personas keeps in step after a write. */
 export interface PersonasApiDeps {
@@ -22,22 +22,29 @@ export interface PersonasApiDeps {
 
 /** createPersonasApi returns the frozen api.personas. */
 export function createPersonasApi(call: Call, deps: PersonasApiDeps): PersonasApi {
-  const api: Record<string, (...args: unknown[]) => Promise<unknown>> = bind(call, 'personas', READ_METHODS);
-  for (const name of WRITE_METHODS) {
-    api[name] = async (...args) => {
-      const out = await call(`personas.${name}`, ...args);
+  const host = bind<PersonasApi>(call, 'personas')(PERSONA_METHODS);
+  /** reloading makes a write resolve once this window's persona cache has re-read the personas. */
+  const reloading =
+    <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const out = await write(...args);
       // The write stands even if the re-read fails; PERSONA_CHANGED retries it.
       await deps.personas.load().catch((err: unknown) => console.warn('Hearth: could not reload the personas', err));
       return out;
     };
-  }
-  api.lockToChat = async (...args) => {
-    const out = (await call('personas.lockToChat', ...args)) as PersonaLock;
-    const chatId = args[0];
-    if (typeof chatId === 'string' && deps.cache.current()?.chatId === chatId) {
-      await deps.cache.waitFor(chatId, out.revision, deps.settleMs);
-    }
-    return out;
-  };
-  return Object.freeze(api) as unknown as PersonasApi;
+  return Object.freeze({
+    ...host,
+    save: reloading(host.save),
+    delete: reloading(host.delete),
+    setActive: reloading(host.setActive),
+    setDefault: reloading(host.setDefault),
+    async lockToChat(...args: Parameters<PersonasApi['lockToChat']>): Promise<PersonaLock> {
+      const out = await host.lockToChat(...args);
+      const chatId: unknown = args[0];
+      if (typeof chatId === 'string' && deps.cache.current()?.chatId === chatId) {
+        await deps.cache.waitFor(chatId, out.revision, deps.settleMs);
+      }
+      return out;
+    },
+  });
 }

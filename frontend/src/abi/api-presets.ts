@@ -1,7 +1,7 @@
 // api.presets: the presets.* host methods (HOST-ABI §6): samplers, context
 // size, reply budget and prompt order, plus SillyTavern preset import and
 // export. The built-in preset 'default' is always there and read-only.
-import { bind } from './api-chat';
+import { bind } from './bind';
 import type { Call } from './host';
 import type { PresetsApi } from './types';
 
@@ -9,5 +9,5 @@ const PRESET_METHODS = ['list', 'get', 'save', 'delete', 'import', 'export', 'sa
 
 /** createPresetsApi returns the frozen api.presets. */
 export function createPresetsApi(call: Call): PresetsApi {
-  return Object.freeze(bind(call, 'presets', PRESET_METHODS)) as unknown as PresetsApi;
+  return Object.freeze(bind<PresetsApi>(call, 'presets')(PRESET_METHODS));
 }

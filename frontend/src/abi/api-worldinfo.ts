@@ -1,7 +1,7 @@
 // api.worldinfo: the worldinfo.* host methods (HOST-ABI §5): the lorebook
 // library in SillyTavern's worlds/*.json format, the World Info settings and
 // global selection, a chat's bound book and its last activation.
-import { bind } from './api-chat';
+import { bind } from './bind';
 import type { Call } from './host';
 import type { WorldInfoApi } from './types';
 
@@ -22,5 +22,5 @@ const WORLDINFO_METHODS = [
 
 /** createWorldInfoApi returns the frozen api.worldinfo. */
 export function createWorldInfoApi(call: Call): WorldInfoApi {
-  return Object.freeze(bind(call, 'worldinfo', WORLDINFO_METHODS)) as unknown as WorldInfoApi;
+  return Object.freeze(bind<WorldInfoApi>(call, 'worldinfo')(WORLDINFO_METHODS));
 }

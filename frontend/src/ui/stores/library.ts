@@ -4,7 +4,7 @@
 // the run goes on there even if the window closes.
 import { get, writable, type Readable } from 'svelte/store';
 import type { EventPayload, HearthAbi } from '../../abi/types';
-import type { LibraryExportSummary, LibraryImportSummary, LibraryProgress } from '../../abi/types-library';
+import type { LibraryExportSummary, LibraryImportSummary } from '../../abi/types-library';
 import { applyProgress, fieldError, finishPhases, initialPhases, type FieldError, type LibraryOp, type PhaseState } from '../lib/library';
 import { eventType } from '../lib/events';
 
@@ -27,18 +27,13 @@ export interface LibraryRunStore extends Readable<LibraryRun> {
 export function createLibraryRun(hearth: Pick<HearthAbi, 'api'>, op: LibraryOp): LibraryRunStore {
   const state = writable<LibraryRun>({ status: 'idle' });
 
+  /** onProgress reads a LIBRARY_PROGRESS payload (LibraryProgress), checking each field, as it comes off the wire. */
   function onProgress(payload: EventPayload): void {
-    const p = payload as unknown as Partial<LibraryProgress>;
-    if (p?.op !== op || typeof p.phase !== 'string') return;
-    state.update((s) =>
-      s.status === 'running'
-        ? {
-            ...s,
-            phases: applyProgress(s.phases, { phase: p.phase!, done: Number(p.done) || 0, total: Number(p.total) || 0 }),
-            current: typeof p.current === 'string' ? p.current : '',
-          }
-        : s,
-    );
+    const phase = payload.phase;
+    if (payload.op !== op || typeof phase !== 'string') return;
+    const progress = { phase, done: Number(payload.done) || 0, total: Number(payload.total) || 0 };
+    const current = typeof payload.current === 'string' ? payload.current : '';
+    state.update((s) => (s.status === 'running' ? { ...s, phases: applyProgress(s.phases, progress), current } : s));
   }
 
   return {

@@ -1,9 +1,13 @@
-// Package hosttest runs host-API contract scenarios against any transport:
-// the in-process router or HTTP. Each scenario gets a fresh data dir with a
-// real SQLite database, a character and a chat, calls one method and checks
-// its result, its error code, the events it published and — for failures —
-// that nothing changed.
-package hosttest
+// Package apptest runs host-API contract scenarios against a whole app
+// through any transport: the in-process router or HTTP. Each scenario gets
+// a fresh data dir with a real SQLite database, a character and a chat,
+// calls one method and checks its result, its error code, the events it
+// published and — for failures — that nothing changed.
+//
+// It lives under backend/app, not backend/host, because it opens a whole
+// app (app.Open) and app imports host: imports point down the layers
+// (backend/layers_test.go), and only test packages import this one.
+package apptest
 
 import (
 	"context"

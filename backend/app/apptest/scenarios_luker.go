@@ -1,4 +1,4 @@
-package hosttest
+package apptest
 
 import (
 	"encoding/json"
