@@ -1,5 +1,5 @@
 // The start screen's first-run checklist (stores/first-run): connect a
-// model (the checklist's Connections… and Test), create a character, chat
+// model (the checklist's Add a connection… and Test), create a character, chat
 // until the character replies. Each step ticks itself off from the app's
 // state, and the list goes once all are done, for good; put away on a
 // phone, it stays away after a reload.
@@ -59,7 +59,7 @@ describe('the first-run checklist', () => {
     await screenshot(page, 'first-run-start');
 
     // 1. A connection, added from the checklist's own button.
-    await list.getByRole('button', { name: 'Connections…' }).click();
+    await list.getByRole('button', { name: 'Add a connection…' }).click();
     const dialog = page.getByRole('dialog', { name: /^(Connections|Add connection)$/ });
     await dialog.getByRole('button', { name: 'Add connection' }).click();
     await dialog.getByLabel('Name').fill('Scripted');
@@ -70,6 +70,7 @@ describe('the first-run checklist', () => {
     await dialog.getByRole('button', { name: 'Done' }).click();
     await waitFor(async () => (await steps(list))[0] === 'Connect a model (done)', 'the connection step ticked');
     await list.getByText('Replies come from Scripted').waitFor();
+    await list.getByRole('button', { name: 'Change connection…' }).waitFor();
     await list.getByRole('button', { name: 'Test' }).click();
     await list.getByRole('status').filter({ hasText: 'Connected · 1 model' }).waitFor();
     await screenshot(page, 'first-run-connected');
