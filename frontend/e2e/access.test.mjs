@@ -18,7 +18,7 @@ const PASSWORD = 'lan session password';
 
 /** openLibrary opens the SillyTavern library dialog from the character list. */
 async function openLibrary(page) {
-  await page.getByRole('button', { name: 'Import or export…' }).click();
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
   await page.getByRole('menuitem', { name: /^SillyTavern library…/ }).click();
   const dialog = page.getByRole('dialog', { name: 'SillyTavern library' });
   await dialog.waitFor();

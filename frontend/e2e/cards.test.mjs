@@ -1,5 +1,5 @@
 // Character card files through the UI (API.md "Card files"): "Character
-// cards…" in the "Import or export…" menu takes PNG, JSON and CHARX cards
+// cards…" in the "Import" menu takes PNG, JSON and CHARX cards
 // from the file chooser (several at once, with "Importing n of m…" while it
 // works) and card files dropped on the character list (a drop target shows
 // while they are dragged over it);
@@ -99,7 +99,7 @@ describe('character cards in the UI', () => {
   const env = useHearth({ before, after });
   let page;
   let pageCalls;
-  const importButton = () => page.getByRole('button', { name: 'Import or export…' });
+  const importButton = () => page.getByRole('button', { name: 'Import', exact: true });
 
   before(async () => {
     const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -293,7 +293,7 @@ describe('character cards in the UI', () => {
       await phone.goto(pageUrl(env.server.url));
       await phone.waitForFunction(() => typeof window.__HEARTH__ === 'object' && window.__HEARTH__ !== null);
       await phone.evaluate(() => window.__HEARTH__.ready);
-      const button = phone.getByRole('button', { name: 'Import or export…' });
+      const button = phone.getByRole('button', { name: 'Import', exact: true });
       // The phone opens on one pane; go back to the character list from wherever it is.
       await waitFor(
         async () => {
@@ -307,8 +307,8 @@ describe('character cards in the UI', () => {
         'the character list with its Import menu',
         { interval: 250 },
       );
-      for (const name of ['Import or export…', 'New character']) {
-        const box = await phone.getByRole('button', { name }).boundingBox();
+      for (const name of ['Import', 'New character']) {
+        const box = await phone.getByRole('button', { name, exact: true }).boundingBox();
         assert.ok(box.width >= 43.5 && box.height >= 43.5, `${name} is ${box.width}×${box.height}`);
         assert.ok(box.x >= 0 && box.x + box.width <= 390, `${name} is on screen`);
       }
@@ -368,7 +368,7 @@ describe('character cards in the UI', () => {
     try {
       await tablet.goto(pageUrl(env.server.url));
       await tablet.evaluate(() => window.__HEARTH__.ready);
-      const button = tablet.getByRole('button', { name: 'Import or export…' });
+      const button = tablet.getByRole('button', { name: 'Import', exact: true });
       await button.waitFor();
       const rail = await tablet.locator('aside.sidebar').boundingBox();
       const box = await button.boundingBox();

@@ -252,6 +252,18 @@ export async function screenshot(page, name) {
   return path;
 }
 
+/**
+ * fromMoreSettings picks item (a name or a pattern: "Presets…", "Lorebooks…",
+ * "Switch to light theme"…) from the menu under the character list header's
+ * "More settings" button; tap: by touch.
+ */
+export async function fromMoreSettings(page, item, { tap = false } = {}) {
+  const button = page.getByRole('button', { name: 'More settings' });
+  await (tap ? button.tap() : button.click());
+  const entry = page.getByRole('menuitem', { name: item });
+  await (tap ? entry.tap() : entry.click());
+}
+
 /** message locates the row of the message at index (MessageRow's aria-label). */
 export function messageRow(page, index) {
   return page.locator(`article[aria-label^="Message ${index} from "]`);

@@ -15,7 +15,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { launchBrowser, openApp, repoRoot, screenshot, startHearth, tapCalls, useHearth, waitFor } from './harness.mjs';
+import { fromMoreSettings, launchBrowser, openApp, repoRoot, screenshot, startHearth, tapCalls, useHearth, waitFor } from './harness.mjs';
 
 const FIXTURE = join(repoRoot, 'backend/library/testdata/default-user');
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -101,7 +101,7 @@ async function holdProgress(context) {
 
 /** openLibrary opens the Import menu and picks item (tap on a touch screen). */
 async function openLibrary(page, item, touch = false) {
-  const button = page.getByRole('button', { name: 'Import or export…' });
+  const button = page.getByRole('button', { name: 'Import', exact: true });
   await (touch ? button.tap() : button.click());
   const entry = page.getByRole('menuitem', { name: item });
   await (touch ? entry.tap() : entry.click());
@@ -146,11 +146,11 @@ describe('the SillyTavern library screen', () => {
   it('imports a SillyTavern folder with progress by phase, a summary and the failed items; the character list fills', async () => {
     const folder = libraryCopy(join(tmp, 'st'));
     await page.getByText('No characters yet').waitFor();
-    await page.getByRole('button', { name: 'Import or export…' }).click();
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
     const items = await page.getByRole('menuitem').allInnerTexts();
     assert.deepEqual(
       items.map((t) => t.split('\n')[0]),
-      ['Character cards…', 'SillyTavern library…', 'Export library for SillyTavern…'],
+      ['Character cards…', 'SillyTavern library…'],
     );
     await still(page);
     await screenshot(page, 'library-desktop-menu');
@@ -274,8 +274,13 @@ describe('the SillyTavern library screen', () => {
   });
 
   it('exports the library as a SillyTavern user folder, and refuses a folder that is not empty', async () => {
+    // The export is in the header's More settings menu; it opens the dialog on its tab.
     const dialog = page.getByRole('dialog', { name: 'SillyTavern library' });
-    await dialog.getByRole('tab', { name: 'Export for SillyTavern' }).click();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    await fromMoreSettings(page, /^Export library for SillyTavern…/);
+    await dialog.waitFor();
+    assert.equal(await dialog.getByRole('tab', { name: 'Export for SillyTavern' }).getAttribute('aria-selected'), 'true');
     const field = dialog.getByRole('textbox', { name: 'Export into the folder' });
     await dialog.getByText('An empty or new folder').waitFor();
     mkdirSync(join(tmp, 'export'));

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { messageRow, openApp, repoRoot, screenshot, useHearth, waitFor } from './harness.mjs';
+import { fromMoreSettings, messageRow, openApp, repoRoot, screenshot, useHearth, waitFor } from './harness.mjs';
 
 const FIXTURE = join(repoRoot, 'backend/worldinfo/testdata/books/st_eldoria.json');
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -65,7 +65,7 @@ describe('lorebooks in the UI', () => {
   }
 
   it('creates a book, adds entries with their fields, and saves', async () => {
-    await page.getByRole('button', { name: 'Lorebooks' }).click();
+    await fromMoreSettings(page, /^Lorebooks…/);
     await dialog().getByRole('heading', { name: 'Lorebooks' }).waitFor();
     await dialog().getByText('No lorebooks yet.', { exact: false }).waitFor();
     await screenshot(page, 'lorebooks-empty');
@@ -133,7 +133,7 @@ describe('lorebooks in the UI', () => {
   it('keeps all of it across a reload, and asks before unsaved changes are lost', async () => {
     await page.reload();
     await page.evaluate(() => window.__HEARTH__.ready);
-    await page.getByRole('button', { name: 'Lorebooks' }).click();
+    await fromMoreSettings(page, /^Lorebooks…/);
     await dialog().getByRole('button', { name: 'Open Valley' }).click();
     await dialog().getByRole('heading', { name: 'Valley' }).waitFor();
     // Highest order first: The Falls is shown.
@@ -215,7 +215,7 @@ describe('lorebooks in the UI', () => {
     await reply.locator('details.lore').getByText('The Falls').waitFor();
     assert.match(await reply.locator('details.lore').textContent(), /The Falls\s*· Valley · in the chat at depth/);
     await screenshot(page, 'lorebooks-reply');
-    await page.getByRole('button', { name: 'Lorebooks' }).click();
+    await fromMoreSettings(page, /^Lorebooks…/);
     await dialog().getByRole('heading', { name: 'Lorebooks' }).waitFor();
   });
 
@@ -298,7 +298,7 @@ describe('lorebooks in the UI', () => {
       for (const back of ['Back to chats', 'Back to characters']) {
         await phone.getByRole('button', { name: back }).click({ timeout: 2000 }).catch(() => {});
       }
-      await phone.getByRole('button', { name: 'Lorebooks' }).click();
+      await fromMoreSettings(phone, /^Lorebooks…/);
       await dialog(phone).getByRole('heading', { name: 'Lorebooks' }).waitFor();
       // (once its opening animation is over)
       await waitFor(async () => {

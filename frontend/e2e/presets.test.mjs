@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openApp, repoRoot, screenshot, useHearth, waitFor } from './harness.mjs';
+import { fromMoreSettings, openApp, repoRoot, screenshot, useHearth, waitFor } from './harness.mjs';
 
 const FIXTURE = join(repoRoot, 'backend/presets/testdata/st-roleplay.json');
 
@@ -30,7 +30,7 @@ describe('presets in the UI', () => {
   const names = (p = page) => order(p).locator(':scope > li .name').evaluateAll((els) => els.map((e) => e.firstChild?.textContent?.trim()));
 
   it('imports a SillyTavern preset and shows what did not carry over', async () => {
-    await page.getByRole('button', { name: 'Presets' }).click();
+    await fromMoreSettings(page, /^Presets…/);
     const builtin = dialog().getByRole('listitem').filter({ hasText: 'Default' });
     await builtin.getByText('In use').waitFor();
     await screenshot(page, 'presets-list');
@@ -91,7 +91,7 @@ describe('presets in the UI', () => {
   it('keeps all of it across a reload', async () => {
     await page.reload();
     await page.evaluate(() => window.__HEARTH__.ready);
-    await page.getByRole('button', { name: 'Presets' }).click();
+    await fromMoreSettings(page, /^Presets…/);
     const item = dialog().getByRole('listitem').filter({ hasText: 'st-roleplay' });
     await item.getByText('In use').waitFor();
     await item.getByRole('button', { name: 'Edit st-roleplay' }).click();
@@ -127,7 +127,7 @@ describe('presets in the UI', () => {
   it('fits a phone screen', async () => {
     const phone = await openApp(env.browser, env.server.url, { theme: 'light', viewport: { width: 390, height: 844 } });
     try {
-      await phone.getByRole('button', { name: 'Presets' }).click();
+      await fromMoreSettings(phone, /^Presets…/);
       await dialog(phone).getByRole('listitem').filter({ hasText: 'Default' }).waitFor();
       await screenshot(phone, 'presets-phone-list');
       await dialog(phone).getByRole('button', { name: 'New preset' }).click();

@@ -4,7 +4,7 @@
 // window.__HEARTH__. Also: untrusted message HTML renders inert.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { messageRow, openApp, pngImage, screenshot, useHearth, waitFor } from './harness.mjs';
+import { fromMoreSettings, messageRow, openApp, pngImage, screenshot, useHearth, waitFor } from './harness.mjs';
 
 describe('the UI in a browser', () => {
   const env = useHearth({ before, after });
@@ -210,11 +210,11 @@ describe('the UI in a browser', () => {
     await page.mouse.move(0, 0);
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
     await screenshot(page, 'ui-chat-dark');
-    await page.getByRole('button', { name: 'Switch to light theme' }).click();
+    await fromMoreSettings(page, 'Switch to light theme');
     await waitFor(() => page.evaluate(() => document.documentElement.dataset.theme === 'light'), 'the light theme');
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     await screenshot(page, 'ui-chat-light');
-    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+    await fromMoreSettings(page, 'Switch to dark theme');
     await waitFor(() => page.evaluate(() => document.documentElement.dataset.theme === 'dark'), 'the dark theme again');
   });
 });

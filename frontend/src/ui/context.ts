@@ -6,6 +6,7 @@ import type { ChatViewStore } from './stores/chat';
 import type { ChatListStore } from './stores/chats';
 import type { ConfirmStore } from './stores/confirm';
 import type { ConnectionStore } from './stores/connections';
+import type { FirstRunStore } from './stores/first-run';
 import type { LayoutStore } from './stores/layout';
 import type { PersonaStore } from './stores/personas';
 import type { PresetStore } from './stores/presets';
@@ -25,6 +26,8 @@ export interface AppContext {
   connections: ConnectionStore;
   personas: PersonaStore;
   presets: PresetStore;
+  /** firstRun is the start screen's checklist (connect a model, a character, a reply). */
+  firstRun: FirstRunStore;
 }
 
 const KEY = Symbol('hearth.app');

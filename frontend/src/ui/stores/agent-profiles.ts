@@ -9,6 +9,7 @@ import { describeError } from '../lib/errors';
 import type { ProfileDoc } from '../lib/agent-profile-edit';
 import { errorField } from '../lib/agent-profile-edit';
 import { eventType } from '../lib/events';
+import { createListStore } from './list-store';
 import type { ToastStore } from './toasts';
 
 /** SaveError is why a save failed: the field the backend named and every issue it listed. */
@@ -45,40 +46,29 @@ function issuesOf(err: unknown): AgentProfileIssue[] {
 
 export function createProfileStore(hearth: HearthAbi, toasts: ToastStore): ProfileStore {
   const api = hearth.api.agent.profiles;
-  const list = writable<AgentProfileSummary[]>([]);
   const broken = writable<{ id: string; issues: AgentProfileIssue[] }[]>([]);
-  const loading = writable(false);
-
-  async function load(): Promise<void> {
-    loading.set(true);
-    try {
+  const store = createListStore<AgentProfileSummary>({
+    toasts,
+    keyOf: (p) => p.id,
+    shown: agentErrorText,
+    readFailure: 'Could not load the agent profiles',
+    async read() {
       const res = await api.list();
-      list.set(res.profiles);
       broken.set(res.issues ?? []);
-    } catch (err) {
-      toasts.error(agentErrorText(err), 'Could not load the agent profiles');
-    } finally {
-      loading.set(false);
-    }
-  }
+      return res.profiles;
+    },
+  });
+  const { load } = store;
 
   return {
-    list,
+    list: store.list,
     broken,
-    loading,
+    loading: store.loading,
     load,
     async get(id) {
-      try {
-        const res = await api.load(id);
-        if (!res.profile) {
-          toasts.error({ code: 'agent.profile_not_found', message: `There is no profile “${id}”.` }, 'Could not open the profile');
-          return null;
-        }
-        return res.profile as ProfileDoc;
-      } catch (err) {
-        toasts.error(agentErrorText(err), 'Could not open the profile');
-        return null;
-      }
+      const res = await store.attempt('Could not open the profile', () => api.load(id));
+      if (res && !res.profile) toasts.error({ code: 'agent.profile_not_found', message: `There is no profile “${id}”.` }, 'Could not open the profile');
+      return (res?.profile as ProfileDoc | undefined) ?? null;
     },
     async save(doc) {
       try {
@@ -90,24 +80,12 @@ export function createProfileStore(hearth: HearthAbi, toasts: ToastStore): Profi
         return { code: e.code, message: e.message, field: errorField(err), issues: issuesOf(err) };
       }
     },
-    async remove(id) {
-      try {
+    remove: (id) =>
+      store.succeeds('Could not delete the profile', async () => {
         await api.delete(id);
         await load();
-        return true;
-      } catch (err) {
-        toasts.error(agentErrorText(err), 'Could not delete the profile');
-        return false;
-      }
-    },
-    async diagnose(id) {
-      try {
-        return await api.diagnose(id);
-      } catch (err) {
-        toasts.error(agentErrorText(err), 'Could not check the profile');
-        return null;
-      }
-    },
+      }),
+    diagnose: (id) => store.attempt('Could not check the profile', () => api.diagnose(id)),
     start() {
       return hearth.api.events.on(eventType(hearth, 'AGENT_PROFILES_CHANGED'), () => void load());
     },

@@ -3,6 +3,7 @@
 // returned for the dialog to show beside the connection.
 import { writable, type Readable } from 'svelte/store';
 import type { Connection, ConnectionInput, ConnectionTest, HearthAbi } from '../../abi/types';
+import { createListStore } from './list-store';
 import type { ToastAction, ToastStore } from './toasts';
 
 /** FIXED_IN_CONNECTIONS lists the failures a person fixes in the Connections dialog. */
@@ -40,68 +41,52 @@ export interface ConnectionStore {
   closeDialog(): void;
 }
 
+/** byName orders connections by name, in any case. */
+function byName(list: Connection[]): Connection[] {
+  return [...list].sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }));
+}
+
 export function createConnectionStore(hearth: HearthAbi, toasts: ToastStore): ConnectionStore {
-  const list = writable<Connection[]>([]);
   const activeId = writable<string | null>(null);
-  const loading = writable(false);
   const dialogOpen = writable(false);
   const api = hearth.api.connections;
-
-  async function load(): Promise<void> {
-    loading.set(true);
-    try {
+  const store = createListStore<Connection>({
+    toasts,
+    keyOf: (c) => c.id,
+    sort: byName,
+    readFailure: 'Could not load the connections',
+    async read() {
       const [all, active] = await Promise.all([api.list(), api.active()]);
-      list.set(all);
       activeId.set(active?.id ?? null);
-    } catch (err) {
-      toasts.error(err, 'Could not load the connections');
-    } finally {
-      loading.set(false);
-    }
-  }
+      return all;
+    },
+  });
 
   return {
-    list,
+    list: store.list,
     activeId,
-    loading,
-    load,
+    loading: store.loading,
+    load: store.load,
     dialogOpen,
     openDialog: () => dialogOpen.set(true),
     closeDialog: () => dialogOpen.set(false),
-    async save(input) {
-      try {
+    save: (input) =>
+      store.attempt('Could not save the connection', async () => {
         const saved = await api.save(input);
-        list.update((all) => {
-          const rest = all.filter((c) => c.id !== saved.id);
-          return [...rest, saved].sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }));
-        });
+        store.put(saved);
         return saved;
-      } catch (err) {
-        toasts.error(err, 'Could not save the connection');
-        return null;
-      }
-    },
-    async remove(id) {
-      try {
+      }),
+    remove: (id) =>
+      store.succeeds('Could not delete the connection', async () => {
         await api.delete(id);
-        list.update((all) => all.filter((c) => c.id !== id));
+        store.drop(id);
         activeId.update((cur) => (cur === id ? null : cur));
-        return true;
-      } catch (err) {
-        toasts.error(err, 'Could not delete the connection');
-        return false;
-      }
-    },
-    async select(id) {
-      try {
+      }),
+    select: (id) =>
+      store.succeeds('Could not switch the connection', async () => {
         const active = await api.select(id);
         activeId.set(active?.id ?? null);
-        return true;
-      } catch (err) {
-        toasts.error(err, 'Could not switch the connection');
-        return false;
-      }
-    },
+      }),
     async test(id) {
       try {
         return await api.test(id);
@@ -110,13 +95,6 @@ export function createConnectionStore(hearth: HearthAbi, toasts: ToastStore): Co
         return { ok: false, error: { code: typeof e?.code === 'string' ? e.code : 'internal', message: String(e?.message ?? err) } };
       }
     },
-    async models(id) {
-      try {
-        return await api.models(id);
-      } catch (err) {
-        toasts.error(err, 'Could not list the models');
-        return [];
-      }
-    },
+    models: async (id) => (await store.attempt('Could not list the models', () => api.models(id))) ?? [],
   };
 }

@@ -8,6 +8,7 @@ import { get, writable, type Readable } from 'svelte/store';
 import type { HearthAbi, WorldInfoActivation, WorldInfoBook } from '../../abi/types';
 import type { ActivationLike, ChatLore } from '../lib/lorebook-activation';
 import { eventType } from '../lib/events';
+import { createListStore } from './list-store';
 import type { ToastStore } from './toasts';
 
 /** BookSummary is one row of worldinfo.list. */
@@ -93,100 +94,76 @@ function codeOf(err: unknown): string {
 
 export function createLorebookStore(hearth: HearthAbi, toasts: ToastStore): LorebookStore {
   const api = hearth.api.worldinfo;
-  const list = writable<BookSummary[]>([]);
   const settings = writable<WorldInfoSettings | null>(null);
-  const loading = writable(false);
   const lastScan = writable<{ chatId: string; activation: WorldInfoActivation } | null>(null);
   const lastChange = writable<BookChange | null>(null);
+  const store = createListStore<BookSummary>({
+    toasts,
+    keyOf: (b) => b.name,
+    sort: sortBooks,
+    readFailure: 'Could not list the lorebooks',
+    read: async () => sortBooks(await api.list()),
+  });
+  const { list } = store;
 
   /** upsert puts a book's row in the list (a save or import seen here, before its event). */
   function upsert(name: string, entries: number): void {
     const now = Date.now();
-    list.update((all) => {
-      const old = all.find((b) => b.name === name);
-      return sortBooks([...all.filter((b) => b.name !== name), { name, entries, createdAt: old?.createdAt ?? now, updatedAt: now }]);
-    });
+    const old = get(list).find((b) => b.name === name);
+    store.put({ name, entries, createdAt: old?.createdAt ?? now, updatedAt: now });
   }
 
-  async function refreshList(): Promise<void> {
+  /** outcome runs a call whose error the caller shows itself. */
+  async function outcome(call: () => Promise<unknown>): Promise<Outcome> {
     try {
-      list.set(sortBooks(await api.list()));
-    } catch (err) {
-      toasts.error(err, 'Could not list the lorebooks');
+      await call();
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error };
     }
   }
 
   async function refreshSettings(): Promise<void> {
-    try {
-      settings.set(await api.getSettings());
-    } catch (err) {
-      toasts.error(err, 'Could not read the World Info settings');
-    }
+    const s = await store.attempt('Could not read the World Info settings', () => api.getSettings());
+    if (s) settings.set(s);
   }
 
   return {
     list,
     settings,
-    loading,
+    loading: store.loading,
     lastScan,
     lastChange,
     async load() {
-      loading.set(true);
-      try {
-        await Promise.all([refreshList(), refreshSettings()]);
-      } finally {
-        loading.set(false);
-      }
+      await store.whileLoading(Promise.all([store.refresh(), refreshSettings()]));
     },
-    async get(name) {
-      try {
-        return await api.get(name);
-      } catch (err) {
-        toasts.error(err, `Could not open “${name}”`);
-        return null;
-      }
-    },
-    async save(name, book) {
-      try {
+    get: (name) => store.attempt(`Could not open “${name}”`, () => api.get(name)),
+    save: (name, book) =>
+      outcome(async () => {
         await api.save(name, book);
         upsert(name, Object.keys(book.entries).length);
-        return { ok: true };
-      } catch (error) {
-        return { ok: false, error };
-      }
-    },
+      }),
     async create(name) {
       if (get(list).some((b) => b.name === name)) return { ok: false, error: nameTaken(name) };
-      try {
+      return outcome(async () => {
         await api.save(name, { entries: {} });
         upsert(name, 0);
-        return { ok: true };
-      } catch (error) {
-        return { ok: false, error };
-      }
+      });
     },
     async rename(from, to) {
       if (from === to) return { ok: true };
       if (get(list).some((b) => b.name === to)) return { ok: false, error: nameTaken(to) };
-      try {
+      return outcome(async () => {
         await api.rename(from, to);
         list.update((all) => sortBooks(all.map((b) => (b.name === from ? { ...b, name: to } : b))));
         settings.update((s) => (s ? { ...s, globalSelect: s.globalSelect.map((n) => (n === from ? to : n)) } : s));
-        return { ok: true };
-      } catch (error) {
-        return { ok: false, error };
-      }
+      });
     },
-    async remove(name) {
-      try {
+    remove: (name) =>
+      store.succeeds(`Could not delete “${name}”`, async () => {
         await api.delete(name);
-        list.update((all) => all.filter((b) => b.name !== name));
-        return true;
-      } catch (err) {
-        toasts.error(err, `Could not delete “${name}”`);
-        return false;
-      }
-    },
+        store.drop(name);
+      }),
     async importFile(fileName, text, replace = false) {
       try {
         const res = await api.importBook({ fileName, text, replace });
@@ -199,43 +176,18 @@ export function createLorebookStore(hearth: HearthAbi, toasts: ToastStore): Lore
       }
     },
     async saveBook(name) {
-      try {
-        const r = await api.saveBook(name);
-        return r.saved ? r.path : null;
-      } catch (err) {
-        toasts.error(err, `Could not export “${name}”`);
-        return null;
-      }
+      const r = await store.attempt(`Could not export “${name}”`, () => api.saveBook(name));
+      return r?.saved ? r.path : null;
     },
-    async exportBook(name) {
-      try {
-        return await api.exportBook(name);
-      } catch (err) {
-        toasts.error(err, `Could not export “${name}”`);
-        return null;
-      }
-    },
+    exportBook: (name) => store.attempt(`Could not export “${name}”`, () => api.exportBook(name)),
     async setGlobal(name, on) {
       const cur = get(settings)?.globalSelect ?? [];
       const next = on ? [...cur.filter((n) => n !== name), name] : cur.filter((n) => n !== name);
-      try {
-        settings.set(await api.saveSettings({ globalSelect: next }));
-        return true;
-      } catch (err) {
-        toasts.error(err, 'Could not change the global lorebooks');
-        return false;
-      }
+      return store.succeeds('Could not change the global lorebooks', async () => settings.set(await api.saveSettings({ globalSelect: next })));
     },
-    async saveSettings(patch) {
-      try {
-        settings.set(await api.saveSettings(patch));
-        return { ok: true };
-      } catch (error) {
-        return { ok: false, error };
-      }
-    },
-    async chatInfo(chatId, avatar) {
-      try {
+    saveSettings: (patch) => outcome(async () => settings.set(await api.saveSettings(patch))),
+    chatInfo: (chatId, avatar) =>
+      store.attempt('Could not read the chat’s lorebooks', async () => {
         const [chat, character, persona] = await Promise.all([
           hearth.api.chat.get(chatId),
           avatar ? hearth.api.characters.get(avatar).catch(() => null) : Promise.resolve(null),
@@ -251,42 +203,16 @@ export function createLorebookStore(hearth: HearthAbi, toasts: ToastStore): Lore
           personaWorld: typeof persona?.lorebook === 'string' ? persona.lorebook : '',
           globalSelect: get(settings)?.globalSelect ?? [],
         };
-      } catch (err) {
-        toasts.error(err, 'Could not read the chat’s lorebooks');
-        return null;
-      }
-    },
-    async bindToChat(chatId, name) {
-      try {
-        await api.bindToChat(chatId, name);
-        return true;
-      } catch (err) {
-        toasts.error(err, name ? `Could not bind “${name}” to the chat` : 'Could not unbind the chat’s lorebook');
-        return false;
-      }
-    },
-    async dryRun(chatId) {
-      try {
-        const snap = await hearth.api.generate.dryRun({ chatId });
-        return snap.worldInfoActivation;
-      } catch (err) {
-        toasts.error(err, 'Could not check what would activate');
-        return null;
-      }
-    },
-    async lastActivation(chatId) {
-      try {
-        return await api.lastActivation(chatId);
-      } catch (err) {
-        toasts.error(err, 'Could not read the last activation');
-        return null;
-      }
-    },
+      }),
+    bindToChat: (chatId, name) =>
+      store.succeeds(name ? `Could not bind “${name}” to the chat` : 'Could not unbind the chat’s lorebook', () => api.bindToChat(chatId, name)),
+    dryRun: async (chatId) => (await store.attempt('Could not check what would activate', () => hearth.api.generate.dryRun({ chatId })))?.worldInfoActivation ?? null,
+    lastActivation: (chatId) => store.attempt('Could not read the last activation', () => api.lastActivation(chatId)),
     start() {
       const stops = [
         hearth.api.events.on(eventType(hearth, 'WORLDINFO_UPDATED'), (p) => {
           if (typeof p.name === 'string') lastChange.set({ name: p.name, oldName: typeof p.oldName === 'string' ? p.oldName : undefined, op: String(p.op ?? '') });
-          void refreshList();
+          void store.refresh();
           if (p.op === 'rename') void refreshSettings();
         }),
         hearth.api.events.on(eventType(hearth, 'WORLDINFO_SETTINGS_UPDATED'), () => void refreshSettings()),

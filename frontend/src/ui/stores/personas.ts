@@ -6,6 +6,7 @@
 import { derived, writable, type Readable } from 'svelte/store';
 import type { HearthAbi, Persona, PersonaInput } from '../../abi/types';
 import { eventType } from '../lib/events';
+import { createListStore } from './list-store';
 import type { ToastStore } from './toasts';
 
 export interface PersonaStore {
@@ -38,13 +39,24 @@ export function sortPersonas(list: Persona[]): Persona[] {
 }
 
 export function createPersonaStore(hearth: HearthAbi, toasts: ToastStore): PersonaStore {
-  const list = writable<Persona[]>([]);
   const activeId = writable<string | null>(null);
   const defaultId = writable<string | null>(null);
   const lockValue = writable<unknown>(undefined);
   const chatId = writable<string | null>(null);
-  const loading = writable(false);
   const api = hearth.api.personas;
+  const store = createListStore<Persona>({
+    toasts,
+    keyOf: (p) => p.id,
+    sort: sortPersonas,
+    readFailure: 'Could not load the personas',
+    async read() {
+      const all = await api.list();
+      activeId.set(all.find((p) => p.isActive)?.id ?? null);
+      defaultId.set(all.find((p) => p.isDefault)?.id ?? null);
+      return sortPersonas(all);
+    },
+  });
+  const { list, load } = store;
 
   const lockedId = derived([list, lockValue], ([$list, $lock]) => (typeof $lock === 'string' && $list.some((p) => p.id === $lock) ? $lock : null));
   const current = derived([list, activeId, defaultId, lockedId], ([$list, $active, $default, $locked]) => {
@@ -52,37 +64,10 @@ export function createPersonaStore(hearth: HearthAbi, toasts: ToastStore): Perso
     return find($locked) ?? find($active) ?? find($default) ?? null;
   });
 
-  function apply(all: Persona[]): void {
-    list.set(sortPersonas(all));
-    activeId.set(all.find((p) => p.isActive)?.id ?? null);
-    defaultId.set(all.find((p) => p.isDefault)?.id ?? null);
-  }
-
-  async function load(): Promise<void> {
-    loading.set(true);
-    try {
-      apply(await api.list());
-    } catch (err) {
-      toasts.error(err, 'Could not load the personas');
-    } finally {
-      loading.set(false);
-    }
-  }
-
   /** readLock reads the open chat and its lock from the ABI. */
   function readLock(): void {
     chatId.set(hearth.api.chat.current()?.chatId ?? null);
     lockValue.set(hearth.getContext().chatMetadata?.persona);
-  }
-
-  async function attempt(what: string, fn: () => Promise<unknown>): Promise<boolean> {
-    try {
-      await fn();
-      return true;
-    } catch (err) {
-      toasts.error(err, what);
-      return false;
-    }
   }
 
   return {
@@ -92,43 +77,37 @@ export function createPersonaStore(hearth: HearthAbi, toasts: ToastStore): Perso
     chatId,
     lockedId,
     current,
-    loading,
+    loading: store.loading,
     load,
-    async save(input) {
-      try {
+    save: (input) =>
+      store.attempt('Could not save the persona', async () => {
         const saved = await api.save(input);
-        list.update((all) => sortPersonas([...all.filter((p) => p.id !== saved.id), saved]));
+        store.put(saved);
         return saved;
-      } catch (err) {
-        toasts.error(err, 'Could not save the persona');
-        return null;
-      }
-    },
-    async remove(id) {
-      const ok = await attempt('Could not delete the persona', () => api.delete(id));
-      if (ok) {
-        list.update((all) => all.filter((p) => p.id !== id));
+      }),
+    remove: (id) =>
+      store.succeeds('Could not delete the persona', async () => {
+        await api.delete(id);
+        store.drop(id);
         activeId.update((cur) => (cur === id ? null : cur));
         defaultId.update((cur) => (cur === id ? null : cur));
         readLock();
-      }
-      return ok;
-    },
-    async setActive(id) {
-      const ok = await attempt('Could not switch the persona', () => api.setActive(id));
-      if (ok) activeId.set(id);
-      return ok;
-    },
-    async setDefault(id) {
-      const ok = await attempt('Could not set the default persona', () => api.setDefault(id));
-      if (ok) defaultId.set(id);
-      return ok;
-    },
-    async lock(chatId, id) {
-      const ok = await attempt(id === null ? 'Could not unlock the chat' : 'Could not lock the persona to this chat', () => api.lockToChat(chatId, id));
-      if (ok) readLock();
-      return ok;
-    },
+      }),
+    setActive: (id) =>
+      store.succeeds('Could not switch the persona', async () => {
+        await api.setActive(id);
+        activeId.set(id);
+      }),
+    setDefault: (id) =>
+      store.succeeds('Could not set the default persona', async () => {
+        await api.setDefault(id);
+        defaultId.set(id);
+      }),
+    lock: (chatId, id) =>
+      store.succeeds(id === null ? 'Could not unlock the chat' : 'Could not lock the persona to this chat', async () => {
+        await api.lockToChat(chatId, id);
+        readLock();
+      }),
     start() {
       void load();
       readLock();

@@ -2,9 +2,10 @@
 // use, and the calls behind its buttons. Failures become toasts; the
 // calls resolve null/false then. Once started, the active preset follows
 // OAI_PRESET_CHANGED_AFTER, so another window's choice shows here too.
-import { writable, type Readable } from 'svelte/store';
+import { get, writable, type Readable } from 'svelte/store';
 import type { HearthAbi, Preset, PresetExport, PresetImportResult, PresetInput, PresetSummary } from '../../abi/types';
 import { eventType } from '../lib/events';
+import { createListStore } from './list-store';
 import type { ToastStore } from './toasts';
 
 /** DEFAULT_PRESET is the built-in preset's id; it is always listed first. */
@@ -46,11 +47,22 @@ function summaryOf(p: Preset, active: boolean, old?: PresetSummary): PresetSumma
 }
 
 export function createPresetStore(hearth: HearthAbi, toasts: ToastStore): PresetStore {
-  const list = writable<PresetSummary[]>([]);
   const activeId = writable<string>(DEFAULT_PRESET);
-  const loading = writable(false);
   const api = hearth.api.presets;
   let active = DEFAULT_PRESET;
+  const store = createListStore<PresetSummary>({
+    toasts,
+    keyOf: (s) => s.id,
+    sort: sortSummaries,
+    readFailure: 'Could not load the presets',
+    async read() {
+      const all = await api.list();
+      active = all.find((s) => s.active)?.id ?? DEFAULT_PRESET;
+      activeId.set(active);
+      return sortSummaries(all).map((s) => (s.active === (s.id === active) ? s : { ...s, active: s.id === active }));
+    },
+  });
+  const { list } = store;
 
   function setActive(id: string): void {
     active = id;
@@ -58,93 +70,40 @@ export function createPresetStore(hearth: HearthAbi, toasts: ToastStore): Preset
     list.update((all) => all.map((s) => (s.active === (s.id === id) ? s : { ...s, active: s.id === id })));
   }
 
-  async function load(): Promise<void> {
-    loading.set(true);
-    try {
-      const all = await api.list();
-      list.set(sortSummaries(all));
-      setActive(all.find((s) => s.active)?.id ?? DEFAULT_PRESET);
-    } catch (err) {
-      toasts.error(err, 'Could not load the presets');
-    } finally {
-      loading.set(false);
-    }
-  }
-
   return {
     list,
     activeId,
-    loading,
-    load,
-    async get(id) {
-      try {
-        return await api.get(id);
-      } catch (err) {
-        toasts.error(err, 'Could not read the preset');
-        return null;
-      }
-    },
-    async save(input) {
-      try {
+    loading: store.loading,
+    load: store.load,
+    get: (id) => store.attempt('Could not read the preset', () => api.get(id)),
+    save: (input) =>
+      store.attempt('Could not save the preset', async () => {
         const saved = await api.save(input);
-        list.update((all) => {
-          const old = all.find((s) => s.id === saved.id);
-          return sortSummaries([...all.filter((s) => s.id !== saved.id), summaryOf(saved, saved.id === active, old)]);
-        });
+        store.put(summaryOf(saved, saved.id === active, get(list).find((s) => s.id === saved.id)));
         return saved;
-      } catch (err) {
-        toasts.error(err, 'Could not save the preset');
-        return null;
-      }
-    },
-    async remove(id) {
-      try {
+      }),
+    remove: (id) =>
+      store.succeeds('Could not delete the preset', async () => {
         await api.delete(id);
-        list.update((all) => all.filter((s) => s.id !== id));
+        store.drop(id);
         if (active === id) setActive(DEFAULT_PRESET);
-        return true;
-      } catch (err) {
-        toasts.error(err, 'Could not delete the preset');
-        return false;
-      }
-    },
-    async select(id) {
-      try {
+      }),
+    select: (id) =>
+      store.succeeds('Could not switch the preset', async () => {
         const p = await api.select(id);
         setActive(p.id);
-        return true;
-      } catch (err) {
-        toasts.error(err, 'Could not switch the preset');
-        return false;
-      }
-    },
-    async importFile(fileName, text) {
-      try {
+      }),
+    importFile: (fileName, text) =>
+      store.attempt(`Could not import ${fileName}`, async () => {
         const res = await api.import({ fileName, json: text });
-        list.update((all) => sortSummaries([...all, summaryOf(res.preset, false)]));
+        store.put(summaryOf(res.preset, false));
         return res;
-      } catch (err) {
-        toasts.error(err, `Could not import ${fileName}`);
-        return null;
-      }
+      }),
+    savePreset: async (id) => {
+      const r = await store.attempt('Could not export the preset', () => api.saveFile(id));
+      return r?.saved ? r.path : null;
     },
-    async savePreset(id) {
-      try {
-        const r = await api.saveFile(id);
-        return r.saved ? r.path : null;
-      } catch (err) {
-        toasts.error(err, 'Could not export the preset');
-        return null;
-      }
-    },
-    async exportPreset(id) {
-      try {
-        return await api.export(id);
-      } catch (err) {
-        toasts.error(err, 'Could not export the preset');
-        return null;
-      }
-    },
+    exportPreset: (id) => store.attempt('Could not export the preset', () => api.export(id)),
     start() {
       const type = eventType(hearth, 'OAI_PRESET_CHANGED_AFTER');
       return hearth.api.events.on(type, (payload) => {
