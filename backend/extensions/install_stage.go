@@ -71,13 +71,14 @@ func (s *Service) stage(ctx context.Context, src Source) (*staged, error) {
 		if !filepath.IsAbs(src.Path) {
 			return nil, apperr.Invalid("path must be absolute")
 		}
+		read := filepath.Clean(src.Path)
 		if s.allow != nil {
-			if err := s.allow(src.Path); err != nil {
+			if read, err = s.allow(src.Path); err != nil {
 				return nil, err
 			}
 		}
 		st.kind, st.value, st.name = "path", filepath.Clean(src.Path), filepath.Base(filepath.Clean(src.Path))
-		files, err = readFolder(st.value)
+		files, err = readFolder(read)
 	case src.URL != "":
 		var data []byte
 		var name string

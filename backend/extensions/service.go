@@ -34,9 +34,10 @@ type Options struct {
 	Now func() time.Time
 	// Fetcher downloads URL installs (NewFetcher's defaults when nil).
 	Fetcher *Fetcher
-	// AllowPath says whether a { path } install may read the folder
-	// (nil: any). `hearth serve` confines it as it does library imports.
-	AllowPath func(path string) error
+	// ReadPath checks that a { path } install may read the folder and
+	// returns the path to read (nil: any, as given). `hearth serve`
+	// confines it as it does library imports.
+	ReadPath func(path string) (string, error)
 }
 
 // Service installs extensions and keeps their registry and storage.
@@ -46,12 +47,15 @@ type Service struct {
 	dir   string
 	now   func() time.Time
 	fetch *Fetcher
-	allow func(string) error
+	allow func(string) (string, error)
 }
 
 // New returns the service over db, installing packages under opts.Dir.
+// What a crash left in the staging folder is removed: only one process
+// has a data dir open, so no install is under way.
 func New(db *store.Store, bus *events.Bus, opts Options) *Service {
-	s := &Service{db: db, bus: bus, dir: opts.Dir, now: opts.Now, fetch: opts.Fetcher, allow: opts.AllowPath}
+	_ = os.RemoveAll(filepath.Join(opts.Dir, ".staging"))
+	s := &Service{db: db, bus: bus, dir: opts.Dir, now: opts.Now, fetch: opts.Fetcher, allow: opts.ReadPath}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -307,10 +311,10 @@ func (s *Service) setAside(target string) error {
 	if err != nil {
 		return err
 	}
+	defer os.RemoveAll(tmp)
 	if err := os.Rename(target, filepath.Join(tmp, "old")); err != nil {
 		return fmt.Errorf("set aside %s: %w", target, err)
 	}
-	go os.RemoveAll(tmp)
 	return nil
 }
 

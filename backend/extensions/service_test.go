@@ -255,3 +255,25 @@ func TestListOrderAndBlocked(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallOverLeftovers: a package folder with no registry row (a
+// crash between the rename and the commit) is replaced by an install,
+// and a new service clears what a crash left in staging.
+func TestInstallOverLeftovers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	os.MkdirAll(filepath.Join(e.dir, "mood", "stale"), 0o700)
+	os.MkdirAll(filepath.Join(e.dir, ".staging", "x123", "pkg"), 0o700)
+	New(e.db, nil, Options{Dir: e.dir})
+	dir := writeTree(t, "m", map[string]string{"manifest.json": sandboxManifest, "index.html": "", "x.js": ""})
+	if _, err := e.svc.Install(ctx, Source{Path: dir}, InstallOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "mood", "stale")); !os.IsNotExist(err) {
+		t.Errorf("the leftover folder's files stayed: %v", err)
+	}
+	if dirs, rows := e.installed(); len(dirs) != 1 || rows != 1 {
+		t.Errorf("installed %v, %d rows", dirs, rows)
+	}
+}
