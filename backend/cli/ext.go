@@ -125,8 +125,8 @@ func extSource(arg string) (extensions.Source, error) {
 	if !strings.HasSuffix(strings.ToLower(abs), ".zip") {
 		return extensions.Source{}, usageError{msg: fmt.Sprintf("%s is neither a folder nor a .zip file", arg)}
 	}
-	if fi.Size() > extensions.MaxDownloadBytes {
-		return extensions.Source{}, fmt.Errorf("%s is larger than %d MiB", arg, extensions.MaxDownloadBytes>>20)
+	if fi.Size() > extensions.MaxUploadBytes {
+		return extensions.Source{}, fmt.Errorf("%s is larger than %d MiB", arg, extensions.MaxUploadBytes>>20)
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {

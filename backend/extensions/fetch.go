@@ -20,6 +20,9 @@ import (
 // download, few redirects, and no read that stalls.
 const (
 	MaxDownloadBytes = 50 << 20
+	// MaxUploadBytes bounds a zip uploaded as base64: its text must fit
+	// in one call of the HTTP transport (64 MiB, with room for the rest).
+	MaxUploadBytes = 46 << 20
 	MaxRedirects     = 5
 	connectTimeout   = 15 * time.Second
 	readTimeout      = 30 * time.Second

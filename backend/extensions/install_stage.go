@@ -92,8 +92,8 @@ func (s *Service) stage(ctx context.Context, src Source) (*staged, error) {
 		if !strings.HasSuffix(strings.ToLower(src.FileName), ".zip") {
 			return nil, apperr.Invalid("fileName must name a .zip file")
 		}
-		if len(src.Base64) > base64.StdEncoding.EncodedLen(MaxDownloadBytes) {
-			return nil, badPackage(src.FileName, "is larger than %d MiB", MaxDownloadBytes>>20)
+		if len(src.Base64) > base64.StdEncoding.EncodedLen(MaxUploadBytes) {
+			return nil, badPackage(src.FileName, "is larger than %d MiB", MaxUploadBytes>>20)
 		}
 		data, derr := base64.StdEncoding.DecodeString(src.Base64)
 		if derr != nil {
