@@ -23,10 +23,10 @@ const (
 	// MaxUploadBytes bounds a zip uploaded as base64: its text must fit
 	// in one call of the HTTP transport (64 MiB, with room for the rest).
 	MaxUploadBytes = 46 << 20
-	MaxRedirects     = 5
-	connectTimeout   = 15 * time.Second
-	readTimeout      = 30 * time.Second
-	totalTimeout     = 5 * time.Minute
+	MaxRedirects   = 5
+	connectTimeout = 15 * time.Second
+	readTimeout    = 30 * time.Second
+	totalTimeout   = 5 * time.Minute
 )
 
 // Fetcher downloads packages over https.
