@@ -167,12 +167,18 @@ func readFolder(dir string) ([]pkgFile, error) {
 		return nil, badPackage(filepath.Base(dir), "is not a folder")
 	}
 	var files []pkgFile
+	entries := 0
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return badPackage(rel(dir, p), "cannot be read")
 		}
 		if p == dir {
 			return nil
+		}
+		// Folders count too, so a tree of empty folders is not walked
+		// without end (a { path } of "/", say).
+		if entries++; entries > 2*MaxPackageFiles {
+			return badPackage(filepath.Base(dir), "holds more than %d files and folders", 2*MaxPackageFiles)
 		}
 		name := rel(dir, p)
 		t := d.Type()

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,4 +109,17 @@ func FuzzReadZip(f *testing.F) {
 			t.Fatalf("the temp dir's parent holds %d entries", len(parent))
 		}
 	})
+}
+
+func TestReadFolderBoundsTheWalk(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i := 0; i <= 2*MaxPackageFiles; i++ {
+		if err := os.Mkdir(filepath.Join(dir, "d"+strconv.Itoa(i)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := readFolder(dir); apperr.CodeOf(err) != CodeInvalidPackage {
+		t.Fatalf("a folder of %d empty folders: %v", 2*MaxPackageFiles+1, err)
+	}
 }
