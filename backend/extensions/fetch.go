@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"syscall"
 	"time"
 
 	"hearth/backend/apperr"
@@ -37,21 +38,18 @@ type Fetcher struct {
 }
 
 // NewFetcher returns a fetcher using client's transport, or, when nil,
-// one with connect, TLS and header timeouts. Redirects are held to
-// MaxRedirects, each to https.
+// one with connect, TLS and header timeouts that connects only to public
+// addresses (publicDial) or to the environment's proxy. Redirects are
+// held to MaxRedirects, each to https.
 func NewFetcher(client *http.Client) *Fetcher {
-	c := &http.Client{Timeout: totalTimeout}
-	if client != nil {
-		c.Transport = client.Transport
-	} else {
-		c.Transport = &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: connectTimeout}).DialContext,
-			TLSHandshakeTimeout:   connectTimeout,
-			ResponseHeaderTimeout: readTimeout,
-			TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
-		}
+	if client == nil {
+		return newFetcher(defaultTransport(http.ProxyFromEnvironment))
 	}
+	return newFetcher(client.Transport)
+}
+
+func newFetcher(rt http.RoundTripper) *Fetcher {
+	c := &http.Client{Timeout: totalTimeout, Transport: rt}
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) > MaxRedirects {
 			return fmt.Errorf("more than %d redirects", MaxRedirects)
@@ -62,6 +60,69 @@ func NewFetcher(client *http.Client) *Fetcher {
 		return nil
 	}
 	return &Fetcher{client: c, readTimeout: readTimeout}
+}
+
+// defaultTransport is NewFetcher's transport, with proxy as its proxy
+// rule.
+func defaultTransport(proxy func(*http.Request) (*url.URL, error)) *http.Transport {
+	proxyAddr := ""
+	if req, err := http.NewRequest(http.MethodGet, "https://codeload.github.com/", nil); err == nil {
+		if u, err := proxy(req); err == nil && u != nil {
+			port := u.Port()
+			if port == "" {
+				port = map[string]string{"https": "443"}[u.Scheme]
+				if port == "" {
+					port = "80"
+				}
+			}
+			proxyAddr = net.JoinHostPort(u.Hostname(), port)
+		}
+	}
+	return &http.Transport{
+		Proxy:                 proxy,
+		DialContext:           publicDial(proxyAddr),
+		TLSHandshakeTimeout:   connectTimeout,
+		ResponseHeaderTimeout: readTimeout,
+		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
+	}
+}
+
+// publicDial connects to public addresses only: a URL install must not
+// make Hearth (`hearth serve` takes calls from the network) reach the
+// machine itself or its local network. proxyAddr, the configured proxy,
+// is the one exception; what a proxy fetches is its own policy.
+func publicDial(proxyAddr string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	direct := &net.Dialer{Timeout: connectTimeout}
+	checked := &net.Dialer{Timeout: connectTimeout, Control: func(_, address string, _ syscall.RawConn) error {
+		host, _, err := net.SplitHostPort(address)
+		if err != nil {
+			return err
+		}
+		ip := net.ParseIP(host)
+		if ip == nil || !publicIP(ip) {
+			return fmt.Errorf("%s is not a public address", host)
+		}
+		return nil
+	}}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if proxyAddr != "" && addr == proxyAddr {
+			return direct.DialContext(ctx, network, addr)
+		}
+		return checked.DialContext(ctx, network, addr)
+	}
+}
+
+// publicIP tells whether ip is on the public internet: not loopback,
+// private, link-local, shared (CGNAT), multicast or unspecified.
+func publicIP(ip net.IP) bool {
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
+		return false
+	}
+	if v4 := ip.To4(); v4 != nil && (v4[0] == 100 && v4[1]&0xc0 == 64 || v4[0] == 0) {
+		return false
+	}
+	return true
 }
 
 // archiveURL turns a git host's repository URL into its zip archive's

@@ -6,10 +6,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"hearth/backend/apperr"
 )
 
 // tlsServer serves h over TLS on 127.0.0.1; the fetcher it returns
@@ -105,5 +108,24 @@ func TestInstallFromURL(t *testing.T) {
 	}
 	if dirs, rows := e.installed(); len(dirs) != 1 || rows != 1 {
 		t.Errorf("failed fetches left %v, %d rows", dirs, rows)
+	}
+}
+
+// TestDefaultFetcherRefusesLocalAddresses: without a proxy, the default
+// transport will not connect to the machine itself or a local network
+// (nothing is dialled: the check runs before the connection).
+func TestDefaultFetcherRefusesLocalAddresses(t *testing.T) {
+	t.Parallel()
+	f := newFetcher(defaultTransport(func(*http.Request) (*url.URL, error) { return nil, nil }))
+	for _, u := range []string{"https://127.0.0.1:9/a.zip", "https://[::1]:9/a.zip", "https://10.1.2.3:9/a.zip", "https://169.254.169.254/o/r"} {
+		_, _, err := f.Fetch(context.Background(), u)
+		if ae := apperr.As(err); ae == nil || ae.Code != CodeFetchFailed || !strings.Contains(ae.Message, "not a public address") {
+			t.Errorf("%s: %v, want it refused as not public", u, err)
+		}
+	}
+	for ip, want := range map[string]bool{"8.8.8.8": true, "100.64.0.1": false, "192.168.1.1": false, "2606:4700::1": true, "fe80::1": false, "0.1.2.3": false} {
+		if got := publicIP(net.ParseIP(ip)); got != want {
+			t.Errorf("publicIP(%s) = %v", ip, got)
+		}
 	}
 }
