@@ -79,8 +79,25 @@ func registerExtensions(r *Router, svc *extensions.Service) {
 		}
 		return svc.Revoke(ctx, id, perms)
 	}))
+	r.Register("extensions.reportFailure", withID(func(ctx context.Context, id string, a Args) (any, error) {
+		reason, err := a.String(1, "error")
+		if err != nil {
+			return nil, err
+		}
+		if len(reason) > maxFailureBytes {
+			reason = strings.ToValidUTF8(reason[:maxFailureBytes], "")
+		}
+		if err := svc.MarkFailed(ctx, id, reason); err != nil {
+			return nil, err
+		}
+		return svc.Get(ctx, id)
+	}))
 	registerExtensionStorage(r, svc)
 }
+
+// maxFailureBytes bounds the error text a window reports (a stack trace
+// is plenty at 8 KiB).
+const maxFailureBytes = 8 << 10
 
 // registerExtensionStorage adds api.extensions.storage: get(key, opts),
 // set(key, value, opts), delete(key, opts), list(prefix?, opts), where

@@ -70,6 +70,14 @@ func TestExtensionsRoutes(t *testing.T) {
 	e.Must(&got, "extensions.disable", "mood")
 	e.Must(&got, "extensions.enable", "mood")
 	e.Must(&got, "extensions.update", "mood")
+	e.Must(&got, "extensions.reportFailure", "mood", "activate timed out after 5 s")
+	if got.Status != "failed" {
+		t.Errorf("after reportFailure: %+v", got)
+	}
+	e.Must(&got, "extensions.enable", "mood")
+	if got.Status != "active" {
+		t.Errorf("enable after a failure: %+v", got)
+	}
 
 	opts := map[string]any{"extensionId": "notes"}
 	e.Must(nil, "extensions.storage.set", "a/b", map[string]any{"n": 1}, opts)
@@ -99,7 +107,7 @@ func TestExtensionsRoutes(t *testing.T) {
 	for _, ev := range e.Events() {
 		types = append(types, ev.Type)
 	}
-	want := "extension_installed,extension_installed,extension_disabled,extension_enabled,extension_installed,extension_removed"
+	want := "extension_installed,extension_installed,extension_disabled,extension_enabled,extension_installed,extension_failed,extension_removed"
 	if strings.Join(types, ",") != want {
 		t.Errorf("events %v, want %s", types, want)
 	}
@@ -122,6 +130,8 @@ func TestExtensionsRoutes(t *testing.T) {
 		{"extensions.grant", []any{"mood"}, "validation.invalid_argument", "permissions must be an array"},
 		{"extensions.grant", []any{"mood", []string{"generate"}}, "validation.invalid_argument", "does not declare"},
 		{"extensions.remove", []any{"mood", "yes"}, "validation.invalid_argument", "options"},
+		{"extensions.reportFailure", []any{"mood"}, "validation.invalid_argument", "error is required"},
+		{"extensions.reportFailure", []any{"mood", " "}, "validation.invalid_argument", "error is required"},
 		{"extensions.storage.get", []any{"k"}, "validation.invalid_argument", "extensionId"},
 		{"extensions.storage.get", []any{"k", map[string]any{}}, "validation.invalid_argument", "extensionId"},
 		{"extensions.storage.set", []any{"k"}, "validation.invalid_argument", "options"},

@@ -17,6 +17,7 @@ describe('api.extensions', () => {
     await api.disable('mood');
     await api.enable('mood');
     await api.update('mood');
+    await api.reportFailure('mood', 'load threw');
     await api.storage.set('k', { v: 1 }, opts);
     await api.storage.get('k', opts);
     await api.storage.list('k', opts);
@@ -30,6 +31,7 @@ describe('api.extensions', () => {
       { method: 'extensions.disable', args: ['mood'] },
       { method: 'extensions.enable', args: ['mood'] },
       { method: 'extensions.update', args: ['mood'] },
+      { method: 'extensions.reportFailure', args: ['mood', 'load threw'] },
       { method: 'extensions.storage.set', args: ['k', { v: 1 }, opts] },
       { method: 'extensions.storage.get', args: ['k', opts] },
       { method: 'extensions.storage.list', args: ['k', opts] },

@@ -79,5 +79,7 @@ export interface ExtensionsApi {
   /** Grants permissions the manifest declares. */
   grant(id: string, permissions: ExtensionPermission[]): Promise<ExtensionEntry>;
   revoke(id: string, permissions: ExtensionPermission[]): Promise<ExtensionEntry>;
+  /** The runtime says the extension failed to load or run a hook: it shows as failed (until enabled again) and EXTENSION_FAILED fires. */
+  reportFailure(id: string, error: string): Promise<ExtensionEntry>;
   readonly storage: ExtensionStorageApi;
 }

@@ -80,6 +80,7 @@ export const HOST_METHODS = [
   'extensions.install',
   'extensions.list',
   'extensions.remove',
+  'extensions.reportFailure',
   'extensions.revoke',
   'extensions.storage.delete',
   'extensions.storage.get',
