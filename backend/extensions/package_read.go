@@ -27,7 +27,7 @@ type pkgFile struct {
 	name string
 	size int64
 	open func() (io.ReadCloser, error)
-	// ratioOf is the compressed size, for the ratio check (0: not zipped).
+	// compressed is the compressed size, for the ratio check (0: not zipped).
 	compressed int64
 }
 

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,5 +122,22 @@ func TestReadFolderBoundsTheWalk(t *testing.T) {
 	}
 	if _, err := readFolder(dir); apperr.CodeOf(err) != CodeInvalidPackage {
 		t.Fatalf("a folder of %d empty folders: %v", 2*MaxPackageFiles+1, err)
+	}
+}
+
+func TestReadFolderSkipsGit(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, "cloned", map[string]string{"manifest.json": pageManifest, "index.js": "", ".git/HEAD": "ref", ".git/objects/ab/cd": "x"})
+	files, err := readFolder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, f.name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"index.js", "manifest.json"}) {
+		t.Errorf("files %v, want the package without .git", names)
 	}
 }
