@@ -19,6 +19,7 @@ import (
 	"hearth/backend/chats"
 	"hearth/backend/connections"
 	"hearth/backend/events"
+	"hearth/backend/extensions"
 	"hearth/backend/generate"
 	"hearth/backend/host"
 	"hearth/backend/library"
@@ -57,7 +58,10 @@ type App struct {
 	WorldInfo *worldinfo.Service
 	// Library imports and exports whole SillyTavern user folders.
 	Library *library.Service
-	Router  *host.Router
+	// Extensions installs extensions under <data>/extensions and keeps
+	// their registry and storage.
+	Extensions *extensions.Service
+	Router     *host.Router
 
 	lock *dirLock
 	idle *idleReleaser
@@ -167,10 +171,11 @@ func open(ctx context.Context, dataDir string, access library.Access) (*App, err
 	}
 	a.Library = library.New(library.Deps{DB: db, Bus: bus, Characters: a.Characters, Chats: a.Chats,
 		WorldInfo: a.WorldInfo, Personas: a.Personas, Presets: a.Presets, Access: access, Now: now})
+	a.Extensions = extensions.New(db, bus, extensions.Options{Dir: filepath.Join(dataDir, "extensions"), Now: now, ReadPath: access.ReadRoot})
 	a.idle = newIdleReleaser(idleRelease, func() { a.ReleaseMemory(context.Background()) })
 	a.Router = host.New(host.Services{Chats: a.Chats, Search: a.Search, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,
 		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Skills: a.Skills, Bus: bus,
-		WorldInfo: a.WorldInfo, Library: a.Library}, host.OnLargeCall(largeCall, a.idle.large))
+		WorldInfo: a.WorldInfo, Library: a.Library, Extensions: a.Extensions}, host.OnLargeCall(largeCall, a.idle.large))
 	// Last, so that an open that fails leaves no goroutine behind. A
 	// write made before this point has its round run now.
 	a.Indexer.Start()

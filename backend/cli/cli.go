@@ -64,6 +64,7 @@ func init() {
 		{"serve", "serve [--addr HOST:PORT] [--password-file FILE]", "serve the UI to a browser", (*Program).runServe},
 		{"import", "import st PATH", "import a SillyTavern library (data/<user> or an install)", (*Program).runImport},
 		{"export", "export st PATH", "export the library as a SillyTavern user folder", (*Program).runExport},
+		{"ext", "ext list|install|enable|disable|remove|update …", "manage extensions (install PATH|URL|FILE.zip, enable ID, …)", (*Program).runExt},
 		{"version", "version", "print the version", (*Program).runVersion},
 	}
 }

@@ -63,3 +63,31 @@ type LibraryProgressPayload struct {
 
 // AppReadyPayload is APP_READY's (fired by each window): empty.
 type AppReadyPayload struct{}
+
+// ExtensionInstalledPayload is EXTENSION_INSTALLED's: an extension was
+// installed, or updated (Updated) from its source again.
+type ExtensionInstalledPayload struct {
+	ID      string `json:"id"`
+	Mode    string `json:"mode" ts:"'sandboxed' | 'page'"`
+	Enabled bool   `json:"enabled"`
+	Updated bool   `json:"updated"`
+}
+
+// ExtensionRemovedPayload is EXTENSION_REMOVED's: Clean when its storage
+// went too.
+type ExtensionRemovedPayload struct {
+	ID    string `json:"id"`
+	Clean bool   `json:"clean"`
+}
+
+// ExtensionPayload is EXTENSION_ENABLED's and EXTENSION_DISABLED's.
+type ExtensionPayload struct {
+	ID string `json:"id"`
+}
+
+// ExtensionFailedPayload is EXTENSION_FAILED's: the runtime reported that
+// the extension failed to load or to run a hook.
+type ExtensionFailedPayload struct {
+	ID    string `json:"id"`
+	Error string `json:"error"`
+}

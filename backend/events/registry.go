@@ -52,6 +52,13 @@ const (
 	// LibraryProgress reports a SillyTavern library import or export
 	// (backend/library).
 	LibraryProgress = "library_progress"
+
+	// Extensions (backend/extensions, EXTENSIONS.md §3).
+	ExtensionInstalled = "extension_installed"
+	ExtensionRemoved   = "extension_removed"
+	ExtensionEnabled   = "extension_enabled"
+	ExtensionDisabled  = "extension_disabled"
+	ExtensionFailed    = "extension_failed"
 )
 
 // Spec declares one event: everything the transports, the generated
@@ -171,6 +178,17 @@ var registry = []Spec{
 
 	declare[LibraryProgressPayload]("LIBRARY_PROGRESS", LibraryProgress, PermNone,
 		"a SillyTavern library import or export moved on"),
+
+	declare[ExtensionInstalledPayload]("EXTENSION_INSTALLED", ExtensionInstalled, PermNone,
+		"an extension was installed, or updated from its source (updated)"),
+	declare[ExtensionRemovedPayload]("EXTENSION_REMOVED", ExtensionRemoved, PermNone,
+		"an extension was removed, with its storage when clean"),
+	declare[ExtensionPayload]("EXTENSION_ENABLED", ExtensionEnabled, PermNone,
+		"an extension was turned on"),
+	declare[ExtensionPayload]("EXTENSION_DISABLED", ExtensionDisabled, PermNone,
+		"an extension was turned off"),
+	declare[ExtensionFailedPayload]("EXTENSION_FAILED", ExtensionFailed, PermNone,
+		"an extension failed to load or to run a hook; error says why"),
 }
 
 // byType indexes registry by wire value.

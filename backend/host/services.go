@@ -8,6 +8,7 @@ import (
 	"hearth/backend/chats"
 	"hearth/backend/connections"
 	"hearth/backend/events"
+	"hearth/backend/extensions"
 	"hearth/backend/generate"
 	"hearth/backend/library"
 	"hearth/backend/media"
@@ -41,6 +42,9 @@ type Services struct {
 	// Library imports and exports SillyTavern user folders; without it,
 	// api.library is absent.
 	Library *library.Service
+	// Extensions installs extensions and keeps their storage; without
+	// it, api.extensions is absent.
+	Extensions *extensions.Service
 }
 
 // New returns a router with every ABI method registered.
@@ -61,6 +65,9 @@ func New(s Services, opts ...Option) *Router {
 	}
 	if s.Library != nil {
 		registerLibrary(r, s.Library)
+	}
+	if s.Extensions != nil {
+		registerExtensions(r, s.Extensions)
 	}
 	if s.Agent != nil {
 		registerAgent(r, s.Agent, s.AgentProfiles, s.Skills, s.Bus)

@@ -251,3 +251,8 @@ func (a Access) located(p, userFolder string) (string, error) {
 	}
 	return real, nil
 }
+
+// ReadRoot checks that the folder p may be read under the same rule as
+// an import (an extension installed from a folder follows it too) and
+// returns its real path.
+func (a Access) ReadRoot(p string) (string, error) { return a.importRoot(p) }

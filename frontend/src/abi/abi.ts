@@ -9,6 +9,7 @@ import { createPersonasApi } from './api-personas';
 import { createPresetsApi } from './api-presets';
 import { createWorldInfoApi } from './api-worldinfo';
 import { createLibraryApi } from './api-library';
+import { createExtensionsApi } from './api-extensions';
 import { createGenerateApi } from './api-generate';
 import { createChatApi } from './api-chat';
 import { createStateApi } from './api-state';
@@ -158,6 +159,7 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
       presets: createPresetsApi(call),
       worldinfo: createWorldInfoApi(call),
       library: createLibraryApi(call),
+      extensions: createExtensionsApi(call),
       generate: generateApi,
       agent: createAgentApi(call, {
         currentChatId: () => cache.current()?.chatId ?? null,

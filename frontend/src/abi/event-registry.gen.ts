@@ -278,6 +278,31 @@ export type LibraryProgressPayload = {
   current: string;
 };
 
+/** The payload of EXTENSION_INSTALLED. */
+export type ExtensionInstalledPayload = {
+  id: string;
+  mode: 'sandboxed' | 'page';
+  enabled: boolean;
+  updated: boolean;
+};
+
+/** The payload of EXTENSION_REMOVED. */
+export type ExtensionRemovedPayload = {
+  id: string;
+  clean: boolean;
+};
+
+/** The payload of EXTENSION_ENABLED, EXTENSION_DISABLED. */
+export type ExtensionPayload = {
+  id: string;
+};
+
+/** The payload of EXTENSION_FAILED. */
+export type ExtensionFailedPayload = {
+  id: string;
+  error: string;
+};
+
 /** A value of MessageDeletedPayload.deleted. */
 export type DeletedMessage = {
   index: number;
@@ -358,6 +383,16 @@ export const EVENT_TYPES = Object.freeze({
   AGENT_PROFILES_CHANGED: 'agent_profiles_changed',
   /** a SillyTavern library import or export moved on. */
   LIBRARY_PROGRESS: 'library_progress',
+  /** an extension was installed, or updated from its source (updated). */
+  EXTENSION_INSTALLED: 'extension_installed',
+  /** an extension was removed, with its storage when clean. */
+  EXTENSION_REMOVED: 'extension_removed',
+  /** an extension was turned on. */
+  EXTENSION_ENABLED: 'extension_enabled',
+  /** an extension was turned off. */
+  EXTENSION_DISABLED: 'extension_disabled',
+  /** an extension failed to load or to run a hook; error says why. */
+  EXTENSION_FAILED: 'extension_failed',
 } as const);
 
 /** A constant name of EVENT_TYPES. */
@@ -401,6 +436,11 @@ export const EVENT_PERMISSIONS: Readonly<Record<EventTypeName, EventPermission>>
   WORKSPACE_FILE_CHANGED: 'agent',
   AGENT_PROFILES_CHANGED: 'agent',
   LIBRARY_PROGRESS: 'none',
+  EXTENSION_INSTALLED: 'none',
+  EXTENSION_REMOVED: 'none',
+  EXTENSION_ENABLED: 'none',
+  EXTENSION_DISABLED: 'none',
+  EXTENSION_FAILED: 'none',
 });
 
 /** The events each window fires itself: the backend lists them, its bus never carries them. */
@@ -444,6 +484,11 @@ export interface EventPayloads {
   WORKSPACE_FILE_CHANGED: WorkspaceFileChangedPayload;
   AGENT_PROFILES_CHANGED: AgentProfilesChangedPayload;
   LIBRARY_PROGRESS: LibraryProgressPayload;
+  EXTENSION_INSTALLED: ExtensionInstalledPayload;
+  EXTENSION_REMOVED: ExtensionRemovedPayload;
+  EXTENSION_ENABLED: ExtensionPayload;
+  EXTENSION_DISABLED: ExtensionPayload;
+  EXTENSION_FAILED: ExtensionFailedPayload;
 }
 
 /** Each event's payload, by wire value. */

@@ -7,6 +7,7 @@
 import type { AgentApi } from './types-agent';
 import type { ExtensionPromptView, GenerateApi, GenerationType, SwipeApi } from './types-generate';
 import type { LibraryApi } from './types-library';
+import type { ExtensionsApi } from './types-extensions';
 import type { PersonasApi } from './types-personas';
 import type { WorldInfoApi } from './types-worldinfo';
 import type { EventPayloadByType } from './event-registry.gen';
@@ -14,6 +15,7 @@ import type { EventPayloadByType } from './event-registry.gen';
 export type * from './types-agent';
 export type * from './types-generate';
 export type * from './types-library';
+export type * from './types-extensions';
 export type * from './types-personas';
 export type * from './types-worldinfo';
 export type * from './event-registry.gen';
@@ -544,6 +546,7 @@ export interface HearthAbi {
     readonly presets: PresetsApi;
     readonly worldinfo: WorldInfoApi;
     readonly library: LibraryApi;
+    readonly extensions: ExtensionsApi;
     readonly generate: GenerateApi;
     readonly agent: AgentApi;
     readonly events: EventsApi;

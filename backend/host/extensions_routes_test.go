@@ -1,0 +1,149 @@
+package host_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"hearth/backend/app/apptest"
+)
+
+// extensionZip is a page-tier package as a browser would upload it.
+func extensionZip(t *testing.T) map[string]any {
+	t.Helper()
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for name, body := range map[string]string{
+		"notes/manifest.json": `{"display_name":"Notes","js":"index.js","version":"2"}`,
+		"notes/index.js":      "export {}",
+	} {
+		f, _ := w.Create(name)
+		f.Write([]byte(body))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]any{"fileName": "notes.zip", "base64": base64.StdEncoding.EncodeToString(buf.Bytes())}
+}
+
+// TestExtensionsRoutes: the registry and storage over the router, with
+// their argument checks, and the events only successful calls send.
+func TestExtensionsRoutes(t *testing.T) {
+	t.Parallel()
+	e := apptest.NewEnv(t, nil)
+	dir := filepath.Join(t.TempDir(), "mood")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"display_name":"Mood","hearth":{"mode":"sandboxed","entry":"index.html","permissions":["chat.read","notify"]}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "index.html"), []byte("<p>"), 0o644)
+
+	type entry struct {
+		ID      string   `json:"id"`
+		Mode    string   `json:"mode"`
+		Enabled bool     `json:"enabled"`
+		Granted []string `json:"granted"`
+		Status  string   `json:"status"`
+	}
+	var got entry
+	e.Must(&got, "extensions.install", map[string]any{"path": dir}, map[string]any{"enable": true})
+	if got.ID != "mood" || got.Mode != "sandboxed" || !got.Enabled || strings.Join(got.Granted, ",") != "chat.read,notify" {
+		t.Errorf("install from a folder = %+v", got)
+	}
+	e.Must(&got, "extensions.install", extensionZip(t))
+	if got.ID != "notes" || got.Mode != "page" || got.Enabled || got.Status != "disabled" {
+		t.Errorf("install from a zip = %+v", got)
+	}
+	var list []entry
+	e.Must(&list, "extensions.list")
+	if len(list) != 2 {
+		t.Errorf("list = %+v", list)
+	}
+	e.Must(&got, "extensions.revoke", "mood", []string{"notify"})
+	if strings.Join(got.Granted, ",") != "chat.read" {
+		t.Errorf("revoke = %+v", got)
+	}
+	e.Must(&got, "extensions.grant", "mood", []string{"notify"})
+	e.Must(&got, "extensions.disable", "mood")
+	e.Must(&got, "extensions.enable", "mood")
+	e.Must(&got, "extensions.update", "mood")
+	e.Must(&got, "extensions.reportFailure", "mood", "activate timed out after 5 s")
+	if got.Status != "failed" {
+		t.Errorf("after reportFailure: %+v", got)
+	}
+	e.Must(&got, "extensions.enable", "mood")
+	if got.Status != "active" {
+		t.Errorf("enable after a failure: %+v", got)
+	}
+
+	opts := map[string]any{"extensionId": "notes"}
+	e.Must(nil, "extensions.storage.set", "a/b", map[string]any{"n": 1}, opts)
+	e.Must(nil, "extensions.storage.set", "nil", nil, opts)
+	var v json.RawMessage
+	e.Must(&v, "extensions.storage.get", "a/b", opts)
+	if string(v) != `{"n":1}` {
+		t.Errorf("storage.get = %s", v)
+	}
+	e.Must(&v, "extensions.storage.get", "none", opts)
+	if string(v) != "null" {
+		t.Errorf("storage.get of a missing key = %s", v)
+	}
+	var keys []string
+	e.Must(&keys, "extensions.storage.list", "a/", opts)
+	if strings.Join(keys, ",") != "a/b" {
+		t.Errorf("storage.list = %v", keys)
+	}
+	e.Must(&keys, "extensions.storage.list", nil, opts)
+	if len(keys) != 2 {
+		t.Errorf("storage.list() = %v", keys)
+	}
+	e.Must(nil, "extensions.storage.delete", "a/b", opts)
+	e.Must(nil, "extensions.remove", "notes", map[string]any{"clean": true})
+
+	var types []string
+	for _, ev := range e.Events() {
+		types = append(types, ev.Type)
+	}
+	want := "extension_installed,extension_installed,extension_disabled,extension_enabled,extension_installed,extension_failed,extension_removed"
+	if strings.Join(types, ",") != want {
+		t.Errorf("events %v, want %s", types, want)
+	}
+
+	for _, c := range []struct {
+		method string
+		args   []any
+		code   string
+		says   string
+	}{
+		{"extensions.install", nil, "validation.invalid_argument", "source is required"},
+		{"extensions.install", []any{"/x"}, "validation.invalid_argument", "source must be an object"},
+		{"extensions.install", []any{map[string]any{"fileName": "a.zip"}}, "validation.invalid_argument", "both required"},
+		{"extensions.install", []any{map[string]any{}}, "validation.invalid_argument", "exactly one"},
+		{"extensions.install", []any{map[string]any{"path": dir}}, "extension.exists", "already installed"},
+		{"extensions.install", []any{map[string]any{"url": "http://example.com/a.zip"}}, "validation.invalid_argument", "https"},
+		{"extensions.enable", nil, "validation.invalid_argument", "id is required"},
+		{"extensions.enable", []any{""}, "validation.invalid_argument", "must not be empty"},
+		{"extensions.enable", []any{"nobody"}, "extension.not_found", "nobody"},
+		{"extensions.grant", []any{"mood"}, "validation.invalid_argument", "permissions must be an array"},
+		{"extensions.grant", []any{"mood", []string{"generate"}}, "validation.invalid_argument", "does not declare"},
+		{"extensions.remove", []any{"mood", "yes"}, "validation.invalid_argument", "options"},
+		{"extensions.reportFailure", []any{"mood"}, "validation.invalid_argument", "error is required"},
+		{"extensions.reportFailure", []any{"mood", " "}, "validation.invalid_argument", "error is required"},
+		{"extensions.storage.get", []any{"k"}, "validation.invalid_argument", "extensionId"},
+		{"extensions.storage.get", []any{"k", map[string]any{}}, "validation.invalid_argument", "extensionId"},
+		{"extensions.storage.set", []any{"k"}, "validation.invalid_argument", "options"},
+		{"extensions.storage.set", []any{"k", 1, map[string]any{"extensionId": "notes"}}, "extension.not_found", "notes"},
+		{"extensions.storage.list", []any{3, opts}, "validation.invalid_argument", "prefix must be a string"},
+	} {
+		_, err := e.Call(c.method, c.args...)
+		if apptest.Code(err) != c.code || err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s%v: %v, want %s saying %q", c.method, c.args, err, c.code, c.says)
+		}
+	}
+	if evs := e.Events(); len(evs) != 0 {
+		t.Errorf("failed calls sent %d events", len(evs))
+	}
+}

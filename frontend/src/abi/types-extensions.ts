@@ -1,0 +1,85 @@
+// The extension registry types (api.extensions, EXTENSIONS.md §3,
+// docs/API.md "Extensions"). types.ts re-exports them.
+
+/** A permission a sandboxed extension may declare (EXTENSIONS.md §2). */
+export type ExtensionPermission =
+  | 'chat.read'
+  | 'chat.write'
+  | 'state'
+  | 'characters.read'
+  | 'characters.write'
+  | 'worldinfo.read'
+  | 'worldinfo.write'
+  | 'generate'
+  | 'prompt.hooks'
+  | 'agent'
+  | 'ui.panel'
+  | 'notify'
+  | 'network';
+
+/** Where a package comes from: a folder on the host's machine, an https URL (a repository or a .zip), or an uploaded .zip. */
+export type ExtensionSource = { path: string } | { url: string } | { fileName: string; base64: string };
+
+/** One installed extension, as extensions.list() shows it. */
+export interface ExtensionEntry {
+  id: string;
+  displayName: string;
+  version: string;
+  author: string;
+  /** 'sandboxed' runs in a frame with its grant; 'page' in the window with full access. */
+  mode: 'sandboxed' | 'page';
+  enabled: boolean;
+  /** What the manifest declares (none in the page tier). */
+  permissions: ExtensionPermission[];
+  /** What is granted of it now. */
+  granted: ExtensionPermission[];
+  /** 'blocked': a dependency is missing or off (error says which); 'failed': the runtime reported error. */
+  status: 'active' | 'disabled' | 'failed' | 'blocked';
+  error?: string;
+  loadingOrder: number;
+  dependencies: string[];
+  js?: string;
+  css?: string;
+  /** hearth.entry: the page a sandboxed extension's frame loads. */
+  entry?: string;
+  network: string[];
+  panel?: Record<string, unknown>;
+  source: { kind: 'path' | 'zip' | 'url'; value: string };
+  installedAt: number;
+  updatedAt: number;
+}
+
+/** Names whose storage a call from the UI or the console uses. */
+export interface ExtensionStorageOptions {
+  extensionId: string;
+}
+
+/** api.extensions.storage: JSON values by key, per extension; 10 MiB each. */
+export interface ExtensionStorageApi {
+  /** The value under key, or null. */
+  get(key: string, opts: ExtensionStorageOptions): Promise<unknown>;
+  /** Stores a JSON value; past the quota it rejects extension.quota_exceeded and writes nothing. */
+  set(key: string, value: unknown, opts: ExtensionStorageOptions): Promise<void>;
+  delete(key: string, opts: ExtensionStorageOptions): Promise<void>;
+  /** The keys starting with prefix ('' or null: all), in byte order. */
+  list(prefix: string | null | undefined, opts: ExtensionStorageOptions): Promise<string[]>;
+}
+
+/** api.extensions: install, list and manage extensions. */
+export interface ExtensionsApi {
+  list(): Promise<ExtensionEntry[]>;
+  /** Installs a package (off unless enable), granting what its manifest declares. */
+  install(source: ExtensionSource, opts?: { enable?: boolean }): Promise<ExtensionEntry>;
+  /** Removes an extension; clean drops its storage too. */
+  remove(id: string, opts?: { clean?: boolean }): Promise<void>;
+  /** Installs again from the same path or URL, keeping storage and the grants still declared. */
+  update(id: string): Promise<ExtensionEntry>;
+  enable(id: string): Promise<ExtensionEntry>;
+  disable(id: string): Promise<ExtensionEntry>;
+  /** Grants permissions the manifest declares. */
+  grant(id: string, permissions: ExtensionPermission[]): Promise<ExtensionEntry>;
+  revoke(id: string, permissions: ExtensionPermission[]): Promise<ExtensionEntry>;
+  /** The runtime says the extension failed to load or run a hook: it shows as failed (until enabled again) and EXTENSION_FAILED fires. */
+  reportFailure(id: string, error: string): Promise<ExtensionEntry>;
+  readonly storage: ExtensionStorageApi;
+}
