@@ -6,10 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 
 	"hearth/backend/app"
@@ -152,27 +150,7 @@ func printExtensions(p *Program, list []extensions.Entry) {
 	w.Flush()
 }
 
-// openExtensions opens the data dir like serve does and hands its
-// extension service to fn; ctrl-C cancels.
+// openExtensions hands the data dir's extension service to fn (openApp).
 func (p *Program) openExtensions(ctx context.Context, g *globals, fn func(ctx context.Context, svc *extensions.Service) error) error {
-	if err := g.desktopOnly(); err != nil {
-		return err
-	}
-	dir, err := p.dataDir(g)
-	if err != nil {
-		return err
-	}
-	closeLog, err := p.openLog(dir)
-	if err != nil {
-		return err
-	}
-	defer closeLog()
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	a, err := app.Open(ctx, dir)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	return fn(ctx, a.Extensions)
+	return p.openApp(ctx, g, func(ctx context.Context, a *app.App) error { return fn(ctx, a.Extensions) })
 }

@@ -54,9 +54,15 @@ func parseLibraryArgs(set *flag.FlagSet, args []string) (format, path string, er
 	return pos[0], abs, nil
 }
 
-// openLibrary opens the data dir like serve does and hands its library
-// service to fn; ctrl-C cancels.
+// openLibrary hands the data dir's library service to fn (openApp).
 func (p *Program) openLibrary(ctx context.Context, g *globals, fn func(ctx context.Context, svc *library.Service) error) error {
+	return p.openApp(ctx, g, func(ctx context.Context, a *app.App) error { return fn(ctx, a.Library) })
+}
+
+// openApp opens the data dir like serve does, with its log, and hands the
+// app to fn, closing it after; ctrl-C cancels. The one-shot commands
+// (import/export st, ext) run through it.
+func (p *Program) openApp(ctx context.Context, g *globals, fn func(ctx context.Context, a *app.App) error) error {
 	if err := g.desktopOnly(); err != nil {
 		return err
 	}
@@ -76,7 +82,7 @@ func (p *Program) openLibrary(ctx context.Context, g *globals, fn func(ctx conte
 		return err
 	}
 	defer a.Close()
-	return fn(ctx, a.Library)
+	return fn(ctx, a)
 }
 
 // progressPrinter writes one line per progress report to w.
