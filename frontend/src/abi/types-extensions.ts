@@ -65,6 +65,17 @@ export interface ExtensionStorageApi {
   list(prefix: string | null | undefined, opts: ExtensionStorageOptions): Promise<string[]>;
 }
 
+/**
+ * Safe mode: while active, no extension runs (list() shows each enabled one
+ * 'disabled' with the reason). atStart keeps it on at every start; flag says
+ * this run was started with --safe-mode.
+ */
+export interface ExtensionSafeMode {
+  active: boolean;
+  atStart: boolean;
+  flag: boolean;
+}
+
 /** api.extensions: install, list and manage extensions. */
 export interface ExtensionsApi {
   list(): Promise<ExtensionEntry[]>;
@@ -81,5 +92,9 @@ export interface ExtensionsApi {
   revoke(id: string, permissions: ExtensionPermission[]): Promise<ExtensionEntry>;
   /** The runtime says the extension failed to load or run a hook: it shows as failed (until enabled again) and EXTENSION_FAILED fires. */
   reportFailure(id: string, error: string): Promise<ExtensionEntry>;
+  /** Whether extensions are off for safety now, and whether they start off. */
+  safeMode(): Promise<ExtensionSafeMode>;
+  /** Turns safe mode on or off now (active) and for later starts (atStart); EXTENSION_SAFE_MODE fires when either changes. */
+  setSafeMode(opts: { active?: boolean; atStart?: boolean }): Promise<ExtensionSafeMode>;
   readonly storage: ExtensionStorageApi;
 }
