@@ -81,10 +81,10 @@ func (s *Server) handleExtension(w http.ResponseWriter, r *http.Request) {
 // The entry document (hearth.entry) has the frame's policy and the
 // runtime script injected at the top of its head, the package's other
 // HTML documents the policy alone; neither has validators, so a revoked
-// network grant is never served from a cache. Only GET and
-// HEAD; only regular files, resolved inside the extension's folder (no
-// "..", encoded slash, backslash, NUL or dot-file segment, and no
-// symbolic link out of it); anything else is 404.
+// network grant is never served from a cache. Only GET and HEAD; only
+// regular files, resolved inside the extension's folder (no "..",
+// encoded slash, backslash, NUL or dot-file segment, and no symbolic
+// link out of it); anything else is 404.
 //
 // Access-Control-Allow-Origin is "*": the frame's origin is opaque, so
 // its module scripts, fonts and fetches of its own files are all
