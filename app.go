@@ -45,7 +45,7 @@ const eventName = "hearth:event"
 
 // appOrigin is where Wails serves the app's pages in a built window; the
 // navigation guard keeps the window on it.
-const appOrigin = "wails://wails"
+const appOrigin = wailsbridge.AppOrigin
 
 func init() { desktop = runDesktop }
 
@@ -68,7 +68,7 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 	if err != nil {
 		return err
 	}
-	a, err := app.Open(ctx, o.DataDir)
+	a, err := app.Open(ctx, o.DataDir, app.SafeMode(o.SafeMode))
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,8 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 		slog.Warn("desktop window", "err", err)
 	}
 	opts := windowOptions(wailsbridge.New(ctx, a.Router, token, bridgeOpts...), gpu, o.Assets,
-		wailsbridge.Middleware(token, a.Router, a.Characters, append(assetOpts, wailsbridge.WithPersonaAvatars(a.Personas), wailsbridge.WithMedia(a.Media))...))
+		wailsbridge.Middleware(token, a.Router, a.Characters, append(assetOpts, wailsbridge.WithPersonaAvatars(a.Personas), wailsbridge.WithMedia(a.Media),
+			wailsbridge.WithExtensions(a.Extensions))...))
 	opts.OnStartup = w.startup
 	opts.OnShutdown = w.shutdown
 	if err := wails.Run(opts); err != nil {

@@ -73,6 +73,13 @@ type Option func(*options)
 type options struct {
 	libraryConfined bool
 	libraryRoots    []string
+	safeMode        bool
+}
+
+// SafeMode starts the app in extensions' safe mode (--safe-mode): every
+// extension off until the user leaves it, whatever is saved.
+func SafeMode(on bool) Option {
+	return func(o *options) { o.safeMode = on }
 }
 
 // LibraryRoots confines library.importST and exportST to the folders under
@@ -104,7 +111,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := open(ctx, dataDir, access)
+	a, err := open(ctx, dataDir, access, o.safeMode)
 	if err != nil {
 		lock.release()
 		return nil, err
@@ -114,7 +121,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*App, error) {
 }
 
 // open starts the services on the locked data dir.
-func open(ctx context.Context, dataDir string, access library.Access) (*App, error) {
+func open(ctx context.Context, dataDir string, access library.Access, safeMode bool) (*App, error) {
 	db, err := store.Open(ctx, filepath.Join(dataDir, "hearth.db"), store.Options{BackupDir: filepath.Join(dataDir, "backups")})
 	if err != nil {
 		return nil, err
@@ -171,7 +178,7 @@ func open(ctx context.Context, dataDir string, access library.Access) (*App, err
 	}
 	a.Library = library.New(library.Deps{DB: db, Bus: bus, Characters: a.Characters, Chats: a.Chats,
 		WorldInfo: a.WorldInfo, Personas: a.Personas, Presets: a.Presets, Access: access, Now: now})
-	a.Extensions = extensions.New(db, bus, extensions.Options{Dir: filepath.Join(dataDir, "extensions"), Now: now, ReadPath: access.ReadRoot})
+	a.Extensions = extensions.New(db, bus, extensions.Options{Dir: filepath.Join(dataDir, "extensions"), Now: now, ReadPath: access.ReadRoot, SafeMode: safeMode})
 	a.idle = newIdleReleaser(idleRelease, func() { a.ReleaseMemory(context.Background()) })
 	a.Router = host.New(host.Services{Chats: a.Chats, Search: a.Search, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,
 		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Skills: a.Skills, Bus: bus,

@@ -28,6 +28,8 @@ type DesktopOptions struct {
 	// seeded DataDir and writes its JSON report to this path; the window
 	// closes by itself and the error says whether the test passed.
 	SelfTest string
+	// SafeMode starts with every extension off (--safe-mode).
+	SafeMode bool
 }
 
 // DesktopFunc opens the desktop window and blocks until it closes.
@@ -73,17 +75,28 @@ func init() {
 type globals struct {
 	dataDir  string
 	selfTest string
+	safeMode bool
 }
 
 func (g *globals) register(set *flag.FlagSet) {
 	set.StringVar(&g.dataDir, "data-dir", g.dataDir, "data directory (default $HEARTH_DATA_DIR, else the OS user data dir + /hearth)")
 	set.StringVar(&g.selfTest, "self-test", g.selfTest, "run the desktop smoke test and write its JSON report to `FILE` (desktop only)")
+	set.BoolVar(&g.safeMode, "safe-mode", g.safeMode, "start with every extension off (desktop and serve)")
 }
 
 // desktopOnly refuses the desktop-only global flags for other commands.
 func (g *globals) desktopOnly() error {
 	if g.selfTest != "" {
 		return usageError{msg: "--self-test runs the desktop window; it does not apply to this command"}
+	}
+	return nil
+}
+
+// runsExtensionsOnly refuses --safe-mode for a command that runs no
+// extension: only the window and `hearth serve` load them.
+func (g *globals) runsExtensionsOnly() error {
+	if g.safeMode {
+		return usageError{msg: "--safe-mode starts the window or 'hearth serve' with every extension off; it does not apply to this command"}
 	}
 	return nil
 }
@@ -164,6 +177,9 @@ Global flags (before or after the command):
                    an empty --data-dir), run the desktop smoke test, write
                    its JSON report to FILE and a screenshot beside it, and
                    exit non-zero if any check failed
+  --safe-mode      start the window or 'hearth serve' with every extension
+                   off, to get past one that breaks the app; the extension
+                   manager (api.extensions.setSafeMode) leaves it again
 
 Run 'hearth COMMAND --help' for a command's flags.
 `)
@@ -229,7 +245,7 @@ func (p *Program) runDesktop(ctx context.Context, g *globals, args []string) err
 		return err
 	}
 	defer closeLog()
-	return p.Desktop(ctx, DesktopOptions{DataDir: dir, Assets: p.Assets})
+	return p.Desktop(ctx, DesktopOptions{DataDir: dir, Assets: p.Assets, SafeMode: g.safeMode})
 }
 
 // runSelfTest runs the desktop smoke test. It never seeds the user's data:
@@ -252,7 +268,7 @@ func (p *Program) runSelfTest(ctx context.Context, g *globals) error {
 		return err
 	}
 	defer closeLog()
-	return p.Desktop(ctx, DesktopOptions{DataDir: dir, Assets: p.Assets, SelfTest: g.selfTest})
+	return p.Desktop(ctx, DesktopOptions{DataDir: dir, Assets: p.Assets, SelfTest: g.selfTest, SafeMode: g.safeMode})
 }
 
 func (p *Program) runVersion(_ context.Context, g *globals, args []string) error {
@@ -260,6 +276,9 @@ func (p *Program) runVersion(_ context.Context, g *globals, args []string) error
 		return err
 	}
 	if err := g.desktopOnly(); err != nil {
+		return err
+	}
+	if err := g.runsExtensionsOnly(); err != nil {
 		return err
 	}
 	v := p.Version

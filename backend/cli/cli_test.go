@@ -54,7 +54,7 @@ func TestHelpListsCommands(t *testing.T) {
 			t.Fatalf("%v: exit %d", args, code)
 		}
 		text := stdout + stderr
-		for _, want := range []string{"desktop", "serve", "version", "--data-dir", "--addr", "--password-file"} {
+		for _, want := range []string{"desktop", "serve", "version", "--data-dir", "--addr", "--password-file", "--safe-mode"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("%v: help does not mention %q:\n%s", args, want, text)
 			}
@@ -194,6 +194,36 @@ func TestReadPasswordFile(t *testing.T) {
 		}
 		if err != nil || got != tc.want {
 			t.Errorf("%s: %q, %v; want %q", tc.path, got, err, tc.want)
+		}
+	}
+}
+
+// TestSafeModeFlag: --safe-mode reaches the window before or after the
+// command name, and is refused by commands that run no extension.
+func TestSafeModeFlag(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"--safe-mode"}, true},
+		{[]string{"desktop", "--safe-mode"}, true},
+		{[]string{"--safe-mode=false", "desktop"}, false},
+	} {
+		var got, called bool
+		p := &Program{Desktop: func(_ context.Context, o DesktopOptions) error {
+			got, called = o.SafeMode, true
+			return nil
+		}}
+		if code, _, stderr := run(p, append(tc.args, "--data-dir", t.TempDir())...); code != 0 || !called || got != tc.want {
+			t.Errorf("%v: exit %d (%s), safe mode %v, want %v", tc.args, code, stderr, got, tc.want)
+		}
+	}
+	for _, args := range [][]string{{"version", "--safe-mode"}, {"--safe-mode", "ext", "list"}, {"ext", "list", "--safe-mode"}, {"import", "st", "/x", "--safe-mode"}} {
+		code, _, stderr := run(&Program{}, append(args, "--data-dir", t.TempDir())...)
+		if code != 2 || !strings.Contains(stderr, "--safe-mode starts the window or 'hearth serve'") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and the reason", args, code, stderr)
 		}
 	}
 }

@@ -66,6 +66,9 @@ func (p *Program) openApp(ctx context.Context, g *globals, fn func(ctx context.C
 	if err := g.desktopOnly(); err != nil {
 		return err
 	}
+	if err := g.runsExtensionsOnly(); err != nil {
+		return err
+	}
 	dir, err := p.dataDir(g)
 	if err != nil {
 		return err

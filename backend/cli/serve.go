@@ -153,7 +153,7 @@ func (p *Program) runServe(ctx context.Context, g *globals, args []string) error
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	a, err := app.Open(ctx, dir, app.LibraryRoots(o.libraryRoots))
+	a, err := app.Open(ctx, dir, app.LibraryRoots(o.libraryRoots), app.SafeMode(g.safeMode))
 	if err != nil {
 		return err
 	}
@@ -164,6 +164,7 @@ func (p *Program) runServe(ctx context.Context, g *globals, args []string) error
 		Avatars:        a.Characters,
 		PersonaAvatars: a.Personas,
 		Media:          a.Media,
+		Extensions:     a.Extensions,
 		Assets:         builtFrontend(p.Assets),
 		Password:       password,
 		Addr:           o.addr,

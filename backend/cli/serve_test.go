@@ -364,3 +364,17 @@ func TestServeLibraryRoot(t *testing.T) {
 		t.Errorf("a missing root: exit %d, %s", code, stderr)
 	}
 }
+
+// TestServeSafeMode: `hearth serve --safe-mode` starts with extensions
+// off and says it was the flag.
+func TestServeSafeMode(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--safe-mode")
+	status, body := post(t, nil, srv.url+"api/invoke", srv.token, `{"method":"extensions.safeMode","args":[]}`)
+	if status != http.StatusOK || body != `{"result":{"active":true,"atStart":false,"flag":true}}` {
+		t.Errorf("safeMode = %d %s", status, body)
+	}
+	if code := srv.stop(); code != 0 {
+		t.Fatalf("exit %d: %s", code, srv.stderr)
+	}
+}

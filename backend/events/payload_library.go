@@ -91,3 +91,10 @@ type ExtensionFailedPayload struct {
 	ID    string `json:"id"`
 	Error string `json:"error"`
 }
+
+// ExtensionSafeModePayload is EXTENSION_SAFE_MODE's: whether every
+// extension is off now (Active) and whether they start off (AtStart).
+type ExtensionSafeModePayload struct {
+	Active  bool `json:"active"`
+	AtStart bool `json:"atStart"`
+}

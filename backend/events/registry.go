@@ -59,6 +59,7 @@ const (
 	ExtensionEnabled   = "extension_enabled"
 	ExtensionDisabled  = "extension_disabled"
 	ExtensionFailed    = "extension_failed"
+	ExtensionSafeMode  = "extension_safe_mode"
 )
 
 // Spec declares one event: everything the transports, the generated
@@ -189,6 +190,8 @@ var registry = []Spec{
 		"an extension was turned off"),
 	declare[ExtensionFailedPayload]("EXTENSION_FAILED", ExtensionFailed, PermNone,
 		"an extension failed to load or to run a hook; error says why"),
+	declare[ExtensionSafeModePayload]("EXTENSION_SAFE_MODE", ExtensionSafeMode, PermNone,
+		"safe mode was turned on or off (active), or for later starts (atStart)"),
 }
 
 // byType indexes registry by wire value.

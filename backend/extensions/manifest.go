@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/url"
 	"path"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"hearth/backend/internal/extframe"
 	"hearth/backend/jsonx"
 )
 
@@ -180,10 +180,10 @@ func readHearth(raw json.RawMessage) (Hearth, error) {
 	if h.Network, err = stringList(top, "network", "hearth.network"); err != nil {
 		return h, err
 	}
+	// Each goes into the frame's Content-Security-Policy as it is.
 	for i, n := range h.Network {
-		u, err := url.Parse(n)
-		if err != nil || u.Scheme != "https" || u.Host == "" || (u.Path != "" && u.Path != "/") || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-			return h, badManifest(fmt.Sprintf("hearth.network[%d]", i), "%q is not an https origin such as https://api.example.com", n)
+		if err := extframe.CheckNetworkOrigin(n); err != nil {
+			return h, badManifest(fmt.Sprintf("hearth.network[%d]", i), "%v", err)
 		}
 	}
 	if p, ok := top["panel"]; ok && !isNull(p) {

@@ -54,6 +54,10 @@ func TestReadManifestRefuses(t *testing.T) {
 		{"hearth not object", `{"js":"a.js","hearth":[]}`, "hearth"},
 		{"network not https", `{"js":"a.js","hearth":{"network":["http://x.com"]}}`, "hearth.network[0]"},
 		{"network with path", `{"js":"a.js","hearth":{"network":["https://x.com/api"]}}`, "hearth.network[0]"},
+		{"network wildcard", `{"js":"a.js","hearth":{"network":["https://a.com","https://*.x.com"]}}`, "hearth.network[1]"},
+		{"network breaking out of the policy", `{"js":"a.js","hearth":{"network":["https://x.com;script-src"]}}`, "hearth.network[0]"},
+		{"network quoted", `{"js":"a.js","hearth":{"network":["https://'x.com'"]}}`, "hearth.network[0]"},
+		{"network with a space", `{"js":"a.js","hearth":{"network":["https://x.com https://y.com"]}}`, "hearth.network[0]"},
 		{"bad dependency", `{"js":"a.js","dependencies":["../x"]}`, "dependencies[0]"},
 		{"dependencies not list", `{"js":"a.js","dependencies":"x"}`, "dependencies"},
 	}

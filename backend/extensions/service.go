@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"hearth/backend/apperr"
@@ -38,6 +39,9 @@ type Options struct {
 	// returns the path to read (nil: any, as given). `hearth serve`
 	// confines it as it does library imports.
 	ReadPath func(path string) (string, error)
+	// SafeMode is the --safe-mode flag: the run starts in safe mode,
+	// whatever is saved for later starts.
+	SafeMode bool
 }
 
 // Service installs extensions and keeps their registry and storage.
@@ -48,6 +52,10 @@ type Service struct {
 	now   func() time.Time
 	fetch *Fetcher
 	allow func(string) (string, error)
+	flag  bool
+
+	safeMu sync.Mutex
+	safe   *SafeMode // nil until first read
 }
 
 // New returns the service over db, installing packages under opts.Dir.
@@ -55,7 +63,7 @@ type Service struct {
 // has a data dir open, so no install is under way.
 func New(db *store.Store, bus *events.Bus, opts Options) *Service {
 	_ = os.RemoveAll(filepath.Join(opts.Dir, ".staging"))
-	s := &Service{db: db, bus: bus, dir: opts.Dir, now: opts.Now, fetch: opts.Fetcher, allow: opts.ReadPath}
+	s := &Service{db: db, bus: bus, dir: opts.Dir, now: opts.Now, fetch: opts.Fetcher, allow: opts.ReadPath, flag: opts.SafeMode}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -141,7 +149,7 @@ func scanEntry(r scanner) (*Entry, *Manifest, error) {
 }
 
 // List returns every installed extension in load order: loading_order,
-// then display name.
+// then display name. In safe mode every enabled one shows as disabled.
 func (s *Service) List(ctx context.Context) ([]Entry, error) {
 	rows, err := s.db.Reader().QueryContext(ctx, `SELECT `+columns+` FROM extensions`)
 	if err != nil {
@@ -160,6 +168,9 @@ func (s *Service) List(ctx context.Context) ([]Entry, error) {
 		return nil, fmt.Errorf("list extensions: %w", err)
 	}
 	settleStatus(out)
+	if err := s.applySafeMode(ctx, out); err != nil {
+		return nil, err
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.LoadingOrder != b.LoadingOrder {

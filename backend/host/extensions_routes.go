@@ -92,6 +92,16 @@ func registerExtensions(r *Router, svc *extensions.Service) {
 		}
 		return svc.Get(ctx, id)
 	}))
+	r.Register("extensions.safeMode", func(ctx context.Context, _ Args) (any, error) {
+		return svc.SafeMode(ctx)
+	})
+	r.Register("extensions.setSafeMode", func(ctx context.Context, a Args) (any, error) {
+		var p extensions.SafeModePatch
+		if err := a.Object(0, "options", &p); err != nil {
+			return nil, err
+		}
+		return svc.SetSafeMode(ctx, p)
+	})
 	registerExtensionStorage(r, svc)
 }
 

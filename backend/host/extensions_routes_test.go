@@ -147,3 +147,65 @@ func TestExtensionsRoutes(t *testing.T) {
 		t.Errorf("failed calls sent %d events", len(evs))
 	}
 }
+
+// TestExtensionsSafeModeRoutes: safeMode and setSafeMode over the router,
+// list() in safe mode, and EXTENSION_SAFE_MODE once per change.
+func TestExtensionsSafeModeRoutes(t *testing.T) {
+	t.Parallel()
+	e := apptest.NewEnv(t, nil)
+	dir := filepath.Join(t.TempDir(), "mood")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"hearth":{"mode":"sandboxed","entry":"index.html"}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "index.html"), []byte("<p>"), 0o644)
+	e.Must(nil, "extensions.install", map[string]any{"path": dir}, map[string]any{"enable": true})
+	e.Events()
+
+	type mode struct {
+		Active  bool `json:"active"`
+		AtStart bool `json:"atStart"`
+		Flag    bool `json:"flag"`
+	}
+	var got mode
+	e.Must(&got, "extensions.safeMode")
+	if got != (mode{}) {
+		t.Errorf("safeMode() = %+v", got)
+	}
+	for _, c := range []struct {
+		args []any
+		says string
+	}{
+		{nil, "options is required"},
+		{[]any{map[string]any{}}, "active, atStart or both"},
+		{[]any{map[string]any{"active": "yes"}}, "active must be a boolean"},
+		{[]any{true}, "options must be an object"},
+	} {
+		_, err := e.Call("extensions.setSafeMode", c.args...)
+		if apptest.Code(err) != "validation.invalid_argument" || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("setSafeMode%v: %v, want saying %q", c.args, err, c.says)
+		}
+	}
+	e.Must(&got, "extensions.setSafeMode", map[string]any{"active": true, "atStart": true})
+	if got != (mode{Active: true, AtStart: true}) {
+		t.Errorf("setSafeMode = %+v", got)
+	}
+	e.Must(&got, "extensions.setSafeMode", map[string]any{"active": true})
+	var list []struct {
+		Enabled bool   `json:"enabled"`
+		Status  string `json:"status"`
+		Error   string `json:"error"`
+	}
+	e.Must(&list, "extensions.list")
+	if len(list) != 1 || !list[0].Enabled || list[0].Status != "disabled" || list[0].Error != "Safe mode is on: every extension is off until you leave it." {
+		t.Errorf("list in safe mode = %+v", list)
+	}
+	e.Must(&got, "extensions.setSafeMode", map[string]any{"active": false})
+	var payloads []string
+	for _, ev := range e.Events() {
+		b, _ := json.Marshal(ev.Payload)
+		payloads = append(payloads, ev.Type+" "+string(b))
+	}
+	want := []string{`extension_safe_mode {"active":true,"atStart":true}`, `extension_safe_mode {"active":false,"atStart":true}`}
+	if strings.Join(payloads, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events\n%s\nwant\n%s", strings.Join(payloads, "\n"), strings.Join(want, "\n"))
+	}
+}

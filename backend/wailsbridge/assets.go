@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"hearth/backend/apperr"
+	"hearth/backend/internal/extframe"
+	"hearth/backend/internal/htmlhead"
 	"hearth/backend/transport/httpapi"
 )
 
@@ -27,6 +29,10 @@ const personaAvatarPrefix = "/api/persona-avatar/"
 
 // mediaPrefix is the twin of its attachment route.
 const mediaPrefix = "/api/media/"
+
+// AppOrigin is where Wails serves the app in a built window: the origin
+// sandboxed extensions' frame policies name (extframe.CSP).
+const AppOrigin = "wails://wails"
 
 // AvatarSource finds the image file of a character; *characters.Service
 // satisfies it.
@@ -54,6 +60,14 @@ type middlewareConfig struct {
 	onInvoke func(accepted bool)
 	personas AvatarSource
 	media    httpapi.MediaSource
+	exts     httpapi.ExtensionFiles
+}
+
+// WithExtensions serves sandboxed extensions' files at /ext/<id>/… from
+// files (*extensions.Service), as `hearth serve` does; without it they
+// are 404.
+func WithExtensions(files httpapi.ExtensionFiles) MiddlewareOption {
+	return func(c *middlewareConfig) { c.exts = files }
 }
 
 // WithMedia serves message attachments at /api/media/{name} from files
@@ -90,16 +104,18 @@ func WithBootObserver(observe func()) MiddlewareOption {
 // DesktopCSP is the desktop window's Content-Security-Policy, as strict as
 // the one `hearth serve` sends: scripts only from the app itself, and no
 // connection anywhere but the app's own scheme (the window talks to Go over
-// Wails IPC and its own /api/invoke, never a socket). frame-ancestors is
-// for the header; a meta policy ignores it.
+// Wails IPC and its own /api/invoke, never a socket); frames only of its
+// own pages (sandboxed extensions under /ext/). frame-ancestors is for the
+// header; a meta policy ignores it.
 const DesktopCSP = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; " +
-	"connect-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'self'"
+	"connect-src 'self'; frame-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'self'"
 
 // Middleware returns the asset-server middleware for the desktop window.
 // It answers token-bearing POSTs to InvokePath with router, serves
-// /api/avatar/{avatar} from avatars, and injects the capability token into
-// index.html when — and only when — the request is for the main document.
-// Everything else passes to next (the embedded frontend).
+// /api/avatar/{avatar} from avatars (and what the options add: /ext/…,
+// /api/media/…), and injects the capability token into index.html when —
+// and only when — the request is for the main document. Everything else
+// passes to next (the embedded frontend, /ext-runtime/frame.js included).
 func Middleware(token string, router Invoker, avatars AvatarSource, opts ...MiddlewareOption) func(next http.Handler) http.Handler {
 	cfg := &middlewareConfig{scripts: map[string][]byte{}}
 	for _, opt := range opts {
@@ -123,6 +139,8 @@ func Middleware(token string, router Invoker, avatars AvatarSource, opts ...Midd
 				servePersonaAvatar(w, r, cfg.personas)
 			case strings.HasPrefix(r.URL.Path, mediaPrefix):
 				serveMedia(w, r, cfg.media)
+			case strings.HasPrefix(r.URL.Path, extframe.PathPrefix):
+				httpapi.ServeExtensionFile(w, r, cfg.exts, AppOrigin)
 			case isMainDocument(r):
 				if cfg.onBoot != nil {
 					cfg.onBoot()
@@ -226,7 +244,7 @@ func serveBootDocument(w http.ResponseWriter, r *http.Request, next http.Handler
 	}
 	body := rec.body.Bytes()
 	if rec.status == http.StatusOK && strings.HasPrefix(rec.header.Get("Content-Type"), "text/html") {
-		body = injectIntoHead(body, boot)
+		body = htmlhead.Inject(body, boot)
 		h.Set("Content-Security-Policy", DesktopCSP)
 		h.Set("Cache-Control", "no-store")
 		h.Set("X-Frame-Options", "DENY")
@@ -238,21 +256,6 @@ func serveBootDocument(w http.ResponseWriter, r *http.Request, next http.Handler
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
 	}
-}
-
-// injectIntoHead inserts snippet right after the opening <head> tag, or at
-// the very start when the document has none.
-func injectIntoHead(doc, snippet []byte) []byte {
-	at := 0
-	if i := bytes.Index(bytes.ToLower(doc), []byte("<head")); i >= 0 {
-		if end := bytes.IndexByte(doc[i:], '>'); end >= 0 {
-			at = i + end + 1
-		}
-	}
-	out := make([]byte, 0, len(doc)+len(snippet))
-	out = append(out, doc[:at]...)
-	out = append(out, snippet...)
-	return append(out, doc[at:]...)
 }
 
 // serveAvatar answers /api/avatar/{avatar} exactly as the browser server does.

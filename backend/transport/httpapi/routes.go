@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"strings"
 
 	"hearth/backend/apperr"
+	"hearth/backend/internal/extframe"
 )
 
 // routes builds the mux and wraps it in what every request passes: the
@@ -25,7 +27,23 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/session", s.handleSession)
 	mux.Handle("/api/", s.requireSession(http.HandlerFunc(s.handleUnknownAPI)))
 	mux.HandleFunc("/", s.handleStatic)
-	return s.limitBody(s.guard(mux))
+	return s.limitBody(s.guard(s.extensionFiles(mux)))
+}
+
+// extensionFiles sends every path under extframe.PathPrefix to
+// handleExtension as it came, before the mux would clean it and redirect
+// ("/ext/x/../../y" to "/y"): it is refused there with the 404 the
+// desktop gives too. Sandboxed frames have an opaque origin, so no
+// session reaches them: their files are served like the frontend's,
+// without one.
+func (s *Server) extensionFiles(mux http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, extframe.PathPrefix) {
+			s.handleExtension(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // guard applies the checks that hold for every route, before routing. A

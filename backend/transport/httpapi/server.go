@@ -60,6 +60,9 @@ type Config struct {
 	// Media serves message attachments at /api/media/{name}
 	// (*media.Store); nil makes every attachment 404.
 	Media MediaSource
+	// Extensions serves sandboxed extensions' files at /ext/<id>/…
+	// (*extensions.Service); nil makes every one 404.
+	Extensions ExtensionFiles
 	// Assets is the built frontend; nil serves a placeholder page that says
 	// Hearth is running.
 	Assets fs.FS
@@ -126,6 +129,8 @@ type Server struct {
 	personaAvatars AvatarSource
 	// media serves message attachments.
 	media MediaSource
+	// extensions serves sandboxed extensions' files.
+	extensions ExtensionFiles
 
 	tlsConfig      *tls.Config // nil for plain HTTP
 	trustedProxies []netip.Prefix
@@ -201,6 +206,7 @@ func New(cfg Config) (*Server, error) {
 		avatars:           cfg.Avatars,
 		personaAvatars:    cfg.PersonaAvatars,
 		media:             cfg.Media,
+		extensions:        cfg.Extensions,
 		assets:            cfg.Assets,
 		addr:              addr,
 		log:               logger,

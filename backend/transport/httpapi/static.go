@@ -22,14 +22,16 @@ var safeHost = regexp.MustCompile(`^[A-Za-z0-9.\-]+(:[0-9]+)?$|^\[[0-9A-Fa-f:.]+
 
 // appCSP is the policy for the frontend: the page renders untrusted text
 // (cards, model output), so scripts come only from this origin, nothing
-// frames it and the only sockets it may open are this server's.
+// frames it and the only sockets it may open are this server's. It frames
+// its own pages only: sandboxed extensions under /ext/ (frame-src says so
+// rather than leaving it to default-src).
 func appCSP(r *http.Request) string {
 	connect := "'self'"
 	if safeHost.MatchString(r.Host) {
 		connect += " ws://" + r.Host + " wss://" + r.Host
 	}
 	return "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; " +
-		"script-src 'self'; connect-src " + connect + "; frame-ancestors 'none'; object-src 'none'; " +
+		"script-src 'self'; connect-src " + connect + "; frame-src 'self'; frame-ancestors 'none'; object-src 'none'; " +
 		"base-uri 'none'; form-action 'self'"
 }
 

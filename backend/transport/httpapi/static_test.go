@@ -16,7 +16,7 @@ func wantAppHeaders(t *testing.T, res *http.Response) {
 	csp := res.Header.Get("Content-Security-Policy")
 	for _, want := range []string{
 		"default-src 'self'", "img-src 'self' data: blob:", "style-src 'self' 'unsafe-inline'",
-		"script-src 'self'", "connect-src 'self' ws://" + res.Request.URL.Host, "frame-ancestors 'none'",
+		"script-src 'self'", "connect-src 'self' ws://" + res.Request.URL.Host, "frame-src 'self'", "frame-ancestors 'none'",
 		"object-src 'none'",
 	} {
 		if !strings.Contains(csp, want) {

@@ -303,6 +303,12 @@ export type ExtensionFailedPayload = {
   error: string;
 };
 
+/** The payload of EXTENSION_SAFE_MODE. */
+export type ExtensionSafeModePayload = {
+  active: boolean;
+  atStart: boolean;
+};
+
 /** A value of MessageDeletedPayload.deleted. */
 export type DeletedMessage = {
   index: number;
@@ -393,6 +399,8 @@ export const EVENT_TYPES = Object.freeze({
   EXTENSION_DISABLED: 'extension_disabled',
   /** an extension failed to load or to run a hook; error says why. */
   EXTENSION_FAILED: 'extension_failed',
+  /** safe mode was turned on or off (active), or for later starts (atStart). */
+  EXTENSION_SAFE_MODE: 'extension_safe_mode',
 } as const);
 
 /** A constant name of EVENT_TYPES. */
@@ -441,6 +449,7 @@ export const EVENT_PERMISSIONS: Readonly<Record<EventTypeName, EventPermission>>
   EXTENSION_ENABLED: 'none',
   EXTENSION_DISABLED: 'none',
   EXTENSION_FAILED: 'none',
+  EXTENSION_SAFE_MODE: 'none',
 });
 
 /** The events each window fires itself: the backend lists them, its bus never carries them. */
@@ -489,6 +498,7 @@ export interface EventPayloads {
   EXTENSION_ENABLED: ExtensionPayload;
   EXTENSION_DISABLED: ExtensionPayload;
   EXTENSION_FAILED: ExtensionFailedPayload;
+  EXTENSION_SAFE_MODE: ExtensionSafeModePayload;
 }
 
 /** Each event's payload, by wire value. */

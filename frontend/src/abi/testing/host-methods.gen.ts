@@ -82,6 +82,8 @@ export const HOST_METHODS = [
   'extensions.remove',
   'extensions.reportFailure',
   'extensions.revoke',
+  'extensions.safeMode',
+  'extensions.setSafeMode',
   'extensions.storage.delete',
   'extensions.storage.get',
   'extensions.storage.list',
