@@ -36,6 +36,8 @@ describe('install address', () => {
     expect(checkInstallUrl('http://example.com/mood.zip')).toEqual({ problem: 'Only https:// addresses can be installed: an http:// download could be changed on its way.' });
     expect(checkInstallUrl('ftp://example.com/mood.zip')).toEqual({ problem: 'Only https:// addresses can be installed, not ftp:' });
     expect(checkInstallUrl('file:///home/me/mood.zip')).toHaveProperty('problem');
+    expect(checkInstallUrl('https://github.com/me')).toEqual({ problem: 'The address should name a repository (https://site/owner/name) or a .zip file.' });
+    expect(checkInstallUrl('https://codeberg.org/me/mood.git')).toEqual({ url: 'https://codeberg.org/me/mood.git' });
     expect(checkInstallUrl('https://me:secret@example.com/x.zip')).toEqual({ problem: 'Leave the user name and password out of the address.' });
   });
 });
@@ -55,7 +57,10 @@ describe('refusals as sentences', () => {
 
   it('names the file of a bad package, and says a failed download plainly', () => {
     const zip = { code: 'extension.invalid_package', message: 'broken.zip: is not a zip archive: zip: not a valid zip file', details: { file: 'broken.zip' } };
-    expect(failureSentence(zip).sentence).toBe('The package cannot be installed: broken.zip is not a zip archive: zip: not a valid zip file.');
+    expect(failureSentence(zip).sentence).toBe('The file broken.zip is not a zip archive: zip: not a valid zip file.');
+    expect(failureSentence(zip, 'broken.zip').sentence).toBe('It is not a zip archive: zip: not a valid zip file.');
+    const inside = { code: 'extension.invalid_package', message: 'manifest.json: not found at the package\'s root or in its single top folder', details: { file: 'manifest.json' } };
+    expect(failureSentence(inside, 'mood.zip').sentence).toBe('The file manifest.json is not found at the package\'s root or in its single top folder.');
     const fetch = { code: 'extension.fetch_failed', message: 'fetch https://example.com/x.zip: the server answered 404 Not Found' };
     expect(failureSentence(fetch).sentence).toBe('Could not download https://example.com/x.zip: the server answered 404 Not Found.');
     expect(failureSentence({ code: 'extension.exists', message: 'an extension "mood" is already installed; remove or update it' })).toMatchObject({

@@ -60,6 +60,10 @@ export function checkInstallUrl(text: string): { url: string } | { problem: stri
   if (u.protocol !== 'https:') return { problem: `Only https:// addresses can be installed, not ${u.protocol}` };
   if (u.hostname === '') return { problem: 'The address names no site.' };
   if (u.username !== '' || u.password !== '') return { problem: 'Leave the user name and password out of the address.' };
+  const parts = u.pathname.split('/').filter((p) => p !== '');
+  if (!u.pathname.toLowerCase().endsWith('.zip') && parts.length < 2) {
+    return { problem: 'The address should name a repository (https://site/owner/name) or a .zip file.' };
+  }
   return { url: u.href };
 }
 
@@ -83,8 +87,10 @@ export function asSentence(text: string): string {
  * sentence. The host's messages name the file or field at fault
  * ("manifest.json: hearth.permissions[0]: unknown permission …"); this
  * puts that in a sentence and keeps the code for the details fold.
+ * subject is the package's name as the manager already said it ("mood.zip"):
+ * a message about that file says "It" instead.
  */
-export function failureSentence(err: unknown): ExplainedFailure {
+export function failureSentence(err: unknown, subject = ''): ExplainedFailure {
   const { message, code } = describeError(err);
   const raw = typeof err === 'object' && err !== null ? (err as { details?: unknown }).details : undefined;
   const details = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
@@ -99,9 +105,12 @@ export function failureSentence(err: unknown): ExplainedFailure {
     else if (field === 'manifest.json') sentence = asSentence(`The package’s manifest.json ${what}`);
     else sentence = asSentence(`The package’s manifest.json has a problem with ${field}: ${what}`);
   } else if (code === 'extension.invalid_package') {
+    // "<file>: <what is wrong with it>".
     const file = str('file');
-    const said = file && message.startsWith(`${file}: `) ? `${file} ${message.slice(file.length + 2)}` : message;
-    sentence = asSentence(`The package cannot be installed: ${said}`);
+    if (file !== '' && message.startsWith(`${file}: `)) {
+      const what = message.slice(file.length + 2);
+      sentence = asSentence(`${file === subject ? 'It' : `The file ${file}`} ${what.startsWith('not ') ? `is ${what}` : what}`);
+    }
   } else if (code === 'extension.fetch_failed') {
     sentence = asSentence(message.replace(/^fetch /, 'Could not download '));
   } else if (code === 'transport.unavailable') {

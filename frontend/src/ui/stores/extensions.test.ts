@@ -117,9 +117,10 @@ describe('extension store', () => {
     expect(get(store.list).map((e) => e.id)).toEqual(['mood', 'new']);
 
     const bad = await store.install({ fileName: 'bad.zip', base64: 'eA==' });
+    expect(await store.install({ fileName: 'bad.zip', base64: 'eA==' }, 'bad.zip')).toMatchObject({ failure: { sentence: 'It is not a zip archive: zip: not a valid zip file.' } });
     expect(bad).toEqual({
       failure: {
-        sentence: 'The package cannot be installed: bad.zip is not a zip archive: zip: not a valid zip file.',
+        sentence: 'The file bad.zip is not a zip archive: zip: not a valid zip file.',
         code: 'extension.invalid_package',
         details: { file: 'bad.zip' },
       },

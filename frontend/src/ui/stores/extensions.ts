@@ -42,8 +42,8 @@ export interface ExtensionStore {
   failures: Readable<Readonly<Record<string, ActionFailure>>>;
   /** load reads the list and safe mode. */
   load(): Promise<void>;
-  /** install installs a package, off (the manager asks before turning it on). */
-  install(source: ExtensionSource): Promise<InstallOutcome>;
+  /** install installs a package, off (the manager asks before turning it on); name is what the manager calls it ("mood.zip"). */
+  install(source: ExtensionSource, name?: string): Promise<InstallOutcome>;
   setEnabled(id: string, on: boolean): Promise<boolean>;
   grant(id: string, permission: ExtensionPermission): Promise<boolean>;
   revoke(id: string, permission: ExtensionPermission): Promise<boolean>;
@@ -138,14 +138,14 @@ export function createExtensionStore(hearth: HearthAbi, toasts: ToastStore): Ext
     async load() {
       await store.whileLoading(Promise.all([store.refresh(), readSafeMode()]));
     },
-    async install(source) {
+    async install(source, name = '') {
       try {
         const entry = await api.install(source, { enable: false });
         store.put(entry);
         void refreshSoon();
         return { entry };
       } catch (err) {
-        return { failure: failureSentence(err) };
+        return { failure: failureSentence(err, name) };
       }
     },
     setEnabled: (id, on) => act(id, on ? 'enable' : 'disable', on ? 'Could not turn it on' : 'Could not turn it off', () => (on ? api.enable(id) : api.disable(id))),
