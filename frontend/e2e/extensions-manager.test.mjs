@@ -10,12 +10,12 @@
 // extension, the install tab and the remove dialog fit, with 44 px targets.
 // Safe mode is left out: its host side is not in every build yet.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { fromMoreSettings, openApp, screenshot, useHearth, waitFor } from './harness.mjs';
+import { fromMoreSettings, launchBrowser, openApp, screenshot, startHearth, useHearth, waitFor } from './harness.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
@@ -262,7 +262,17 @@ describe('the extension manager', () => {
     await card.getByText('Full access', { exact: true }).waitFor();
     await card.getByText('Off', { exact: true }).waitFor();
     assert.equal((await one('classic-quick-replies')).enabled, false);
-    assert.equal(await card.getByRole('switch', { name: 'Enable Classic Quick Replies' }).isChecked(), false);
+    const toggle = card.getByRole('switch', { name: 'Enable Classic Quick Replies' });
+    assert.equal(await toggle.isChecked(), false);
+
+    // A page extension runs from the window's load: turning it on says so, and offers the reload.
+    await toggle.click();
+    await waitFor(async () => (await one('classic-quick-replies')).enabled, 'the page extension enabled');
+    await page.getByText('“Classic Quick Replies” starts the next time Hearth loads.').waitFor();
+    await page.getByRole('button', { name: 'Reload now' }).waitFor();
+    await toggle.click();
+    await waitFor(async () => !(await one('classic-quick-replies')).enabled, 'the page extension disabled');
+    await page.getByText('“Classic Quick Replies” stops the next time Hearth loads.').waitFor();
   });
 
   it('on a phone: the list with a failed extension, the install tab and the remove dialog fit, with 44 px targets', async () => {
@@ -281,6 +291,8 @@ describe('the extension manager', () => {
 
     /** fits checks the open dialog: it fills the screen, nothing sticks out sideways, every control in view is 44×44 px. */
     const fits = async (what) => {
+      // A dialog pops in (scaled a little); measure it once it has settled.
+      await phone.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'));
       const box = await phone.locator('dialog[open]').last().boundingBox();
       assert.ok(box.x >= 0 && box.y >= 0 && box.x + box.width <= 390.5 && box.y + box.height <= 844.5, `${what}: the dialog fits (${JSON.stringify(box)})`);
       const problems = await phone.evaluate(() => {
@@ -319,5 +331,66 @@ describe('the extension manager', () => {
     await card.waitFor({ state: 'detached' });
     assert.deepEqual((await list()).map((e) => e.id), ['classic-quick-replies']);
     await context.close();
+  });
+});
+
+describe('the extension manager on a server with --library-root', () => {
+  let root;
+  let server;
+  let browser;
+
+  before(async () => {
+    root = mkdtempSync(join(tmpdir(), 'hearth-ext-root-'));
+    server = await startHearth(['--library-root', root]);
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('installs a folder under the root by its path, updates it from there, and refuses one outside', async () => {
+    const folder = join(root, 'weather');
+    mkdirSync(folder);
+    const manifest = (version) =>
+      JSON.stringify({ display_name: 'Weather', version, hearth: { id: 'weather', mode: 'sandboxed', entry: 'index.html', permissions: ['notify', 'network'], network: ['https://api.weather.example'] } });
+    writeFileSync(join(folder, 'manifest.json'), manifest('1.0.0'));
+    writeFileSync(join(folder, 'index.html'), '<p>sunny</p>');
+
+    const page = await openApp(browser, server.url);
+    await fromMoreSettings(page, /^Extensions…/);
+    const dialog = page.getByRole('dialog', { name: 'Extensions' });
+    await dialog.getByRole('tab', { name: 'Add extension' }).click();
+    const path = dialog.getByRole('textbox', { name: 'From a folder on the server' });
+    await dialog.getByText(`A folder under ${root}`).waitFor();
+
+    await path.fill('/etc');
+    await path.press('Enter');
+    const refused = dialog.getByRole('alert').filter({ hasText: `Could not install /etc. This server reads folders only under ${root} (its --library-root).` });
+    await refused.waitFor();
+    assert.doesNotMatch(await refused.innerText(), /library\.path_not_allowed/, 'the code stays folded away');
+
+    await path.fill(folder);
+    await path.press('Enter');
+    const review = dialog.getByRole('region', { name: 'Turn on “Weather”?' });
+    await review.waitFor();
+    assert.deepEqual(
+      (await review.getByRole('listitem').allInnerTexts()).map((t) => t.split('\n')[0]),
+      ['Show notifications', 'Talk to: api.weather.example'],
+    );
+    await screenshot(page, 'extensions-review-folder-desktop');
+    await dialog.getByRole('button', { name: 'Turn it on' }).click();
+    const card = dialog.getByRole('listitem').filter({ has: page.getByText('Weather', { exact: true }) });
+    await card.getByText(`From the folder ${folder}`).waitFor();
+    await card.getByText('v1.0.0', { exact: true }).waitFor();
+
+    writeFileSync(join(folder, 'manifest.json'), manifest('1.1.0'));
+    await card.getByRole('button', { name: 'Update' }).click();
+    await card.getByText('v1.1.0', { exact: true }).waitFor();
+    const [e] = await server.invoke('extensions.list');
+    assert.deepEqual([e.version, e.enabled], ['1.1.0', true], 'updated, still on');
+    assert.deepEqual(page.errors, [], 'uncaught errors in the page');
   });
 });

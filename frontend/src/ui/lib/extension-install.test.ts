@@ -71,6 +71,15 @@ describe('refusals as sentences', () => {
     expect(failureSentence(new Error('boom'))).toEqual({ sentence: 'Boom.', code: 'internal', details: null });
   });
 
+  it('says the path rule for an extension’s folder, not a library', () => {
+    const outside = { code: 'library.path_not_allowed', message: '"/etc" is not inside a folder this server may use for SillyTavern libraries (/srv/st)', details: { roots: ['/srv/st'] } };
+    expect(failureSentence(outside).sentence).toBe('This server reads folders only under /srv/st (its --library-root).');
+    const off = { code: 'library.path_not_allowed', message: 'importing and exporting SillyTavern folders by path is off on this server: …', details: { roots: [] } };
+    expect(failureSentence(off).sentence).toMatch(/^Installing folders by path is off on this server/);
+    const data = { code: 'library.path_not_allowed', message: '"/data/x" is inside Hearth\'s own data folder: pick a folder outside /data', details: { roots: [] } };
+    expect(failureSentence(data).sentence).toBe('"/data/x" is inside Hearth\'s own data folder: pick a folder outside /data.');
+  });
+
   it('makes a sentence of a fragment', () => {
     expect([asSentence('done.'), asSentence('why?'), asSentence(' ok '), asSentence('')]).toEqual(['Done.', 'Why?', 'Ok.', '']);
   });

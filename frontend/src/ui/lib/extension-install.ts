@@ -113,6 +113,11 @@ export function failureSentence(err: unknown, subject = ''): ExplainedFailure {
     }
   } else if (code === 'extension.fetch_failed') {
     sentence = asSentence(message.replace(/^fetch /, 'Could not download '));
+  } else if (code === 'library.path_not_allowed') {
+    // The library's rule for paths (EXTENSIONS.md §4), said for an extension's folder, not a SillyTavern library.
+    const roots = Array.isArray(details?.roots) ? details.roots.filter((r): r is string => typeof r === 'string') : [];
+    if (roots.length > 0) sentence = `This server reads folders only under ${roots.join(', ')} (its --library-root).`;
+    else if (/ off on this server/.test(message)) sentence = 'Installing folders by path is off on this server: start hearth serve with --library-root DIR to allow the folders under DIR.';
   } else if (code === 'transport.unavailable') {
     sentence = asSentence(`Hearth could not be reached: ${message}`);
   }
