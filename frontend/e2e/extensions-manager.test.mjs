@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { fromMoreSettings, launchBrowser, openApp, screenshot, startHearth, useHearth, waitFor } from './harness.mjs';
+import { fromMoreSettings, launchBrowser, openApp, screenshot, startHearth, tapCalls, useHearth, waitFor } from './harness.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
@@ -201,15 +201,27 @@ describe('the extension manager', () => {
     await dialog.getByText('No extensions yet.').waitFor();
   });
 
-  it('says why a package was refused, in sentences with the code folded away', async () => {
-    const page = await openApp(env.browser, env.server.url);
+  it('shows an install under way, and says why a package was refused, in sentences with the code folded away', async () => {
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const { tap } = await tapCalls(context);
+    const page = await openApp(context, env.server.url);
     pages.push(page);
     await fromMoreSettings(page, /^Extensions…/);
     const dialog = page.getByRole('dialog', { name: 'Extensions' });
     await dialog.getByRole('tab', { name: 'Add extension' }).click();
     const pick = dialog.getByRole('button', { name: 'Choose a .zip…' });
 
+    // The first install is held at the host until its progress has been seen.
+    let release;
+    const held = new Promise((r) => (release = r));
+    const untap = tap({ before: (call) => (call.method === 'extensions.install' ? held : undefined) });
     await choose(page, pick, file('broken.zip', Buffer.from('this is not a zip archive at all')));
+    await dialog.getByRole('status').filter({ hasText: 'Installing broken.zip…' }).waitFor();
+    assert.equal(await pick.isDisabled(), true, 'no second install meanwhile');
+    await dialog.getByRole('tab', { name: 'Add extension' }).getByRole('status', { name: 'Installing' }).waitFor();
+    await screenshot(page, 'extensions-progress-desktop');
+    release();
+    untap();
     const note = dialog.getByRole('alert').filter({ hasText: 'Could not install broken.zip' });
     await note.waitFor();
     const said = await note.innerText();
@@ -233,6 +245,7 @@ describe('the extension manager', () => {
     assert.deepEqual(await list(), [], 'nothing was installed');
     // A browser cannot upload a folder, and this server has no --library-root: the tab says so.
     await dialog.getByText('A browser can upload files but not folders').waitFor();
+    await context.close();
   });
 
   it('takes a .zip dropped on the dialog, and warns that a page extension has full access', async () => {
