@@ -101,7 +101,7 @@ describe('dialogs', () => {
     const items = await page.getByRole('menuitem').allInnerTexts();
     assert.deepEqual(
       items.map((t) => t.split('\n')[0]),
-      ['Presets…', 'Lorebooks…', 'Export library for SillyTavern…', 'Switch to light theme'],
+      ['Presets…', 'Lorebooks…', 'Extensions…', 'Export library for SillyTavern…', 'Switch to light theme'],
     );
     await screenshot(page, 'dialogs-more-settings');
     await page.keyboard.press('Escape');
