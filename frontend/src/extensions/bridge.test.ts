@@ -183,6 +183,14 @@ describe('calls', () => {
     expect(s.page.calls.map(([m]) => m)).toEqual(['chat.addMessages', 'chat.addMessages']);
   });
 
+  it('tells the frame when its grant changed', async () => {
+    const s = await setup(['chat.read', 'chat.write']);
+    s.page.extensions[0]!.granted = ['chat.read'];
+    await callAndWait(s, 1, 'chat.current');
+    await callAndWait(s, 2, 'chat.current');
+    expect(s.frame.of('grant')).toEqual([expect.objectContaining({ permissions: ['chat.read'] })]);
+  });
+
   it('denies every call once the extension is no longer active', async () => {
     const s = await setup(['chat.read']);
     s.page.extensions[0]!.status = 'disabled';

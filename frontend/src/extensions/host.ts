@@ -117,6 +117,7 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
   /** Extensions that failed in this window, kept off until the list shows them failed or they are enabled again. */
   const failedHere = new Set<string>();
   const panels = writable<PanelInfo[]>([]);
+  let panelsKey = '[]';
   const openPanel = writable<string | null>(null);
   let open: string | null = null;
   let dom: FrameDom | null = null;
@@ -127,12 +128,17 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
     return e?.displayName || id;
   }
 
+  /** publishPanels sets panels when they changed (the registry is read on every frame call). */
   function publishPanels(): void {
     const order = new Map(registry.entries().map((e, i) => [e.id, i]));
     const list = [...running.values()]
       .flatMap((r) => (r.panel ? [r.panel] : []))
       .sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
-    panels.set(list);
+    const key = JSON.stringify(list);
+    if (key !== panelsKey) {
+      panelsKey = key;
+      panels.set(list);
+    }
     if (open !== null && !list.some((p) => p.id === open)) setPanel(null);
   }
 
