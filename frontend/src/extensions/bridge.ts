@@ -236,8 +236,9 @@ export function createBridge(deps: BridgeDeps): Bridge {
         const fn = lookup(deps.api, method);
         if (!fn) throw new HostError('host.unknown_method', `no method ${method}`);
         let passed = args;
-        const at = STORAGE_OPTS_AT.get(method);
-        if (rule === 'own-storage' && at !== undefined) {
+        if (rule === 'own-storage') {
+          const at = STORAGE_OPTS_AT.get(method);
+          if (at === undefined) throw denied(method, rule, `${method} has no place for the extension's own namespace`);
           passed = Array.from({ length: at }, (_, i) => args[i]);
           passed.push({ extensionId: frame.id });
         }
