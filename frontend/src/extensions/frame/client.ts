@@ -1,0 +1,226 @@
+// The frame client: window.__HEARTH__ inside a sandboxed extension's frame.
+// It runs first in the frame's page (the server puts its script at the top
+// of <head>), says hello to the window, and builds the api from the method
+// paths the window's welcome lists; each method posts a call and settles
+// with the window's answer, rejecting with a HostError of the same code,
+// message and details. Then, once the page has loaded, it runs the
+// extension's activate hook and reports how that went.
+import { HostError, isErrorShape } from '../../abi/errors';
+import { mergeEventTypes } from '../../abi/event-types';
+import { deepFreeze } from '../../abi/readonly';
+import type { EventPayload } from '../../abi/types';
+import type { ExtensionPermission } from '../../abi/types-extensions';
+import { HOOK_NAME, isTagged, METHOD_PATH, tag, type FrameMessage, type Welcome } from '../protocol';
+import { createFrameEvents } from './events';
+import type { FrameExtension, FrameMethod, HearthFrameAbi } from './types';
+
+/** FrameGlobal is what the client needs of the frame's window (a fake one in tests). */
+export interface FrameGlobal {
+  readonly parent: { postMessage(message: unknown, targetOrigin: string): void };
+  readonly location: { readonly pathname: string };
+  readonly document: {
+    readonly readyState: string;
+    addEventListener(type: string, fn: () => void, opts?: { once?: boolean }): void;
+  };
+  addEventListener(type: string, fn: (event: never) => void): void;
+  removeEventListener(type: string, fn: (event: never) => void): void;
+}
+
+/** Keys never created on the api from a path the window sent. */
+const UNSAFE = new Set(['__proto__', 'constructor', 'prototype', 'events']);
+
+function text(v: unknown): string {
+  if (v instanceof Error) return v.message || v.name;
+  if (typeof v === 'object' && v !== null && typeof (v as { message?: unknown }).message === 'string') return (v as { message: string }).message;
+  return String(v);
+}
+
+function isWelcome(d: Record<string, unknown>): d is Record<string, unknown> & Welcome {
+  const ext = d.extension as Record<string, unknown> | null | undefined;
+  const caps = d.capabilities as Record<string, unknown> | null | undefined;
+  return (
+    typeof ext === 'object' &&
+    ext !== null &&
+    typeof ext.id === 'string' &&
+    Array.isArray(ext.permissions) &&
+    typeof caps === 'object' &&
+    caps !== null &&
+    Array.isArray(caps.methods) &&
+    caps.methods.every((m) => typeof m === 'string') &&
+    Array.isArray(caps.ui) &&
+    caps.ui.every((m) => typeof m === 'string') &&
+    typeof caps.eventTypes === 'object' &&
+    caps.eventTypes !== null &&
+    (d.activate === null || (typeof d.activate === 'string' && HOOK_NAME.test(d.activate)))
+  );
+}
+
+/** namespaces builds the api's namespaces from dotted paths, each leaf calling its path. */
+function namespaces(paths: readonly string[], call: (method: string, args: unknown[]) => Promise<unknown>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const path of paths) {
+    if (!METHOD_PATH.test(path)) continue;
+    const parts = path.split('.');
+    if (parts.some((p) => UNSAFE.has(p))) continue;
+    let at = root;
+    for (const part of parts.slice(0, -1)) {
+      const next = Object.hasOwn(at, part) ? at[part] : (at[part] = {});
+      if (typeof next !== 'object' || next === null) {
+        at = {};
+        break;
+      }
+      at = next as Record<string, unknown>;
+    }
+    const leaf = parts[parts.length - 1]!;
+    if (!Object.hasOwn(at, leaf)) {
+      const fn: FrameMethod = (...args) => call(path, args);
+      at[leaf] = fn;
+    }
+  }
+  return deepFreeze(root);
+}
+
+/** createFrameClient builds the frame's __HEARTH__ and starts the handshake with win.parent. */
+export function createFrameClient(win: FrameGlobal): HearthFrameAbi {
+  let parentOrigin = '*';
+  let welcome: Welcome | null = null;
+  let extension: FrameExtension | null = null;
+  let nextId = 1;
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  let markReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const initialTypes = mergeEventTypes(undefined);
+
+  function send(message: FrameMessage): void {
+    win.parent.postMessage(tag(message), parentOrigin);
+  }
+
+  const events = createFrameEvents(
+    (kind, type) => send({ kind, type }),
+    () => (welcome ? welcome.capabilities.eventTypes : initialTypes),
+  );
+  const api: Record<string, unknown> = { events: events.api };
+
+  function call(method: string, args: unknown[]): Promise<unknown> {
+    return ready.then(
+      () =>
+        new Promise((resolve, reject) => {
+          const id = nextId++;
+          pending.set(id, { resolve, reject });
+          try {
+            send({ kind: 'call', id, method, args });
+          } catch (err) {
+            pending.delete(id);
+            reject(new HostError('validation.invalid_argument', `${method}: the arguments cannot be copied to the window (${text(err)})`, { method }));
+          }
+        }),
+    );
+  }
+
+  function onWelcome(data: Welcome, origin: string): void {
+    welcome = deepFreeze({ kind: 'welcome', extension: data.extension, capabilities: data.capabilities, activate: data.activate });
+    if (origin !== 'null' && origin !== '') parentOrigin = origin;
+    extension = Object.freeze({ id: welcome.extension.id, permissions: welcome.extension.permissions });
+    Object.assign(api, namespaces(welcome.capabilities.methods, call));
+    Object.freeze(api);
+    markReady();
+    events.ready();
+  }
+
+  function onResult(data: Record<string, unknown>): void {
+    const id = data.id;
+    const p = typeof id === 'number' ? pending.get(id) : undefined;
+    if (!p) return;
+    pending.delete(id as number);
+    if (data.ok === true) p.resolve(data.value);
+    else if (isErrorShape(data.error)) p.reject(new HostError(data.error.code, data.error.message, data.error.details ?? undefined));
+    else p.reject(new HostError('internal', 'the window answered with an error of no known shape'));
+  }
+
+  win.addEventListener('message', (event: MessageEvent) => {
+    if (event.source !== (win.parent as unknown) || !isTagged(event.data)) return;
+    if (welcome && parentOrigin !== '*' && event.origin !== parentOrigin) return;
+    const data = event.data;
+    switch (data.kind) {
+      case 'welcome':
+        if (!welcome && isWelcome(data)) onWelcome(data, event.origin);
+        return;
+      case 'result':
+        return onResult(data);
+      case 'event':
+        if (welcome && typeof data.type === 'string') events.emit(data.type, deepFreeze(data.payload ?? {}) as EventPayload);
+        return;
+      case 'grant':
+        if (welcome && Array.isArray(data.permissions)) {
+          extension = Object.freeze({ id: welcome.extension.id, permissions: Object.freeze([...(data.permissions as ExtensionPermission[])]) });
+        }
+        return;
+    }
+  });
+
+  const ui = Object.freeze({
+    notify: (message: string) => call('ui.notify', [message]) as Promise<void>,
+  });
+
+  const hearth: HearthFrameAbi = Object.freeze({
+    abiVersion: 1 as const,
+    ready,
+    capabilities() {
+      if (!welcome) throw new HostError('host.not_ready', 'capabilities() is available once __HEARTH__.ready has resolved');
+      return welcome.capabilities;
+    },
+    get extension() {
+      return extension;
+    },
+    api: api as unknown as HearthFrameAbi['api'],
+    ui,
+  });
+
+  startLifecycle(win, ready, () => welcome?.activate ?? null, hearth, send);
+  send({ kind: 'hello', path: win.location.pathname });
+  return hearth;
+}
+
+/**
+ * startLifecycle waits for the handshake and the page's DOMContentLoaded,
+ * awaits the activate hook (a global function of the page) with
+ * __HEARTH__, and reports 'activated' or 'failed'; an uncaught error or
+ * unhandled rejection before that is a failure too.
+ */
+function startLifecycle(win: FrameGlobal, ready: Promise<void>, activate: () => string | null, hearth: HearthFrameAbi, send: (m: FrameMessage) => void): void {
+  let settled = false;
+  const onError = (event: { error?: unknown; message?: unknown }) => settle({ kind: 'failed', error: `an uncaught error while it started: ${text(event.error ?? event.message)}` });
+  const onRejection = (event: { reason?: unknown }) => settle({ kind: 'failed', error: `an unhandled rejection while it started: ${text(event.reason)}` });
+
+  function settle(message: FrameMessage): void {
+    if (settled) return;
+    settled = true;
+    win.removeEventListener('error', onError);
+    win.removeEventListener('unhandledrejection', onRejection);
+    send(message);
+  }
+
+  win.addEventListener('error', onError);
+  win.addEventListener('unhandledrejection', onRejection);
+  const loaded = new Promise<void>((resolve) => {
+    if (win.document.readyState === 'loading') win.document.addEventListener('DOMContentLoaded', () => resolve(), { once: true });
+    else resolve();
+  });
+
+  void Promise.all([ready, loaded])
+    .then(async () => {
+      const name = activate();
+      if (name === null) return;
+      const fn = (win as unknown as Record<string, unknown>)[name];
+      if (typeof fn !== 'function') throw new Error(`hooks.activate names "${name}", which is not a function of the frame's page`);
+      try {
+        await (fn as (h: HearthFrameAbi) => unknown).call(win, hearth);
+      } catch (err) {
+        throw new Error(`its activate hook (${name}) failed: ${text(err)}`);
+      }
+    })
+    .then(
+      () => settle({ kind: 'activated' }),
+      (err: unknown) => settle({ kind: 'failed', error: text(err) }),
+    );
+}

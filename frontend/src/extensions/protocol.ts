@@ -1,0 +1,101 @@
+// The postMessage protocol between a sandboxed extension's frame and the
+// window that runs it (EXTENSIONS.md §2). Both halves import this file: the
+// frame client (frame/, built into /ext-runtime/frame.js) and the bridge
+// (bridge.ts). Every message is a plain, structured-cloneable object tagged
+// with PROTOCOL and PROTOCOL_VERSION, so anything else posted to either
+// window is told apart and ignored.
+import type { HostErrorShape } from '../abi/errors';
+import type { ExtensionPermission } from '../abi/types-extensions';
+
+/** PROTOCOL tags every message of the protocol. */
+export const PROTOCOL = 'hearth.ext';
+/** PROTOCOL_VERSION is the version of the message shapes below. */
+export const PROTOCOL_VERSION = 1;
+
+/** Bounds the bridge holds every message from a frame to; past any of them the message is ignored. */
+export const LIMITS = Object.freeze({
+  /** A method path ("agent.profiles.list"), in characters. */
+  methodLength: 100,
+  /** Positional arguments of one call. */
+  args: 16,
+  /** Nesting of the arguments (the argument array is level 1). */
+  depth: 32,
+  /** Values (objects, arrays and leaves) in the arguments. */
+  values: 250_000,
+  /** The arguments' size as JSON text, in characters (a Blob counts its bytes). */
+  jsonChars: 8 << 20,
+  /** An event type a frame subscribes to. */
+  typeLength: 128,
+  /** Event types one frame may be subscribed to at once. */
+  subscriptions: 256,
+  /** A failure message from a frame; longer ones are cut. */
+  errorLength: 2000,
+  /** The frame document's path sent with hello. */
+  pathLength: 2048,
+});
+
+/** Messages a frame posts to the window. */
+export type FrameMessage =
+  /** The frame client started; path is the frame document's location.pathname. */
+  | { kind: 'hello'; path: string }
+  /** A call of an api method ("chat.getMessages") or a frame-only one ("ui.notify"). */
+  | { kind: 'call'; id: number; method: string; args: unknown[] }
+  /** The frame has its first handler for type (it wants the events). */
+  | { kind: 'subscribe'; type: string }
+  /** The frame has no handler left for type. */
+  | { kind: 'unsubscribe'; type: string }
+  /** The activate hook (if any) resolved after the document loaded. */
+  | { kind: 'activated' }
+  /** Starting failed: the activate hook threw, or an uncaught error came first. */
+  | { kind: 'failed'; error: string };
+
+/** What a frame's capabilities() answers: the window's, with the methods a frame is offered. */
+export interface FrameCapabilities {
+  abiVersion: 1;
+  namespaces: Record<string, number>;
+  /** The api method paths the frame is offered (a call outside its grant still rejects auth.denied). */
+  methods: string[];
+  /** The frame-only methods under __HEARTH__.ui ("ui.notify"). */
+  ui: string[];
+  features: string[];
+  eventTypes: Record<string, string>;
+}
+
+/** The welcome: everything the frame client needs to build its __HEARTH__. */
+export interface Welcome {
+  kind: 'welcome';
+  extension: { id: string; permissions: ExtensionPermission[] };
+  capabilities: FrameCapabilities;
+  /** The global function of the frame document that hooks.activate names, or null. */
+  activate: string | null;
+}
+
+/** Messages the window posts to a frame. */
+export type PageMessage =
+  | Welcome
+  | { kind: 'result'; id: number; ok: true; value: unknown }
+  | { kind: 'result'; id: number; ok: false; error: HostErrorShape }
+  | { kind: 'event'; type: string; payload: unknown }
+  /** The extension's grant changed (extension.permissions follows it). */
+  | { kind: 'grant'; permissions: ExtensionPermission[] };
+
+/** Tagged is a message as posted: with the protocol tag and version. */
+export type Tagged<M> = M & { protocol: typeof PROTOCOL; v: typeof PROTOCOL_VERSION };
+
+/** tag adds the protocol tag and version to a message. */
+export function tag<M extends FrameMessage | PageMessage>(message: M): Tagged<M> {
+  return { ...message, protocol: PROTOCOL, v: PROTOCOL_VERSION };
+}
+
+/** isTagged reports whether data is a plain object carrying this protocol's tag and version. */
+export function isTagged(data: unknown): data is Record<string, unknown> & { kind: unknown } {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return false;
+  const d = data as Record<string, unknown>;
+  return d.protocol === PROTOCOL && d.v === PROTOCOL_VERSION && typeof d.kind === 'string';
+}
+
+/** METHOD_PATH is what a method path may look like: two to four dotted identifiers. */
+export const METHOD_PATH = /^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*){1,3}$/;
+
+/** HOOK_NAME is what a global function name from hooks.activate may look like. */
+export const HOOK_NAME = /^[A-Za-z_$][A-Za-z0-9_$]{0,127}$/;
