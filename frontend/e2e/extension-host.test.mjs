@@ -2,15 +2,12 @@
 // api.extensions run in <iframe sandbox="allow-scripts"> frames, talk to the
 // window through the frame client (/ext-runtime/frame.js) and the bridge, and
 // show a panel beside the chat (a sheet on a phone).
-//
-// The server is asked for each extension file first; where it does not
-// serve /ext/<id>/<path> (a server without the files route), the test serves
-// the package's files itself the way the route does: the frame client's
-// script first in <head>, under a strict CSP.
+// The server serves each package at /ext/<id>/<path> with the frame client's
+// script first in <head>, under the frame's CSP.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openApp, screenshot, useHearth, waitFor } from './harness.mjs';
 
@@ -101,32 +98,6 @@ async function listen(hearth) {
   },
 };
 
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json' };
-/** FRAME_CSP is what a frame's page may load in this test: its own origin's files, nothing else. */
-const FRAME_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; frame-ancestors 'self'; base-uri 'none'; form-action 'none'";
-
-/**
- * serveExtensions answers /ext/<id>/<path> from the packages where the
- * server does not. A frame page the test fulfilled has no network address
- * of its own, so Chromium's local network checks would refuse its load of
- * the frame client from the loopback server: the test passes that script
- * through too.
- */
-async function serveExtensions(context) {
-  await context.route('**/ext-runtime/**', async (route) => route.fulfill({ response: await route.fetch() }));
-  await context.route('**/ext/**', async (route) => {
-    const upstream = await route.fetch().catch(() => null);
-    if (upstream && upstream.status() !== 404) return route.fulfill({ response: upstream });
-    const m = /\/ext\/([^/]+)\/(.+)$/.exec(new URL(route.request().url()).pathname);
-    const files = m ? PACKAGES[decodeURIComponent(m[1])] : undefined;
-    const name = m ? decodeURIComponent(m[2]) : '';
-    if (!files || !(name in files)) return route.fulfill({ status: 404, body: 'not found' });
-    let body = files[name];
-    if (name.endsWith('.html')) body = body.replace('<head>', '<head><script src="/ext-runtime/frame.js"></script>');
-    return route.fulfill({ status: 200, body, headers: { 'Content-Type': TYPES[extname(name)], 'Content-Security-Policy': FRAME_CSP } });
-  });
-}
-
 let chatId;
 let page;
 
@@ -143,7 +114,6 @@ describe('sandboxed extensions', () => {
     const card = await env.server.invoke('characters.create', { name: 'Juniper', first_mes: 'The kettle is on.' });
     chatId = (await env.server.invoke('chat.create', { avatar: card.avatar })).chatId;
     const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
-    await serveExtensions(context);
     page = await openApp(context, env.server.url);
     await page.getByRole('option', { name: /Juniper/ }).click();
     await waitFor(() => page.evaluate((id) => window.__HEARTH__.api.chat.current()?.chatId === id, chatId), 'the chat to open');
@@ -239,7 +209,6 @@ describe('sandboxed extensions', () => {
 
   it('shows the panel as a full-screen sheet on a phone', async () => {
     const context = await env.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
-    await serveExtensions(context);
     const phone = await openApp(context, env.server.url);
     await phone.evaluate((id) => window.__HEARTH__.api.chat.select(id), chatId);
     await phone.getByRole('button', { name: 'Mood (extension panel)' }).tap();
