@@ -98,3 +98,11 @@ type ExtensionSafeModePayload struct {
 	Active  bool `json:"active"`
 	AtStart bool `json:"atStart"`
 }
+
+// ExtensionGrantedPayload is EXTENSION_GRANTED's: what the extension is
+// granted after a grant or a revoke, so a window running it can hold its
+// frame to the new grant without reading the list again.
+type ExtensionGrantedPayload struct {
+	ID      string   `json:"id"`
+	Granted []string `json:"granted" ts:"ExtensionPermission[]"`
+}

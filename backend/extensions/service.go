@@ -444,7 +444,8 @@ func (s *Service) Remove(ctx context.Context, id string, opts RemoveOptions) err
 }
 
 // Enable turns id on; Disable turns it off. Either clears a reported
-// failure. A call that changes nothing sends no event.
+// failure. A call that changes nothing sends no event; enabling a failed
+// extension sends EXTENSION_ENABLED, since the window starts it again.
 func (s *Service) Enable(ctx context.Context, id string) (*Entry, error) {
 	return s.setEnabled(ctx, id, true)
 }
@@ -468,7 +469,9 @@ func (s *Service) setEnabled(ctx context.Context, id string, on bool) (*Entry, e
 		if _, err := tx.ExecContext(ctx, `UPDATE extensions SET enabled = ?, last_error = NULL WHERE id = ?`, on, e.ID); err != nil {
 			return fmt.Errorf("enable extension: %w", err)
 		}
-		if e.Enabled != on {
+		// Turning a failed extension on again is a change to its
+		// runtime too: the window starts it anew on this event.
+		if e.Enabled != on || on {
 			typ := events.ExtensionDisabled
 			if on {
 				typ = events.ExtensionEnabled
@@ -491,6 +494,7 @@ func (s *Service) Grant(ctx context.Context, id string, perms []string) (*Entry,
 }
 
 // Revoke takes permissions out of id's grant; the next call feels it.
+// Either sends EXTENSION_GRANTED when the grant changed.
 func (s *Service) Revoke(ctx context.Context, id string, perms []string) (*Entry, error) {
 	return s.regrant(ctx, id, perms, false)
 }
@@ -524,10 +528,15 @@ func (s *Service) regrant(ctx context.Context, id string, perms []string, add bo
 				next = append(next, p)
 			}
 		}
+		if slices.Equal(next, e.Granted) {
+			return nil
+		}
 		granted, _ := json.Marshal(next)
 		if _, err := tx.ExecContext(ctx, `UPDATE extensions SET granted = ? WHERE id = ?`, string(granted), e.ID); err != nil {
 			return fmt.Errorf("grant extension: %w", err)
 		}
+		payload := &events.ExtensionGrantedPayload{ID: e.ID, Granted: next}
+		tx.AfterCommit(func() { s.bus.Publish(events.Event{Type: events.ExtensionGranted, Payload: payload}) })
 		return nil
 	})
 	if err != nil {

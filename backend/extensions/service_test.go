@@ -52,6 +52,14 @@ func TestInstallFolderAndLifecycle(t *testing.T) {
 	if got, _ = e.svc.Grant(ctx, "mood", []string{"state"}); !reflect.DeepEqual(got.Granted, []string{"chat.read", "state", "ui.panel"}) {
 		t.Errorf("after grant: %v", got.Granted)
 	}
+	if _, err := e.svc.Grant(ctx, "mood", []string{"state"}); err != nil {
+		t.Fatal(err)
+	}
+	// The revoke and the grant each said so; the refused grants and the
+	// one that changed nothing did not.
+	if ty := e.types(); !reflect.DeepEqual(ty, []string{"extension_granted", "extension_granted"}) {
+		t.Errorf("events %v", ty)
+	}
 
 	if got, _ = e.svc.Disable(ctx, "mood"); got.Status != StatusDisabled || got.Enabled {
 		t.Errorf("disabled: %+v", got)

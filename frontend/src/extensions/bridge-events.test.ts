@@ -1,8 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ExtensionPermission } from '../abi/types-extensions';
 import { createBridge } from './bridge';
-import { GRANT_MAX_AGE_MS } from './bridge-events';
-import { createRegistry } from './registry';
+import { createRegistry, MAX_AGE_MS } from './registry';
 import { entry, fakePage, FakeFrame, flush, send } from './testing/fakes';
 
 const MESSAGE = { chatId: 'c1', revision: 2, index: 0, id: 'm1' };
@@ -60,22 +59,32 @@ describe('events to frames', () => {
     expect(page.pageSubs('message_received')).toBe(0);
   });
 
-  it('stops delivering after a revoke, once the grant it checks against is older than GRANT_MAX_AGE_MS', async () => {
-    const { page, bridge, frames, clock } = await setup([['chat.read']]);
+  it('stops delivering after a revoke once its EXTENSION_GRANTED invalidated the copy', async () => {
+    const { page, bridge, frames, registry } = await setup([['chat.read']]);
     send(bridge, frames[0], { kind: 'subscribe', type: 'message_sent' });
     page.emit('message_sent', MESSAGE);
     page.extensions[0]!.granted = [];
-    clock.t += GRANT_MAX_AGE_MS + 1;
+    registry.invalidate();
     page.emit('message_sent', { ...MESSAGE, index: 1 });
     page.emit('message_sent', { ...MESSAGE, index: 2 });
     await flush();
     expect(frames[0]!.of('event').map((e) => (e.payload as { index: number }).index)).toEqual([0]);
   });
 
+  it('reads a copy older than MAX_AGE_MS again, even without an event', async () => {
+    const { page, bridge, frames, clock } = await setup([['chat.read']]);
+    send(bridge, frames[0], { kind: 'subscribe', type: 'message_sent' });
+    page.extensions[0]!.granted = [];
+    clock.t += MAX_AGE_MS + 1;
+    page.emit('message_sent', MESSAGE);
+    await flush();
+    expect(frames[0]!.of('event')).toEqual([]);
+  });
+
   it('keeps the order of events queued while the grant is read again', async () => {
     const { page, bridge, frames, clock } = await setup([['chat.read']]);
     send(bridge, frames[0], { kind: 'subscribe', type: 'message_sent' });
-    clock.t += GRANT_MAX_AGE_MS + 1;
+    clock.t += MAX_AGE_MS + 1;
     for (let i = 0; i < 5; i++) page.emit('message_sent', { ...MESSAGE, index: i });
     expect(frames[0]!.of('event')).toEqual([]);
     await flush();

@@ -5,16 +5,14 @@
 // are computed per type when a subscription or a grant changes, not per
 // event, so a stream event for twenty frames costs twenty postMessage calls.
 //
-// A grant can shrink without an event (a revoke), so an event is delivered
-// under a grant read at most GRANT_MAX_AGE_MS before: an older one is read
-// again first, with events queued meanwhile in order.
+// An event is delivered under the registry's current grant: when the copy
+// is stale (an EXTENSION_GRANTED or other EXTENSION_* event invalidated it,
+// or it is older than MAX_AGE_MS) the list is read again first, with events
+// queued meanwhile in order.
 import type { EventsApi, Unsubscribe } from '../abi/types';
 import { T } from '../abi/event-types';
 import { eventPermission } from './permissions';
 import type { ExtensionRegistry } from './registry';
-
-/** GRANT_MAX_AGE_MS is how old a grant an event may be delivered under. */
-export const GRANT_MAX_AGE_MS = 1000;
 
 /** Listener is a frame as the router sees it. */
 export interface Listener {
@@ -91,7 +89,7 @@ export function createEventRouter(events: Pick<EventsApi, 'on'>, registry: Exten
 
   function onPageEvent(type: string, payload: unknown): void {
     if (recipientsOf(type).length === 0 && !flushing && queue.length === 0) return;
-    if (flushing || queue.length > 0 || registry.age() > GRANT_MAX_AGE_MS) {
+    if (flushing || queue.length > 0 || registry.stale()) {
       queue.push([type, payload]);
       if (!flushing) void flush();
       return;

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ExtensionPermission } from '../abi/types-extensions';
 import { createBridge, type Bridge, type FrameHooks } from './bridge';
 import { CALL_RATE, IN_FLIGHT, QUEUED } from './rate-limit';
-import { createRegistry } from './registry';
+import { createRegistry, type ExtensionRegistry } from './registry';
 import { entry, fakePage, FakeFrame, flush, send, type FakePage } from './testing/fakes';
 
 interface Setup {
@@ -13,6 +13,7 @@ interface Setup {
   detach: () => void;
   notify: ReturnType<typeof vi.fn>;
   clock: { t: number };
+  registry: ExtensionRegistry;
 }
 
 /** setup attaches one frame of the extension "demo" (granted grant) and says hello for it. */
@@ -28,7 +29,7 @@ async function setup(grant: ExtensionPermission[], opts: { hello?: boolean } = {
   const frame = new FakeFrame();
   const detach = bridge.attach('demo', frame, hooks);
   if (opts.hello !== false) send(bridge, frame, { kind: 'hello', path: '/ext/demo/index.html' });
-  return { page, bridge, frame, hooks, detach, notify, clock };
+  return { page, bridge, frame, hooks, detach, notify, clock, registry };
 }
 
 /** callAndWait sends call id and waits for its answer. */
@@ -173,12 +174,14 @@ describe('calls', () => {
     expect(s.page.calls).toEqual([]);
   });
 
-  it('feels a revoke on the very next call, with no event about it', async () => {
+  it('feels a revoke on the very next call after its event invalidated the copy', async () => {
     const s = await setup(['chat.read', 'chat.write']);
     expect(await callAndWait(s, 1, 'chat.addMessages', ['c1', { mes: 'a' }])).toMatchObject({ ok: true, value: 3 });
     s.page.extensions[0]!.granted = ['chat.read'];
+    s.registry.invalidate();
     expect(await callAndWait(s, 2, 'chat.addMessages', ['c1', { mes: 'b' }])).toMatchObject({ ok: false, error: { code: 'auth.denied', details: { permission: 'chat.write' } } });
     s.page.extensions[0]!.granted = ['chat.read', 'chat.write'];
+    s.registry.invalidate();
     expect(await callAndWait(s, 3, 'chat.addMessages', ['c1', { mes: 'c' }])).toMatchObject({ ok: true });
     expect(s.page.calls.map(([m]) => m)).toEqual(['chat.addMessages', 'chat.addMessages']);
   });
@@ -186,6 +189,7 @@ describe('calls', () => {
   it('tells the frame when its grant changed', async () => {
     const s = await setup(['chat.read', 'chat.write']);
     s.page.extensions[0]!.granted = ['chat.read'];
+    s.registry.invalidate();
     await callAndWait(s, 1, 'chat.current');
     await callAndWait(s, 2, 'chat.current');
     expect(s.frame.of('grant')).toEqual([expect.objectContaining({ permissions: ['chat.read'] })]);
@@ -194,6 +198,7 @@ describe('calls', () => {
   it('denies every call once the extension is no longer active', async () => {
     const s = await setup(['chat.read']);
     s.page.extensions[0]!.status = 'disabled';
+    s.registry.invalidate();
     expect(await callAndWait(s, 1, 'chat.getMessages', ['c1'])).toMatchObject({ ok: false, error: { code: 'auth.denied' } });
     expect(await callAndWait(s, 2, 'extensions.storage.get', ['k'])).toMatchObject({ ok: false, error: { code: 'auth.denied' } });
     expect(s.page.calls).toEqual([]);

@@ -190,9 +190,9 @@ export function createBridge(deps: BridgeDeps): Bridge {
     }
   }
 
-  /** authorize resolves the rule of method for frame under its grant as read now, or throws auth.denied. */
+  /** authorize resolves the rule of method for frame under its current grant (registry.current()), or throws auth.denied. */
   async function authorize(frame: FrameState, method: string, rule: MethodRule): Promise<ExtensionEntry> {
-    await deps.registry.fresh();
+    await deps.registry.current();
     const entry = deps.registry.get(frame.id);
     if (!entry || entry.status !== 'active' || entry.mode !== 'sandboxed') {
       throw denied(method, rule, `the extension ${frame.id} is not running`);

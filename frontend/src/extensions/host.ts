@@ -83,7 +83,7 @@ export interface ExtensionHost {
 export const START_TIMEOUT_MS = 5000;
 
 /** The events after which the list is read again (names; a type the backend does not list is skipped). */
-const WATCHED = ['EXTENSION_INSTALLED', 'EXTENSION_REMOVED', 'EXTENSION_ENABLED', 'EXTENSION_DISABLED', 'EXTENSION_FAILED', 'EXTENSION_SAFE_MODE'];
+const WATCHED = ['EXTENSION_INSTALLED', 'EXTENSION_REMOVED', 'EXTENSION_ENABLED', 'EXTENSION_DISABLED', 'EXTENSION_FAILED', 'EXTENSION_SAFE_MODE', 'EXTENSION_GRANTED'];
 
 interface Running {
   readonly id: string;
@@ -266,6 +266,7 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
               api.events.on(type, (payload) => {
                 const id = (payload as { id?: unknown }).id;
                 if ((name === 'EXTENSION_ENABLED' || name === 'EXTENSION_INSTALLED') && typeof id === 'string') failedHere.delete(id);
+                registry.invalidate();
                 refresh();
               }),
             );

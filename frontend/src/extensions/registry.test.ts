@@ -1,9 +1,43 @@
 import { describe, expect, it } from 'vitest';
 import type { ExtensionEntry } from '../abi/types-extensions';
-import { createRegistry } from './registry';
+import { createRegistry, MAX_AGE_MS } from './registry';
 import { entry } from './testing/fakes';
 
 describe('the extension registry', () => {
+  it('answers current() from its copy until an invalidate() or MAX_AGE_MS, then reads again', async () => {
+    let clock = 0;
+    let reads = 0;
+    const r = createRegistry(
+      async () => {
+        reads++;
+        return [entry('x', ['chat.read'])];
+      },
+      () => clock,
+    );
+    expect(r.stale()).toBe(true);
+    await r.current();
+    await r.current();
+    expect(reads).toBe(1);
+    r.invalidate();
+    expect(r.stale()).toBe(true);
+    await r.current();
+    await r.current();
+    expect(reads).toBe(2);
+    clock += MAX_AGE_MS + 1;
+    await r.current();
+    expect(reads).toBe(3);
+  });
+
+  it('stays stale when invalidate() comes while a read is under way', async () => {
+    let release: (v: ExtensionEntry[]) => void = () => {};
+    const r = createRegistry(() => new Promise((resolve) => (release = resolve)), () => 0);
+    const read = r.current();
+    r.invalidate();
+    release([]);
+    await read;
+    expect(r.stale()).toBe(true);
+  });
+
   it('answers fresh() only with a read that started after the call, sharing reads between callers', async () => {
     const reads: { started: number; resolve: (v: ExtensionEntry[]) => void }[] = [];
     let clock = 0;
