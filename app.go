@@ -88,10 +88,16 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 		if err := os.Setenv("XDG_DATA_HOME", filepath.Join(o.DataDir, "webview")); err != nil {
 			return err
 		}
+		extBench, extCount, err := selftest.ExtensionBenchFromEnv(os.Getenv)
+		if err != nil {
+			return err
+		}
 		w.selfTest = selftest.New(selftest.Options{
-			Report:     o.SelfTest,
-			Screenshot: strings.TrimSuffix(o.SelfTest, filepath.Ext(o.SelfTest)) + ".png",
-			Memory:     os.Getenv(selftest.MemoryEnv) == "1",
+			Report:          o.SelfTest,
+			Screenshot:      strings.TrimSuffix(o.SelfTest, filepath.Ext(o.SelfTest)) + ".png",
+			Memory:          os.Getenv(selftest.MemoryEnv) == "1",
+			ExtensionBench:  extBench,
+			BenchExtensions: extCount,
 		})
 		defer w.selfTest.Close()
 		if err := w.selfTest.Seed(ctx, a.Router); err != nil {
@@ -104,6 +110,7 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 			wailsbridge.WithScripts(
 				wailsbridge.ExtraScript{Path: selftest.StreamScriptPath, Body: selftest.StreamScript(), Boot: true},
 				wailsbridge.ExtraScript{Path: selftest.MemoryScriptPath, Body: selftest.MemoryScript(), Boot: true},
+				wailsbridge.ExtraScript{Path: selftest.ExtensionScriptPath, Body: selftest.ExtensionScript(), Boot: true},
 				wailsbridge.ExtraScript{Path: selftest.ScriptPath, Body: selftest.PageScript(), Boot: true},
 				wailsbridge.ExtraScript{Path: selftest.FrameScriptPath, Body: selftest.FrameScript()},
 			),
