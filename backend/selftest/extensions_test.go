@@ -264,3 +264,14 @@ func TestRenameManifest(t *testing.T) {
 		t.Fatal("a manifest without a hearth block was renamed")
 	}
 }
+
+// The bench mode opens none of the large chats: its default chats are small.
+func TestBenchModeSeedsSmallChats(t *testing.T) {
+	t.Parallel()
+	if s := New(Options{ExtensionBench: true}); s.opts.Messages != benchMessages {
+		t.Fatalf("bench mode seeds %d messages a chat", s.opts.Messages)
+	}
+	if s := New(Options{}); s.opts.Messages != 10000 {
+		t.Fatalf("a normal run seeds %d messages a chat", s.opts.Messages)
+	}
+}

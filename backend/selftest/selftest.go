@@ -1,16 +1,18 @@
 // Package selftest is the desktop smoke test of DESIGN §7.5, run by
 // `hearth --self-test OUT.json`: the real binary, the real WebKitGTK
 // webview, a seeded data dir, and a script inside the page (page.js) that
-// exercises the ABI, attacks the bridge from sandboxed frames (frame.js)
-// and measures a 10,000-message chat.
+// exercises the ABI, checks a sandboxed extension running in its frame
+// (extension.js, extensions/), attacks the bridges from sandboxed frames
+// (frame.js) and measures a 10,000-message chat.
 //
-// The Go side seeds the data dir through the host router, registers two
-// host methods that exist only in self-test mode (selftest.info,
-// selftest.report), counts the bridge's accepted and refused calls, the
-// requests to the asset handler's invoke route and the token-bearing
-// documents served, and when the page has reported (or the
-// deadline passed) checks again from Go, captures a screenshot and writes
-// the JSON report. It imports no Wails: app.go wires it into the window.
+// The Go side seeds the data dir through the host router (the extensions
+// included: extensions.go), registers the host methods that exist only in
+// self-test mode (selftest.info, selftest.memory, selftest.report), counts
+// the bridge's accepted and refused calls, the requests to the asset
+// handler's invoke route and the token-bearing documents served, and when
+// the page has reported (or the deadline passed) checks again from Go,
+// captures a screenshot and writes the JSON report. It imports no Wails:
+// app.go wires it into the window.
 package selftest
 
 import (
@@ -98,7 +100,7 @@ type Options struct {
 	// Timeout bounds the wait for the page's final report (default 90 s).
 	Timeout time.Duration
 	// Messages is the size of the seeded chat, greeting included
-	// (default 10000).
+	// (default 10000; benchMessages in the extension bench mode).
 	Messages int
 	// Capture takes the screenshot (default: ImageMagick's
 	// `import -window root PATH`, which needs $DISPLAY).
@@ -119,9 +121,10 @@ type Options struct {
 	// of the probe extension, BenchExtensions generated ones are installed
 	// (BenchExtensionIDs); the page measures the window's start until all
 	// of them have activated and, with any, one MESSAGE_SENT's way to
-	// every frame, and then ends: the other phases are left out, so
-	// desktopbench can afford a few of these short runs beside the full
-	// ones.
+	// every frame, and then ends: the other phases are left out, and the
+	// chats are small (benchMessages), so desktopbench can afford a few of
+	// these short runs beside the full ones. The caller should let the
+	// search index settle before the window opens (app.go does).
 	ExtensionBench bool
 	// BenchExtensions is how many extensions the bench mode installs
 	// (0 to MaxBenchExtensions).
@@ -131,6 +134,12 @@ type Options struct {
 // MemoryEnv is the environment variable that turns Options.Memory on for
 // `hearth --self-test` when it is set to 1.
 const MemoryEnv = "HEARTH_SELFTEST_MEMORY"
+
+// benchMessages is the default size of the seeded chats in the extension
+// bench mode: it opens none of them, and a smaller data dir seeds, and
+// has its search index built before the window opens, in seconds rather
+// than half a minute.
+const benchMessages = 500
 
 // memoryTimeout is the default Options.Timeout with the memory phase.
 const memoryTimeout = 240 * time.Second
@@ -200,6 +209,9 @@ func New(opts Options) *Session {
 	}
 	if opts.Messages <= 0 {
 		opts.Messages = 10000
+		if opts.ExtensionBench {
+			opts.Messages = benchMessages
+		}
 	}
 	if opts.Capture == nil {
 		opts.Capture = captureScreen
