@@ -160,7 +160,7 @@
     // idle (extension.js). The extension bench mode (desktopbench) ends
     // there.
     const extensions = window.__hearthSelfTestExtensions;
-    const tools = { step, check, until, frames, metrics, invoke };
+    const tools = { step, until, metrics, invoke };
     if (!extensions) check('extension: the extension phase (extension.js) loaded', false, 'window.__hearthSelfTestExtensions is missing');
     if (info.extensions.mode === 'bench') {
       if (extensions) await extensions.bench(h, info, tools);
