@@ -13,7 +13,13 @@
 //           the handler never grants) and a simple no-cors POST without one;
 //   nest  — nest a frame of the app's own "/", try to read the token out of
 //           it (DOM, fetch, XHR), then forge a call with whatever it found;
-//   nav   — navigate this frame itself to the app's own "/".
+//   nav   — navigate this frame itself to the app's own "/";
+//   bridge — speak the sandboxed extensions' postMessage protocol
+//           (frontend/src/extensions/protocol.ts) to window.top exactly as
+//           the frame client does, posing as the installed extension
+//           (data-ext-id): hello with its entry's path, then chat.count
+//           and chat.addMessages on data-chat-id; report every
+//           protocol-tagged message that came back within BRIDGE_WAIT_MS.
 (() => {
   'use strict';
   const script = document.currentScript;
@@ -129,6 +135,31 @@
       report({ ran: true, ipc: ipc() !== null, found: found !== null, attempts, posted });
     });
     document.body.appendChild(child);
+    return;
+  }
+
+  if (mode === 'bridge') {
+    const BRIDGE_WAIT_MS = 2000;
+    const extId = script.dataset.extId;
+    const chatId = script.dataset.chatId;
+    const path = `/ext/${encodeURIComponent(extId)}/index.html`;
+    const answers = [];
+    window.addEventListener('message', (event) => {
+      const d = event.data;
+      if (d && typeof d === 'object' && d.protocol === 'hearth.ext') {
+        answers.push({ kind: d.kind, id: d.id, ok: d.ok, fromTop: event.source === window.top });
+      }
+    });
+    const post = (message) => window.top.postMessage(Object.assign({ protocol: 'hearth.ext', v: 1 }, message), '*');
+    post({ kind: 'hello', path });
+    post({ kind: 'call', id: 1, method: 'chat.count', args: [chatId] });
+    post({
+      kind: 'call',
+      id: 2,
+      method: 'chat.addMessages',
+      args: [chatId, { is_user: true, name: 'User', mes: 'PWNED by a forged bridge message' }],
+    });
+    setTimeout(() => report({ ran: true, path, posted: 3, answers, waitedMs: BRIDGE_WAIT_MS }), BRIDGE_WAIT_MS);
     return;
   }
 

@@ -4,18 +4,24 @@
 // module. It drives the real window inside the real WebKitGTK webview:
 //
 //  1. waits for window.__HEARTH__.ready;
-//  2. opens the seeded 10,000-message chat from the character list and
+//  2. checks the sandboxed extension Go installed: what its activate hook
+//     proved inside its frame, and the bridge's cost per call
+//     (extension.js; the extension bench mode, HEARTH_SELFTEST_EXTENSIONS,
+//     measures the window's start and an event's fan-out there instead,
+//     and ends);
+//  3. opens the seeded 10,000-message chat from the character list and
 //     measures the first paint of its tail, the time until the whole chat
 //     is in getContext().chat, and how long the event loop ever stalled
 //     meanwhile;
-//  3. an ABI round trip (character → chat → select → add → update →
+//  4. an ABI round trip (character → chat → select → add → update →
 //     delete), each step with its event;
-//  4. sandboxed frames that try to call the bridge without the token:
+//  5. sandboxed frames that try to call the bridge without the token:
 //     forged IPC messages, a nested frame of "/", a frame navigating itself
-//     to "/" (frame.js plays the attacker);
-//  5. opens the large chat again with api.chat.select and measures it;
-//  6. streams replies into it from Go's scripted model (stream.js);
-//  7. with HEARTH_SELFTEST_MEMORY=1, opens the large chats ten times and
+//     to "/"; and one that posts extension-protocol messages as the
+//     installed extension (frame.js plays the attacker);
+//  6. opens the large chat again with api.chat.select and measures it;
+//  7. streams replies into it from Go's scripted model (stream.js);
+//  8. with HEARTH_SELFTEST_MEMORY=1, opens the large chats ten times and
 //     rests 30 s, reading the processes' memory after each (memory.js);
 //
 // and reports every check and metric to Go through selftest.report (a host
@@ -150,13 +156,26 @@
     const info = await invoke('selftest.info');
     await report(false);
 
+    // The sandboxed extensions Go installed, while the window is otherwise
+    // idle (extension.js). The extension bench mode (desktopbench) ends
+    // there.
+    const extensions = window.__hearthSelfTestExtensions;
+    const tools = { step, until, metrics, invoke };
+    if (!extensions) check('extension: the extension phase (extension.js) loaded', false, 'window.__hearthSelfTestExtensions is missing');
+    if (info.extensions.mode === 'bench') {
+      if (extensions) await extensions.bench(h, info, tools);
+      return;
+    }
+    if (extensions) await extensions.probe(h, info, tools);
+    await report(false);
+
     // The large chat first, cold, the way a person opens it: a click on the
     // character (the UI then calls api.chat.select).
     await largeChat(h, info, 'click');
     await report(false);
     await roundTrip(h);
     await report(false);
-    await sandboxedFrames(h);
+    await sandboxedFrames(h, info);
     await report(false);
     // Then once more through api.chat.select called directly, as a script
     // would; the window ends up showing the large chat for the screenshot.
@@ -407,23 +426,32 @@
     };
   }
 
-  function sandboxedFrame(mode) {
+  /** attr escapes a value for a double-quoted HTML attribute. */
+  const attr = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+  /** sandboxedFrame makes an attacker frame of frame.js; data become data-* attributes of its script. */
+  function sandboxedFrame(mode, data = {}) {
     const frame = document.createElement('iframe');
     frame.setAttribute('sandbox', 'allow-scripts');
     frame.setAttribute('aria-hidden', 'true');
     frame.title = `self-test ${mode}`;
     frame.style.cssText = 'position:fixed;left:-10000px;top:0;width:320px;height:240px;border:0';
-    frame.srcdoc = `<!doctype html><html><body><script src="${FRAME_SCRIPT}" data-mode="${mode}"></script></body></html>`;
+    const extra = Object.entries(data).map(([k, v]) => ` data-${k}="${attr(v)}"`).join('');
+    frame.srcdoc = `<!doctype html><html><body><script src="${FRAME_SCRIPT}" data-mode="${mode}"${extra}></script></body></html>`;
     return frame;
   }
 
-  async function sandboxedFrames(h) {
+  async function sandboxedFrames(h, info) {
     const before = await invoke('selftest.info');
+    const { probe: extId, chatId: extChatId } = info.extensions;
+    const extCount = await h.api.chat.count(extChatId);
     const box = document.createElement('div');
     box.id = 'hearth-selftest-frames';
     document.body.appendChild(box);
     const messages = frameMessages();
     for (const mode of ['forge', 'nest', 'nav']) box.appendChild(sandboxedFrame(mode));
+    // Not an extension's frame, but speaking the extension protocol as one.
+    box.appendChild(sandboxedFrame('bridge', { 'ext-id': extId, 'chat-id': extChatId }));
 
     let forge = null;
     let nest = null;
@@ -477,6 +505,16 @@
       const accepted = now.stream.accepted - before.stream.accepted;
       if (accepted !== 0) throw new Error(`${accepted} request(s) with a working token while only the frames sent any; ${detail}`);
       return `${detail}; ${now.stream.rejected - before.stream.rejected} refused by the token check (auth.denied), none accepted`;
+    });
+    await step("iframe: another frame's forged extension-bridge messages get no answer and change nothing", 20000, async () => {
+      const got = await messages.wait(15000, 'the bridge-forging frame', (m) => m.selftest === 'bridge');
+      const after = await h.api.chat.count(extChatId);
+      const detail =
+        `posted as ${extId} from ${got.path}: hello, chat.count, chat.addMessages; ` +
+        `${got.answers.length} answer(s) within ${got.waitedMs} ms${got.answers.length ? ` (${JSON.stringify(got.answers).slice(0, 200)})` : ''}; ` +
+        `the chat has ${after} message(s), had ${extCount}`;
+      if (got.posted !== 3 || got.answers.length > 0 || after !== extCount) throw new Error(detail);
+      return detail;
     });
     await step('iframe: no character named PWNED exists', 10000, async () => {
       const list = await h.api.characters.list();

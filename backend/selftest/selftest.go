@@ -1,16 +1,18 @@
 // Package selftest is the desktop smoke test of DESIGN §7.5, run by
 // `hearth --self-test OUT.json`: the real binary, the real WebKitGTK
 // webview, a seeded data dir, and a script inside the page (page.js) that
-// exercises the ABI, attacks the bridge from sandboxed frames (frame.js)
-// and measures a 10,000-message chat.
+// exercises the ABI, checks a sandboxed extension running in its frame
+// (extension.js, extensions/), attacks the bridges from sandboxed frames
+// (frame.js) and measures a 10,000-message chat.
 //
-// The Go side seeds the data dir through the host router, registers two
-// host methods that exist only in self-test mode (selftest.info,
-// selftest.report), counts the bridge's accepted and refused calls, the
-// requests to the asset handler's invoke route and the token-bearing
-// documents served, and when the page has reported (or the
-// deadline passed) checks again from Go, captures a screenshot and writes
-// the JSON report. It imports no Wails: app.go wires it into the window.
+// The Go side seeds the data dir through the host router (the extensions
+// included: extensions.go), registers the host methods that exist only in
+// self-test mode (selftest.info, selftest.memory, selftest.report), counts
+// the bridge's accepted and refused calls, the requests to the asset
+// handler's invoke route and the token-bearing documents served, and when
+// the page has reported (or the deadline passed) checks again from Go,
+// captures a screenshot and writes the JSON report. It imports no Wails:
+// app.go wires it into the window.
 package selftest
 
 import (
@@ -43,6 +45,10 @@ const (
 	// MemoryScriptPath serves memory.js, the memory phase (Options.Memory),
 	// loaded before page.js, which runs it.
 	MemoryScriptPath = "/__hearth__/selftest-memory.js"
+	// ExtensionScriptPath serves extension.js, the sandboxed extension's
+	// checks and the extension bench mode, loaded before page.js, which
+	// runs it.
+	ExtensionScriptPath = "/__hearth__/selftest-extension.js"
 )
 
 // CharacterName names the seeded character that owns the large chat.
@@ -66,6 +72,9 @@ var streamScript []byte
 //go:embed memory.js
 var memoryScript []byte
 
+//go:embed extension.js
+var extensionScript []byte
+
 // PageScript is the script the main document loads in self-test mode.
 func PageScript() []byte { return pageScript }
 
@@ -74,6 +83,9 @@ func StreamScript() []byte { return streamScript }
 
 // MemoryScript is the memory phase's script (memory.js).
 func MemoryScript() []byte { return memoryScript }
+
+// ExtensionScript is the extension phase's script (extension.js).
+func ExtensionScript() []byte { return extensionScript }
 
 // FrameScript is the script of the sandboxed frames the page creates.
 func FrameScript() []byte { return frameScript }
@@ -88,7 +100,7 @@ type Options struct {
 	// Timeout bounds the wait for the page's final report (default 90 s).
 	Timeout time.Duration
 	// Messages is the size of the seeded chat, greeting included
-	// (default 10000).
+	// (default 10000; benchMessages in the extension bench mode).
 	Messages int
 	// Capture takes the screenshot (default: ImageMagick's
 	// `import -window root PATH`, which needs $DISPLAY).
@@ -100,11 +112,34 @@ type Options struct {
 	// RSS after both. It makes a run about a minute longer, so only
 	// desktopbench asks for it (MemoryEnv).
 	Memory bool
+	// PackageDir is where the extension packages are written, in a temp
+	// folder removed once they are installed (default: the system's temp
+	// dir). Not under the data dir: a { path } install refuses a folder
+	// inside Hearth's own data (library.path_not_allowed).
+	PackageDir string
+	// ExtensionBench is the extension bench mode (ExtensionsEnv): instead
+	// of the probe extension, BenchExtensions generated ones are installed
+	// (BenchExtensionIDs); the page measures the window's start until all
+	// of them have activated and, with any, one MESSAGE_SENT's way to
+	// every frame, and then ends: the other phases are left out, and the
+	// chats are small (benchMessages), so desktopbench can afford a few of
+	// these short runs beside the full ones. The caller should let the
+	// search index settle before the window opens (app.go does).
+	ExtensionBench bool
+	// BenchExtensions is how many extensions the bench mode installs
+	// (0 to MaxBenchExtensions).
+	BenchExtensions int
 }
 
 // MemoryEnv is the environment variable that turns Options.Memory on for
 // `hearth --self-test` when it is set to 1.
 const MemoryEnv = "HEARTH_SELFTEST_MEMORY"
+
+// benchMessages is the default size of the seeded chats in the extension
+// bench mode: it opens none of them, and a smaller data dir seeds, and
+// has its search index built before the window opens, in seconds rather
+// than half a minute.
+const benchMessages = 500
 
 // memoryTimeout is the default Options.Timeout with the memory phase.
 const memoryTimeout = 240 * time.Second
@@ -150,9 +185,11 @@ type Session struct {
 	// agentChatID is a small chat an agent run works on: its events'
 	// way to the window is measured apart from the large chat's rendering.
 	agentChatID string
-	model       *modelServer
-	accepted    map[string]int
-	rejected    map[string]int
+	// ext is what seedExtensions installed.
+	ext      extensionSeed
+	model    *modelServer
+	accepted map[string]int
+	rejected map[string]int
 	// streamed counts requests to the asset handler's /api/invoke.
 	streamed struct{ accepted, rejected int }
 	boots    int
@@ -172,6 +209,9 @@ func New(opts Options) *Session {
 	}
 	if opts.Messages <= 0 {
 		opts.Messages = 10000
+		if opts.ExtensionBench {
+			opts.Messages = benchMessages
+		}
 	}
 	if opts.Capture == nil {
 		opts.Capture = captureScreen
@@ -217,6 +257,10 @@ func (s *Session) Seed(ctx context.Context, inv chatgen.Invoker) error {
 	if err != nil {
 		return err
 	}
+	ext, err := s.seedExtensions(ctx, inv)
+	if err != nil {
+		return err
+	}
 	var idle struct {
 		Avatar string `json:"avatar"`
 	}
@@ -233,12 +277,16 @@ func (s *Session) Seed(ctx context.Context, inv chatgen.Invoker) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.chatID, s.selectChatID, s.avatar, s.connectionID, s.agentChatID = clickChat, selectChat, card.Avatar, connID, agentChat
+	s.chatID, s.selectChatID, s.avatar, s.connectionID, s.agentChatID, s.ext = clickChat, selectChat, card.Avatar, connID, agentChat, ext
 	s.seedMs = float64(time.Since(started).Milliseconds())
+	installed := "the sandboxed extension " + ext.probe
+	if s.opts.ExtensionBench {
+		installed = fmt.Sprintf("%d generated sandboxed extension(s) for the extension bench", len(ext.bench))
+	}
 	s.goChecks = append(s.goChecks, Check{
 		Name:   "seed: character and chats through the host router",
 		OK:     true,
-		Detail: fmt.Sprintf("2 chats of %d messages in %d ms", s.opts.Messages, time.Since(started).Milliseconds()),
+		Detail: fmt.Sprintf("2 chats of %d messages and %s, enabled, in %d ms", s.opts.Messages, installed, time.Since(started).Milliseconds()),
 	})
 	return nil
 }
@@ -403,6 +451,7 @@ func (s *Session) info() map[string]any {
 		"connectionId":  s.connectionID,
 		"agentChatId":   s.agentChatID,
 		"memory":        s.opts.Memory,
+		"extensions":    s.ext.info(s.opts.ExtensionBench),
 		"bootDocuments": s.boots,
 		"bridge":        map[string]any{"accepted": accepted, "rejected": rejected},
 		"stream":        map[string]any{"accepted": s.streamed.accepted, "rejected": s.streamed.rejected},
@@ -439,7 +488,7 @@ func (s *Session) finish(ctx context.Context, inv chatgen.Invoker, ended Check) 
 		rep.Metrics[k] = v
 	}
 	s.mu.Unlock()
-	rep.Checks = append(rep.Checks, ended, s.checkNoPwned(ctx, inv))
+	rep.Checks = append(rep.Checks, ended, s.checkNoPwned(ctx, inv), s.checkExtensionChat(ctx, inv))
 
 	if s.opts.Screenshot != "" {
 		c := Check{Name: "self-test: screenshot of the window", OK: true, Detail: s.opts.Screenshot}

@@ -44,6 +44,7 @@ func newSession(t *testing.T, a *app.App, timeout time.Duration) (*Session, stri
 		Timeout:    timeout,
 		Messages:   120,
 		Log:        &log,
+		PackageDir: t.TempDir(),
 		Capture: func(_ context.Context, path string) error {
 			return os.WriteFile(path, []byte("png"), 0o644)
 		},
@@ -154,7 +155,8 @@ func TestReportedRunPasses(t *testing.T) {
 	}
 	for _, want := range []string{
 		"seed: character and chats through the host router", "abi: ready", "perf: first page",
-		"self-test: the page finished", "go: no character created by a forged call", "self-test: screenshot of the window",
+		"self-test: the page finished", "go: no character created by a forged call",
+		"go: no message in the extensions' chat from a forged bridge message", "self-test: screenshot of the window",
 	} {
 		if ok, found := names[want]; !found || !ok {
 			t.Errorf("check %q: found %v, ok %v", want, found, ok)
@@ -237,5 +239,12 @@ func TestScriptsAreEmbedded(t *testing.T) {
 	}
 	if !bytes.Contains(MemoryScript(), []byte("window.__hearthSelfTestMemory = ")) || !bytes.Contains(PageScript(), []byte("window.__hearthSelfTestMemory(")) {
 		t.Error("the memory phase is not defined by memory.js and run by page.js")
+	}
+	if !bytes.Contains(ExtensionScript(), []byte("window.__hearthSelfTestExtensions = { probe, bench }")) ||
+		!bytes.Contains(PageScript(), []byte("extensions.probe(h, info, tools)")) || !bytes.Contains(PageScript(), []byte("extensions.bench(h, info, tools)")) {
+		t.Error("the extension phase is not defined by extension.js and run by page.js")
+	}
+	if !bytes.Contains(FrameScript(), []byte("mode === 'bridge'")) || !bytes.Contains(PageScript(), []byte("sandboxedFrame('bridge'")) {
+		t.Error("the bridge-forging frame is not in frame.js or not made by page.js")
 	}
 }

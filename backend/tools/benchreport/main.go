@@ -51,7 +51,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
 		os.Exit(2)
 	}
-	results := summarize(append(samples, ratioSamples(samples)...), goals)
+	derived := append(ratioSamples(samples), differenceSamples(samples)...)
+	results := summarize(append(samples, derived...), goals)
 	printTable(os.Stdout, results)
 	if err := writeJSON(*out, results); err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
@@ -283,6 +284,36 @@ func ratioSamples(samples []sample) []sample {
 		if d := median(den); d > 0 {
 			out = append(out, sample{name: r.name, unit: "x", value: median(num) / d})
 		}
+	}
+	return out
+}
+
+// differences are figures made of two others' medians in the same run,
+// in their unit: what a condition adds, measured against runs without
+// it (the desktop window's start with ten sandboxed extensions against
+// its start with none, from backend/tools/desktopbench).
+var differences = []struct{ name, minuend, subtrahend, unit string }{
+	{"BenchmarkDesktopExtensions/startDelta10", "BenchmarkDesktopExtensions/startWith10", "BenchmarkDesktopExtensions/startWith0", "ms"},
+}
+
+// differenceSamples computes the differences whose two figures were both
+// reported.
+func differenceSamples(samples []sample) []sample {
+	var out []sample
+	for _, d := range differences {
+		var a, b []float64
+		for _, s := range samples {
+			switch {
+			case s.name == d.minuend && s.unit == d.unit:
+				a = append(a, s.value)
+			case s.name == d.subtrahend && s.unit == d.unit:
+				b = append(b, s.value)
+			}
+		}
+		if len(a) == 0 || len(b) == 0 {
+			continue
+		}
+		out = append(out, sample{name: d.name, unit: d.unit, value: median(a) - median(b)})
 	}
 	return out
 }

@@ -203,3 +203,29 @@ func TestRatioSamples(t *testing.T) {
 		t.Fatalf("ratio without the import = %+v", got)
 	}
 }
+
+// The start delta is the difference of the two medians, in their unit,
+// reported only when both ran.
+func TestDifferenceSamples(t *testing.T) {
+	samples := []sample{
+		{name: "BenchmarkDesktopExtensions/startWith10", unit: "ms", value: 700},
+		{name: "BenchmarkDesktopExtensions/startWith0", unit: "ms", value: 600},
+		{name: "BenchmarkDesktopExtensions/startWith10", unit: "ms", value: 900},
+		{name: "BenchmarkDesktopExtensions/startWith0", unit: "ms", value: 640},
+		{name: "BenchmarkDesktopExtensions/startWith10", unit: "ms", value: 760},
+		{name: "BenchmarkDesktopExtensions/startWith0", unit: "ms", value: 2000},
+		{name: "BenchmarkDesktopExtensions/startWith10", unit: "MB", value: 1},
+	}
+	got := differenceSamples(samples)
+	if len(got) != 1 || got[0].name != "BenchmarkDesktopExtensions/startDelta10" || got[0].unit != "ms" || got[0].value != 120 {
+		t.Fatalf("differenceSamples = %+v", got)
+	}
+	results := summarize(append(samples, got...), goals)
+	last := results[len(results)-1]
+	if last.Name != "BenchmarkDesktopExtensions/startDelta10" || last.Goal == nil || *last.Goal != 150 || last.status != "ok" {
+		t.Fatalf("the delta's row = %+v", last)
+	}
+	if got := differenceSamples(samples[:1]); len(got) != 0 {
+		t.Fatalf("difference without the runs with none = %+v", got)
+	}
+}

@@ -11,6 +11,18 @@
 // the resident memory of the app process (Go, GTK, WebKit's UI side) and of
 // its web processes after both is printed in MB.
 //
+// Each run's probe extension (backend/selftest/extensions/probe) also
+// times 200 api.chat.count calls from its sandboxed frame against the
+// page's own, printed as BenchmarkDesktopExtensions/bridgeOverheadP50.
+// Then, with -ext-runs (default 3; 0 skips), the self-test's extension
+// bench mode (selftest.ExtensionsEnv) runs that many times with each of
+// 0, 10 and 20 generated sandboxed extensions, in turn: a short run that
+// measures the window's start until every extension has activated
+// (startWith0, startWith10, startWith20; benchreport prints startDelta10,
+// the median with ten less the median with none) and, with extensions,
+// one MESSAGE_SENT's way to all of their frames (eventFanout10,
+// eventFanout20 after a pause; eventFanoutWarm… back to back).
+//
 // The figures are timings of one window on a shared machine and vary from
 // run to run by a fifth or more, which is why they are benchmarks and not
 // test assertions. A run that fails prints a FAIL line (benchreport then
@@ -67,14 +79,31 @@ var agentFigures = []struct{ metric, name, unit string }{
 	{"agentEventToHandlerMs", "eventToHandler", "event-handler-ms"},
 }
 
+// extensionFigures maps the self-test's extension metrics to benchmark
+// names: a normal run's bridge timing (extension.js), in ms.
+var extensionFigures = []struct{ metric, name string }{
+	{"extBridgeOverheadP50Ms", "bridgeOverheadP50"},
+	{"extFrameCallP50Ms", "frameCallP50"},
+	{"pageCallP50Ms", "pageCallP50"},
+}
+
+// benchCounts are the extension counts of the extension bench mode's
+// runs: none and ten for the start's delta, twenty for the fan-out.
+var benchCounts = []int{0, 10, 20}
+
 func main() {
 	bin := flag.String("bin", "build/bin/hearth", "the desktop build to run")
 	runs := flag.Int("runs", 5, "how many self-tests to run")
 	mem := flag.Bool("memory", true, "add the memory phase (about a minute more per run)")
+	extRuns := flag.Int("ext-runs", 3, "how many extension bench runs to make with each of 0, 10 and 20 extensions (0: none)")
 	flag.Parse()
 	failed := false
 	for i := 1; i <= *runs; i++ {
-		metrics, err := selfTest(*bin, *mem)
+		var env []string
+		if *mem {
+			env = append(env, selftest.MemoryEnv+"=1")
+		}
+		metrics, err := selfTest(*bin, env)
 		if err != nil {
 			fmt.Printf("FAIL desktopbench: run %d: %v\n", i, err)
 			failed = true
@@ -82,14 +111,26 @@ func main() {
 		}
 		printRun(os.Stdout, metrics)
 	}
+	// In turn, so a machine that slows down weighs on every count alike.
+	for i := 1; i <= *extRuns; i++ {
+		for _, n := range benchCounts {
+			metrics, err := selfTest(*bin, []string{fmt.Sprintf("%s=%d", selftest.ExtensionsEnv, n)})
+			if err != nil {
+				fmt.Printf("FAIL desktopbench: extension bench run %d with %d extensions: %v\n", i, n, err)
+				failed = true
+				continue
+			}
+			printExtensionRun(os.Stdout, metrics)
+		}
+	}
 	if failed {
 		os.Exit(1)
 	}
 }
 
-// selfTest runs one self-test in a fresh temp dir and returns its metrics;
-// mem adds the memory phase.
-func selfTest(bin string, mem bool) (map[string]float64, error) {
+// selfTest runs one self-test in a fresh temp dir, with env added to this
+// process's environment, and returns its metrics.
+func selfTest(bin string, env []string) (map[string]float64, error) {
 	dir, err := os.MkdirTemp("", "hearth-desktopbench-")
 	if err != nil {
 		return nil, err
@@ -98,9 +139,7 @@ func selfTest(bin string, mem bool) (map[string]float64, error) {
 	report := filepath.Join(dir, "selftest.json")
 	cmd := exec.Command("xvfb-run", "-a", "-s", "-screen 0 1280x900x24", bin, "--self-test", report)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if mem {
-		cmd.Env = append(os.Environ(), selftest.MemoryEnv+"=1")
-	}
+	cmd.Env = append(os.Environ(), env...)
 	runErr := cmd.Run()
 	data, err := os.ReadFile(report)
 	if err != nil {
@@ -149,5 +188,30 @@ func printRun(w io.Writer, metrics map[string]float64) {
 		if v, ok := metrics[f.metric]; ok {
 			fmt.Fprintf(w, "BenchmarkDesktopAgent/%s\t1\t%g %s\n", f.name, v, f.unit)
 		}
+	}
+	for _, f := range extensionFigures {
+		if v, ok := metrics[f.metric]; ok {
+			fmt.Fprintf(w, "BenchmarkDesktopExtensions/%s\t1\t%g ms\n", f.name, v)
+		}
+	}
+}
+
+// printExtensionRun writes an extension bench run's figures, named by its
+// extension count (the startExtensions metric), e.g.
+// "BenchmarkDesktopExtensions/startWith10 1 640 ms".
+func printExtensionRun(w io.Writer, metrics map[string]float64) {
+	n, ok := metrics["startExtensions"]
+	if !ok {
+		return
+	}
+	count := int(n)
+	if v, ok := metrics["startWithExtensionsMs"]; ok {
+		fmt.Fprintf(w, "BenchmarkDesktopExtensions/startWith%d\t1\t%g ms\n", count, v)
+	}
+	if v, ok := metrics[fmt.Sprintf("extEventFanout%dMs", count)]; ok {
+		fmt.Fprintf(w, "BenchmarkDesktopExtensions/eventFanout%d\t1\t%g ms\n", count, v)
+	}
+	if v, ok := metrics[fmt.Sprintf("extEventFanoutWarm%dMs", count)]; ok {
+		fmt.Fprintf(w, "BenchmarkDesktopExtensions/eventFanoutWarm%d\t1\t%g ms\n", count, v)
 	}
 }

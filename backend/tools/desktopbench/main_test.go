@@ -12,6 +12,7 @@ func TestPrintRun(t *testing.T) {
 		"selectTailInViewMs": 55, "selectWholeChatMs": 1378, "selectMaxKeyHandlerMs": 2,
 		"chunkToHandlerMs": 1.25, "streamMaxTaskMs": 17, "streamCommitMaxTaskMs": 31,
 		"rssAfterTenOpensMB": 141.5, "rssIdle30sMB": 88.2, "webRssAfterTenOpensMB": 610, "webRssIdle30sMB": 402.7,
+		"extBridgeOverheadP50Ms": 0.87, "extFrameCallP50Ms": 1.9, "pageCallP50Ms": 1.03,
 	})
 	want := "BenchmarkDesktopChat10k/click/tailInView\t1\t265 ms\n" +
 		"BenchmarkDesktopChat10k/click/wholeChat\t1\t1610 ms\n" +
@@ -24,8 +25,37 @@ func TestPrintRun(t *testing.T) {
 		"BenchmarkDesktopChat10k/webProcessRssIdle30s\t1\t402.7 MB\n" +
 		"BenchmarkDesktopGenerate/chunkToHandler\t1\t1.25 chunk-handler-ms\n" +
 		"BenchmarkDesktopGenerate/streamMaxTask\t1\t17 ms\n" +
-		"BenchmarkDesktopGenerate/streamCommitMaxTask\t1\t31 ms\n"
+		"BenchmarkDesktopGenerate/streamCommitMaxTask\t1\t31 ms\n" +
+		"BenchmarkDesktopExtensions/bridgeOverheadP50\t1\t0.87 ms\n" +
+		"BenchmarkDesktopExtensions/frameCallP50\t1\t1.9 ms\n" +
+		"BenchmarkDesktopExtensions/pageCallP50\t1\t1.03 ms\n"
 	if b.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestPrintExtensionRun(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		metrics map[string]float64
+		want    string
+	}{
+		{"none", map[string]float64{"startExtensions": 0, "startWithExtensionsMs": 612, "uiStartMs": 612, "seedMs": 8000},
+			"BenchmarkDesktopExtensions/startWith0\t1\t612 ms\n"},
+		{"twenty", map[string]float64{
+			"startExtensions": 20, "startWithExtensionsMs": 1029, "uiStartMs": 607,
+			"extEventFanout20Ms": 16, "extEventFanoutWarm20Ms": 4.5, "extEventFanout10Ms": 99,
+		},
+			"BenchmarkDesktopExtensions/startWith20\t1\t1029 ms\n" +
+				"BenchmarkDesktopExtensions/eventFanout20\t1\t16 ms\n" +
+				"BenchmarkDesktopExtensions/eventFanoutWarm20\t1\t4.5 ms\n"},
+		// A run that is not an extension bench run prints nothing here.
+		{"normal run", map[string]float64{"startWithExtensionsMs": 700, "extBridgeOverheadP50Ms": 1}, ""},
+	} {
+		var b strings.Builder
+		printExtensionRun(&b, tc.metrics)
+		if b.String() != tc.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", tc.name, b.String(), tc.want)
+		}
 	}
 }
