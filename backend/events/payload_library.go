@@ -98,3 +98,12 @@ type ExtensionSafeModePayload struct {
 	Active  bool `json:"active"`
 	AtStart bool `json:"atStart"`
 }
+
+// ExtensionGrantPayload is EXTENSION_GRANT_CHANGED's: the grant of the
+// extension after a grant or revoke that changed it. Windows running its
+// frame hold its events back until they have read the grant again, so a
+// revoke reaches the events sent after it, not a second later.
+type ExtensionGrantPayload struct {
+	ID      string   `json:"id"`
+	Granted []string `json:"granted" ts:"ExtensionPermission[]"`
+}

@@ -60,6 +60,7 @@ const (
 	ExtensionDisabled  = "extension_disabled"
 	ExtensionFailed    = "extension_failed"
 	ExtensionSafeMode  = "extension_safe_mode"
+	ExtensionGranted   = "extension_grant_changed"
 )
 
 // Spec declares one event: everything the transports, the generated
@@ -192,6 +193,8 @@ var registry = []Spec{
 		"an extension failed to load or to run a hook; error says why"),
 	declare[ExtensionSafeModePayload]("EXTENSION_SAFE_MODE", ExtensionSafeMode, PermNone,
 		"safe mode was turned on or off (active), or for later starts (atStart)"),
+	declare[ExtensionGrantPayload]("EXTENSION_GRANT_CHANGED", ExtensionGranted, PermNone,
+		"an extension was granted or revoked permissions; granted is its grant now"),
 }
 
 // byType indexes registry by wire value.

@@ -491,6 +491,9 @@ func (s *Service) Grant(ctx context.Context, id string, perms []string) (*Entry,
 }
 
 // Revoke takes permissions out of id's grant; the next call feels it.
+// Either sends EXTENSION_GRANT_CHANGED when the grant changed, so the
+// windows running its frame stop delivering it events the grant no
+// longer covers at once (they otherwise read grants up to 1 s old).
 func (s *Service) Revoke(ctx context.Context, id string, perms []string) (*Entry, error) {
 	return s.regrant(ctx, id, perms, false)
 }
@@ -524,10 +527,15 @@ func (s *Service) regrant(ctx context.Context, id string, perms []string, add bo
 				next = append(next, p)
 			}
 		}
+		if slices.Equal(next, e.Granted) {
+			return nil
+		}
 		granted, _ := json.Marshal(next)
 		if _, err := tx.ExecContext(ctx, `UPDATE extensions SET granted = ? WHERE id = ?`, string(granted), e.ID); err != nil {
 			return fmt.Errorf("grant extension: %w", err)
 		}
+		payload := &events.ExtensionGrantPayload{ID: e.ID, Granted: next}
+		tx.AfterCommit(func() { s.bus.Publish(events.Event{Type: events.ExtensionGranted, Payload: payload}) })
 		return nil
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"hearth/backend/apperr"
+	"hearth/backend/events"
 )
 
 func TestInstallFolderAndLifecycle(t *testing.T) {
@@ -51,6 +52,9 @@ func TestInstallFolderAndLifecycle(t *testing.T) {
 	}
 	if got, _ = e.svc.Grant(ctx, "mood", []string{"state"}); !reflect.DeepEqual(got.Granted, []string{"chat.read", "state", "ui.panel"}) {
 		t.Errorf("after grant: %v", got.Granted)
+	}
+	if ty := e.types(); !reflect.DeepEqual(ty, []string{"extension_grant_changed", "extension_grant_changed"}) {
+		t.Errorf("events of a revoke and a grant: %v", ty)
 	}
 
 	if got, _ = e.svc.Disable(ctx, "mood"); got.Status != StatusDisabled || got.Enabled {
@@ -214,6 +218,57 @@ func TestInstallRefusesBadPackages(t *testing.T) {
 	}
 	if ty := e.types(); len(ty) != 0 {
 		t.Errorf("failed installs sent %v", ty)
+	}
+}
+
+// TestGrantChangesAreAnnounced: a grant or revoke that changes the grant
+// sends EXTENSION_GRANT_CHANGED with the grant after it (windows hold a
+// frame's events back until they read it); one that changes nothing, or
+// is refused, sends nothing.
+func TestGrantChangesAreAnnounced(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	dir := writeTree(t, "mood", map[string]string{"manifest.json": sandboxManifest, "index.html": "<p>", "x.js": "1"})
+	if _, err := e.svc.Install(ctx, Source{Path: dir}, InstallOptions{Enable: true}); err != nil {
+		t.Fatal(err)
+	}
+	e.types()
+	steps := []struct {
+		grant bool
+		perms []string
+		want  []string // the payload's grant, nil for no event
+	}{
+		{false, []string{"chat.read"}, []string{"state", "ui.panel"}},
+		{false, []string{"chat.read"}, nil},
+		{true, []string{"ui.panel", "chat.read"}, []string{"chat.read", "state", "ui.panel"}},
+		{true, []string{"state"}, nil},
+		{false, []string{"state", "ui.panel"}, []string{"chat.read"}},
+	}
+	for i, st := range steps {
+		var err error
+		if st.grant {
+			_, err = e.svc.Grant(ctx, "MOOD", st.perms)
+		} else {
+			_, err = e.svc.Revoke(ctx, "MOOD", st.perms)
+		}
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		evs := e.rec.Take(t)
+		switch {
+		case st.want == nil && len(evs) != 0:
+			t.Errorf("step %d changed nothing yet sent %v", i, evs)
+		case st.want != nil && (len(evs) != 1 || evs[0].Type != events.ExtensionGranted ||
+			!reflect.DeepEqual(*evs[0].Payload.(*events.ExtensionGrantPayload), events.ExtensionGrantPayload{ID: "mood", Granted: st.want})):
+			t.Errorf("step %d sent %+v, want EXTENSION_GRANT_CHANGED with %v", i, evs, st.want)
+		}
+	}
+	if _, err := e.svc.Grant(ctx, "mood", []string{"generate"}); err == nil {
+		t.Fatal("granted an undeclared permission")
+	}
+	if evs := e.rec.Take(t); len(evs) != 0 {
+		t.Errorf("a refused grant sent %v", evs)
 	}
 }
 

@@ -107,7 +107,7 @@ func TestExtensionsRoutes(t *testing.T) {
 	for _, ev := range e.Events() {
 		types = append(types, ev.Type)
 	}
-	want := "extension_installed,extension_installed,extension_disabled,extension_enabled,extension_installed,extension_failed,extension_removed"
+	want := "extension_installed,extension_installed,extension_grant_changed,extension_grant_changed,extension_disabled,extension_enabled,extension_installed,extension_failed,extension_removed"
 	if strings.Join(types, ",") != want {
 		t.Errorf("events %v, want %s", types, want)
 	}

@@ -5,7 +5,7 @@
 // permission it is delivered under. A Go test (backend/tools/eventgen)
 // fails when this file no longer matches the registry.
 
-import type { Character, ChatMessage, ChatSummary, GenerationType, JsonPatchOp, PayloadMessage, PromptSnapshot, StMessage, WorldInfoActivation } from './types';
+import type { Character, ChatMessage, ChatSummary, ExtensionPermission, GenerationType, JsonPatchOp, PayloadMessage, PromptSnapshot, StMessage, WorldInfoActivation } from './types';
 
 /**
  * The extension permission an event is delivered under (EXTENSIONS.md §2):
@@ -309,6 +309,12 @@ export type ExtensionSafeModePayload = {
   atStart: boolean;
 };
 
+/** The payload of EXTENSION_GRANT_CHANGED. */
+export type ExtensionGrantPayload = {
+  id: string;
+  granted: ExtensionPermission[];
+};
+
 /** A value of MessageDeletedPayload.deleted. */
 export type DeletedMessage = {
   index: number;
@@ -401,6 +407,8 @@ export const EVENT_TYPES = Object.freeze({
   EXTENSION_FAILED: 'extension_failed',
   /** safe mode was turned on or off (active), or for later starts (atStart). */
   EXTENSION_SAFE_MODE: 'extension_safe_mode',
+  /** an extension was granted or revoked permissions; granted is its grant now. */
+  EXTENSION_GRANT_CHANGED: 'extension_grant_changed',
 } as const);
 
 /** A constant name of EVENT_TYPES. */
@@ -450,6 +458,7 @@ export const EVENT_PERMISSIONS: Readonly<Record<EventTypeName, EventPermission>>
   EXTENSION_DISABLED: 'none',
   EXTENSION_FAILED: 'none',
   EXTENSION_SAFE_MODE: 'none',
+  EXTENSION_GRANT_CHANGED: 'none',
 });
 
 /** The events each window fires itself: the backend lists them, its bus never carries them. */
@@ -499,6 +508,7 @@ export interface EventPayloads {
   EXTENSION_DISABLED: ExtensionPayload;
   EXTENSION_FAILED: ExtensionFailedPayload;
   EXTENSION_SAFE_MODE: ExtensionSafeModePayload;
+  EXTENSION_GRANT_CHANGED: ExtensionGrantPayload;
 }
 
 /** Each event's payload, by wire value. */

@@ -5,9 +5,12 @@
 // are computed per type when a subscription or a grant changes, not per
 // event, so a stream event for twenty frames costs twenty postMessage calls.
 //
-// A grant can shrink without an event (a revoke), so an event is delivered
-// under a grant read at most GRANT_MAX_AGE_MS before: an older one is read
-// again first, with events queued meanwhile in order.
+// A grant can change in another window, so an event is delivered under a
+// grant read at most GRANT_MAX_AGE_MS before: an older one is read again
+// first, with events queued meanwhile in order. A change the host heard of
+// (EXTENSION_GRANT_CHANGED and the other EXTENSION_* events) invalidates the
+// registry, which makes it older than that at once: the very next event
+// waits for the new grant, whether it took a permission away or gave one.
 import type { EventsApi, Unsubscribe } from '../abi/types';
 import { T } from '../abi/event-types';
 import { eventPermission } from './permissions';
@@ -77,7 +80,9 @@ export function createEventRouter(events: Pick<EventsApi, 'on'>, registry: Exten
   async function flush(): Promise<void> {
     flushing = true;
     try {
-      await registry.fresh();
+      // Invalidated again while reading: the read may predate that change.
+      do await registry.fresh();
+      while (registry.invalidated());
     } catch (err) {
       // Without a grant to check them against, the queued events are not delivered.
       console.warn('Hearth: could not read the extensions to deliver events to frames', err);
@@ -90,8 +95,11 @@ export function createEventRouter(events: Pick<EventsApi, 'on'>, registry: Exten
   }
 
   function onPageEvent(type: string, payload: unknown): void {
-    if (recipientsOf(type).length === 0 && !flushing && queue.length === 0) return;
-    if (flushing || queue.length > 0 || registry.age() > GRANT_MAX_AGE_MS) {
+    const stale = registry.age() > GRANT_MAX_AGE_MS;
+    // Nobody under a grant recent enough: nothing to send. Under an old
+    // one, a frame granted the permission since may be due it.
+    if (!stale && !flushing && queue.length === 0 && recipientsOf(type).length === 0) return;
+    if (stale || flushing || queue.length > 0) {
       queue.push([type, payload]);
       if (!flushing) void flush();
       return;

@@ -186,6 +186,26 @@ describe('the extension host', () => {
     expect(ids()).toEqual([]);
   });
 
+  it('holds a frame’s next event to the grant after EXTENSION_GRANT_CHANGED, not the one it read before', async () => {
+    const s = await setup([entry('demo', ['chat.read'])]);
+    const frame = hello(s, 'demo').frame;
+    send(s.host.bridge()!, frame, { kind: 'subscribe', type: 'message_sent' });
+    s.page.emit('message_sent', { chatId: 'c1', index: 0 });
+    // Revoked in another window or the console: the event says so before the next message.
+    s.page.extensions[0]!.granted = [];
+    s.page.emit('extension_grant_changed', { id: 'demo', granted: [] });
+    s.page.emit('message_sent', { chatId: 'c1', index: 1 });
+    await settle();
+    expect(frame.of('event').map((e) => (e.payload as { index: number }).index)).toEqual([0]);
+    // Granted back: the next one arrives.
+    s.page.extensions[0]!.granted = ['chat.read'];
+    s.page.emit('extension_grant_changed', { id: 'demo', granted: ['chat.read'] });
+    s.page.emit('message_sent', { chatId: 'c1', index: 2 });
+    await settle();
+    expect(frame.of('event').map((e) => (e.payload as { index: number }).index)).toEqual([0, 2]);
+    expect(s.dom.live().map((m) => m.spec.id)).toEqual(['demo']);
+  });
+
   it('keeps an extension that failed here off, even when the failure could not be recorded, until it is enabled again', async () => {
     const s = await setup([entry('flaky', [])]);
     vi.mocked(s.page.api.extensions.reportFailure).mockRejectedValue(new Error('offline'));

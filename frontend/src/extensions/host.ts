@@ -82,8 +82,20 @@ export interface ExtensionHost {
 /** START_TIMEOUT_MS is how long a frame has for its handshake, and then to activate. */
 export const START_TIMEOUT_MS = 5000;
 
-/** The events after which the list is read again (names; a type the backend does not list is skipped). */
-const WATCHED = ['EXTENSION_INSTALLED', 'EXTENSION_REMOVED', 'EXTENSION_ENABLED', 'EXTENSION_DISABLED', 'EXTENSION_FAILED', 'EXTENSION_SAFE_MODE'];
+/**
+ * The events after which the list is read again (names; a type the backend
+ * does not list is skipped). Each invalidates the registry first, so no
+ * event that follows is delivered to a frame under the grant from before.
+ */
+const WATCHED = [
+  'EXTENSION_INSTALLED',
+  'EXTENSION_REMOVED',
+  'EXTENSION_ENABLED',
+  'EXTENSION_DISABLED',
+  'EXTENSION_FAILED',
+  'EXTENSION_SAFE_MODE',
+  'EXTENSION_GRANT_CHANGED',
+];
 
 interface Running {
   readonly id: string;
@@ -266,6 +278,7 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
               api.events.on(type, (payload) => {
                 const id = (payload as { id?: unknown }).id;
                 if ((name === 'EXTENSION_ENABLED' || name === 'EXTENSION_INSTALLED') && typeof id === 'string') failedHere.delete(id);
+                registry.invalidate();
                 refresh();
               }),
             );

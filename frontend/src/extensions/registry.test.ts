@@ -40,4 +40,33 @@ describe('the extension registry', () => {
     await r.fresh();
     expect(r.entries().map((e) => e.id)).toEqual(['x']);
   });
+
+  it('stays invalidated until a read that started after invalidate() has landed', async () => {
+    const reads: { resolve: (v: ExtensionEntry[]) => void }[] = [];
+    let clock = 0;
+    const r = createRegistry(() => new Promise((resolve) => reads.push({ resolve })), () => clock);
+    const first = r.fresh();
+    reads[0]!.resolve([entry('x', ['chat.read'])]);
+    await first;
+    clock = 10;
+    expect(r.age()).toBe(10);
+    expect(r.invalidated()).toBe(false);
+
+    // A read under way when the list changed may have missed the change.
+    const before = r.fresh();
+    r.invalidate();
+    expect(r.age()).toBe(Infinity);
+    expect(r.invalidated()).toBe(true);
+    reads[1]!.resolve([entry('x', ['chat.read'])]);
+    await before;
+    expect(r.invalidated()).toBe(true);
+    expect(r.age()).toBe(Infinity);
+
+    const after = r.fresh();
+    reads[2]!.resolve([entry('x', [])]);
+    await after;
+    expect(r.invalidated()).toBe(false);
+    expect(r.age()).toBe(0);
+    expect(r.get('x')?.granted).toEqual([]);
+  });
 });
