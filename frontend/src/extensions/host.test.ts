@@ -160,8 +160,37 @@ describe('the extension host', () => {
     expect(s.dom.made.map((m) => m.spec.id)).toEqual(['demo']);
     const m = hello(s, 'demo');
     send(s.host.bridge()!, m.frame, { kind: 'failed', error: 'its activate hook (go) failed: nope' });
-    expect(s.page.api.extensions.reportFailure).toHaveBeenCalledWith('demo', 'its activate hook (go) failed: nope');
     expect(m.removed).toBe(true);
+    await settle();
+    expect(s.page.api.extensions.reportFailure).toHaveBeenCalledWith('demo', 'its activate hook (go) failed: nope');
+  });
+
+  it('reports nothing of a frame whose extension failed elsewhere while it started', async () => {
+    // Installed on, then marked failed by another window before this one read its manifest (now a 404).
+    let answer: (m: unknown) => void = () => {};
+    const page = fakePage([entry('late', [])]);
+    const notices = { info: vi.fn(), failure: vi.fn() };
+    const host = createExtensionHost({ hearth: page.hearth, notices, readManifest: () => new Promise((resolve) => (answer = resolve)) });
+    host.start({ addEventListener: vi.fn(), removeEventListener: vi.fn() });
+    host.attachDom(fakeDom().dom);
+    await settle();
+    page.extensions[0] = entry('late', [], { status: 'failed', error: 'TypeError: x is undefined' });
+    answer(Promise.reject(new Error('its manifest.json could not be read (HTTP 404)')));
+    await settle();
+    expect(page.api.extensions.reportFailure).not.toHaveBeenCalled();
+    expect(notices.failure).not.toHaveBeenCalled();
+  });
+
+  it('reports nothing of a frame whose extension was updated while it started, and starts the new one', async () => {
+    const s = await setup([entry('moved', [])]);
+    // Updated elsewhere: the old frame's page never says hello (its files changed under it).
+    s.page.extensions[0] = entry('moved', [], { updatedAt: 2 });
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(s.page.api.extensions.reportFailure).not.toHaveBeenCalled();
+    expect(s.dom.made.map((m) => [m.spec.id, m.removed])).toEqual([
+      ['moved', true],
+      ['moved', false],
+    ]);
   });
 
   it('adds and removes frames as extensions are enabled, disabled, removed, updated and put in safe mode', async () => {

@@ -176,13 +176,32 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
     running.delete(id);
   }
 
+  /**
+   * fail stops r's frame and, once a fresh list shows it should still be
+   * running as it was, reports why. An extension turned off, failed
+   * elsewhere or updated meanwhile had its files taken away (a 404 for its
+   * manifest, a frame that never starts): that is not a failure of its own,
+   * and reporting it would overwrite the error recorded for it.
+   */
   function fail(r: Running, reason: string): void {
     if (r.stopped) return;
     stop(r.id);
     failedHere.add(r.id);
     publishPanels();
-    deps.notices.failure(`The extension ${nameOf(r.id)} stopped: ${reason}`);
-    api.extensions.reportFailure(r.id, reason).catch((err: unknown) => console.warn(`Hearth: could not record that the extension ${r.id} failed`, err));
+    const report = () => {
+      deps.notices.failure(`The extension ${nameOf(r.id)} stopped: ${reason}`);
+      api.extensions.reportFailure(r.id, reason).catch((err: unknown) => console.warn(`Hearth: could not record that the extension ${r.id} failed`, err));
+    };
+    registry.fresh().then(
+      () => {
+        const e = registry.get(r.id);
+        if (e && runsInFrame(e) && signature(e) === r.signature) return report();
+        failedHere.delete(r.id);
+        reconcile();
+      },
+      // Without a list to check against, say it.
+      report,
+    );
   }
 
   async function launch(entry: ExtensionEntry): Promise<void> {
