@@ -139,6 +139,9 @@ describe('sandboxed extensions: what must hold', () => {
   });
 
   it('reads through its grant and is refused everything else', async () => {
+    const consoleLines = [];
+    const onConsole = (m) => consoleLines.push(m.text());
+    page.on('console', onConsole);
     const r = await probe(
       'count',
       'characterCreate',
@@ -175,6 +178,11 @@ describe('sandboxed extensions: what must hold', () => {
     // The frame's CSP has connect-src 'none': not even the app's own API.
     assert.equal(r.fetchInvoke.ok, false, JSON.stringify(r.fetchInvoke));
     assert.equal(r.fetchInvoke.name, 'TypeError', JSON.stringify(r.fetchInvoke));
+    page.off('console', onConsole);
+    assert.ok(
+      consoleLines.some((l) => /^Connecting to '[^']*\/api\/invoke' violates .*"connect-src 'none'"/.test(l)),
+      `the CSP refused the fetch: ${JSON.stringify(consoleLines)}`,
+    );
     // An opaque origin: the window's DOM and globals are out of reach.
     for (const op of ['parentDocument', 'parentHearth']) {
       assert.equal(r[op].ok, false, `${op}: ${JSON.stringify(r[op])}`);
