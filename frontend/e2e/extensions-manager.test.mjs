@@ -13,59 +13,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { fromMoreSettings, launchBrowser, openApp, screenshot, startHearth, tapCalls, useHearth, waitFor } from './harness.mjs';
+import { fromMoreSettings, launchBrowser, openApp, screenshot, startHearth, tapCalls, useHearth, waitFor, zip } from './harness.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
-
-/** zip packs files ({ name: text or Buffer }) into a .zip (stored, no compression), as a zip tool would. */
-function zip(files) {
-  const locals = [];
-  const central = [];
-  let offset = 0;
-  for (const [name, content] of Object.entries(files)) {
-    const data = Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
-    const fileName = Buffer.from(name, 'utf8');
-    const crc = crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4); // version needed
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(0, 8); // stored
-    local.writeUInt16LE(0, 10); // time
-    local.writeUInt16LE(0x21, 12); // 1980-01-01
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(fileName.length, 26);
-    local.writeUInt16LE(0, 28);
-    const head = Buffer.alloc(46);
-    head.writeUInt32LE(0x02014b50, 0);
-    head.writeUInt16LE(20, 4);
-    head.writeUInt16LE(20, 6);
-    head.writeUInt16LE(0x0800, 8);
-    head.writeUInt16LE(0, 10);
-    head.writeUInt16LE(0, 12);
-    head.writeUInt16LE(0x21, 14);
-    head.writeUInt32LE(crc, 16);
-    head.writeUInt32LE(data.length, 20);
-    head.writeUInt32LE(data.length, 24);
-    head.writeUInt16LE(fileName.length, 28);
-    head.writeUInt32LE(offset, 42);
-    locals.push(local, fileName, data);
-    central.push(head, fileName);
-    offset += local.length + fileName.length + data.length;
-  }
-  const dir = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(Object.keys(files).length, 8);
-  end.writeUInt16LE(Object.keys(files).length, 10);
-  end.writeUInt32LE(dir.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, dir, end]);
-}
 
 /** A sandboxed extension, in a single top folder as GitHub's archives have it. */
 const MOOD = zip({
@@ -173,6 +124,9 @@ describe('the extension manager', () => {
     await waitFor(async () => (await one('mood-tracker')).granted.includes('chat.read'), 'chat.read granted back');
     await perms.getByRole('button', { name: 'Revoke: Read your chats' }).click();
     await waitFor(async () => JSON.stringify((await one('mood-tracker')).granted) === '["state"]', 'chat.read revoked again');
+    // The server has it; the card too once the call has answered (the switch is off limits until then).
+    await perms.getByRole('button', { name: 'Grant back: Read your chats' }).waitFor();
+    await waitFor(async () => !(await toggle.isDisabled()), 'the switch free again');
 
     // Off from the keyboard: the switch is a checkbox.
     await toggle.focus();

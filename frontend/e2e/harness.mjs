@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -48,12 +49,14 @@ export function pageUrl(url) {
  * startHearth starts `hearth-headless serve --addr 127.0.0.1:0` on a fresh
  * temp data dir and resolves once it printed the address it serves at.
  * extraArgs are more flags for serve (--password-file, --library-root …).
+ * With dataDir it serves that folder instead and leaves it in place when it
+ * stops (the caller's, to start again on: a restart, --safe-mode).
  */
-export async function startHearth(extraArgs = []) {
+export async function startHearth(extraArgs = [], { dataDir: ownDir } = {}) {
   if (!existsSync(hearthBin)) {
     throw new Error(`${hearthBin} does not exist: run 'make build-headless' first (or set HEARTH_BIN)`);
   }
-  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-e2e-'));
+  const dataDir = ownDir ?? mkdtempSync(join(tmpdir(), 'hearth-e2e-'));
   const proc = spawn(hearthBin, ['serve', '--addr', '127.0.0.1:0', '--data-dir', dataDir, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, HEARTH_DATA_DIR: '' },
@@ -111,7 +114,7 @@ export async function startHearth(extraArgs = []) {
       await exited;
       clearTimeout(killer);
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!ownDir) rmSync(dataDir, { recursive: true, force: true });
   }
 
   return { url, token, dataDir, invoke, stop, stderr: () => stderr };
@@ -267,6 +270,58 @@ export async function fromMoreSettings(page, item, { tap = false } = {}) {
 /** message locates the row of the message at index (MessageRow's aria-label). */
 export function messageRow(page, index) {
   return page.locator(`article[aria-label^="Message ${index} from "]`);
+}
+
+/**
+ * zip packs files ({ name: text or Buffer }) into a .zip (stored, no
+ * compression), as a zip tool would; names go in as given, so a test can
+ * build a hostile archive (a "../" entry) too.
+ */
+export function zip(files) {
+  const locals = [];
+  const central = [];
+  let offset = 0;
+  for (const [name, content] of Object.entries(files)) {
+    const data = Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
+    const fileName = Buffer.from(name, 'utf8');
+    const crc = zlib.crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4); // version needed
+    local.writeUInt16LE(0x0800, 6); // UTF-8 names
+    local.writeUInt16LE(0, 8); // stored
+    local.writeUInt16LE(0, 10); // time
+    local.writeUInt16LE(0x21, 12); // 1980-01-01
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(fileName.length, 26);
+    local.writeUInt16LE(0, 28);
+    const head = Buffer.alloc(46);
+    head.writeUInt32LE(0x02014b50, 0);
+    head.writeUInt16LE(20, 4);
+    head.writeUInt16LE(20, 6);
+    head.writeUInt16LE(0x0800, 8);
+    head.writeUInt16LE(0, 10);
+    head.writeUInt16LE(0, 12);
+    head.writeUInt16LE(0x21, 14);
+    head.writeUInt32LE(crc, 16);
+    head.writeUInt32LE(data.length, 20);
+    head.writeUInt32LE(data.length, 24);
+    head.writeUInt16LE(fileName.length, 28);
+    head.writeUInt32LE(offset, 42);
+    locals.push(local, fileName, data);
+    central.push(head, fileName);
+    offset += local.length + fileName.length + data.length;
+  }
+  const dir = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(Object.keys(files).length, 8);
+  end.writeUInt16LE(Object.keys(files).length, 10);
+  end.writeUInt32LE(dir.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, dir, end]);
 }
 
 /** pngImage returns a small solid-colour PNG (an avatar to upload). */

@@ -81,6 +81,50 @@ describe('events to frames', () => {
     expect(frames[0]!.of('event')).toEqual([]);
   });
 
+  it('delivers the next event to a frame granted the permission back, once the list is invalidated', async () => {
+    const { page, bridge, frames, registry } = await setup([[]]);
+    page.extensions[0]!.permissions = ['chat.read'];
+    send(bridge, frames[0], { kind: 'subscribe', type: 'message_sent' });
+    page.emit('message_sent', MESSAGE);
+    page.extensions[0]!.granted = ['chat.read'];
+    registry.invalidate();
+    page.emit('message_sent', { ...MESSAGE, index: 1 });
+    await flush();
+    expect(frames[0]!.of('event').map((e) => (e.payload as { index: number }).index)).toEqual([1]);
+  });
+
+  it('reads the grant again when the list is invalidated while it is being read', async () => {
+    const page = fakePage([entry('f0', ['chat.read'])]);
+    const held: (() => void)[] = [];
+    let hold = false;
+    const registry = createRegistry(async () => {
+      const got = await page.api.extensions.list();
+      if (hold) await new Promise<void>((resolve) => held.push(resolve));
+      return got;
+    });
+    await registry.fresh();
+    const bridge = createBridge({ api: page.api, capabilities: page.hearth.capabilities, registry, notify: vi.fn() });
+    const frame = new FakeFrame();
+    bridge.attach('f0', frame, { activate: null, onHello() {}, onActivated() {}, onFailed() {} });
+    send(bridge, frame, { kind: 'hello', path: '/ext/f0/index.html' });
+    send(bridge, frame, { kind: 'subscribe', type: 'message_sent' });
+    hold = true;
+    registry.invalidate();
+    page.emit('message_sent', MESSAGE);
+    await flush();
+    // The read under way saw chat.read; then came a revoke, and a message after it.
+    expect(held).toHaveLength(1);
+    page.extensions[0]!.granted = [];
+    registry.invalidate();
+    page.emit('message_sent', { ...MESSAGE, index: 1 });
+    hold = false;
+    held[0]!();
+    await flush();
+    await flush();
+    // Both wait for the read after the revoke, and are held to it.
+    expect(frame.of('event')).toEqual([]);
+  });
+
   it('keeps the order of events queued while the grant is read again', async () => {
     const { page, bridge, frames, clock } = await setup([['chat.read']]);
     send(bridge, frames[0], { kind: 'subscribe', type: 'message_sent' });

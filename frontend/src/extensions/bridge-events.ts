@@ -75,7 +75,9 @@ export function createEventRouter(events: Pick<EventsApi, 'on'>, registry: Exten
   async function flush(): Promise<void> {
     flushing = true;
     try {
-      await registry.fresh();
+      // Invalidated again while reading: the read may predate that change.
+      do await registry.fresh();
+      while (registry.stale());
     } catch (err) {
       // Without a grant to check them against, the queued events are not delivered.
       console.warn('Hearth: could not read the extensions to deliver events to frames', err);
@@ -88,8 +90,11 @@ export function createEventRouter(events: Pick<EventsApi, 'on'>, registry: Exten
   }
 
   function onPageEvent(type: string, payload: unknown): void {
-    if (recipientsOf(type).length === 0 && !flushing && queue.length === 0) return;
-    if (flushing || queue.length > 0 || registry.stale()) {
+    const stale = registry.stale();
+    // Nobody under a current grant: nothing to send. Under a stale one, a
+    // frame granted the permission since may be due it.
+    if (!stale && !flushing && queue.length === 0 && recipientsOf(type).length === 0) return;
+    if (stale || flushing || queue.length > 0) {
       queue.push([type, payload]);
       if (!flushing) void flush();
       return;

@@ -160,8 +160,37 @@ describe('the extension host', () => {
     expect(s.dom.made.map((m) => m.spec.id)).toEqual(['demo']);
     const m = hello(s, 'demo');
     send(s.host.bridge()!, m.frame, { kind: 'failed', error: 'its activate hook (go) failed: nope' });
-    expect(s.page.api.extensions.reportFailure).toHaveBeenCalledWith('demo', 'its activate hook (go) failed: nope');
     expect(m.removed).toBe(true);
+    await settle();
+    expect(s.page.api.extensions.reportFailure).toHaveBeenCalledWith('demo', 'its activate hook (go) failed: nope');
+  });
+
+  it('reports nothing of a frame whose extension failed elsewhere while it started', async () => {
+    // Installed on, then marked failed by another window before this one read its manifest (now a 404).
+    let answer: (m: unknown) => void = () => {};
+    const page = fakePage([entry('late', [])]);
+    const notices = { info: vi.fn(), failure: vi.fn() };
+    const host = createExtensionHost({ hearth: page.hearth, notices, readManifest: () => new Promise((resolve) => (answer = resolve)) });
+    host.start({ addEventListener: vi.fn(), removeEventListener: vi.fn() });
+    host.attachDom(fakeDom().dom);
+    await settle();
+    page.extensions[0] = entry('late', [], { status: 'failed', error: 'TypeError: x is undefined' });
+    answer(Promise.reject(new Error('its manifest.json could not be read (HTTP 404)')));
+    await settle();
+    expect(page.api.extensions.reportFailure).not.toHaveBeenCalled();
+    expect(notices.failure).not.toHaveBeenCalled();
+  });
+
+  it('reports nothing of a frame whose extension was updated while it started, and starts the new one', async () => {
+    const s = await setup([entry('moved', [])]);
+    // Updated elsewhere: the old frame's page never says hello (its files changed under it).
+    s.page.extensions[0] = entry('moved', [], { updatedAt: 2 });
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(s.page.api.extensions.reportFailure).not.toHaveBeenCalled();
+    expect(s.dom.made.map((m) => [m.spec.id, m.removed])).toEqual([
+      ['moved', true],
+      ['moved', false],
+    ]);
   });
 
   it('adds and removes frames as extensions are enabled, disabled, removed, updated and put in safe mode', async () => {
@@ -184,6 +213,26 @@ describe('the extension host', () => {
     s.page.emit('extension_safe_mode', { active: true, atStart: false });
     await settle();
     expect(ids()).toEqual([]);
+  });
+
+  it('holds a frame’s next event to the grant after EXTENSION_GRANTED, not the one it read before', async () => {
+    const s = await setup([entry('demo', ['chat.read'])]);
+    const frame = hello(s, 'demo').frame;
+    send(s.host.bridge()!, frame, { kind: 'subscribe', type: 'message_sent' });
+    s.page.emit('message_sent', { chatId: 'c1', index: 0 });
+    // Revoked in another window or the console: the event says so before the next message.
+    s.page.extensions[0]!.granted = [];
+    s.page.emit('extension_granted', { id: 'demo', granted: [] });
+    s.page.emit('message_sent', { chatId: 'c1', index: 1 });
+    await settle();
+    expect(frame.of('event').map((e) => (e.payload as { index: number }).index)).toEqual([0]);
+    // Granted back: the next one arrives.
+    s.page.extensions[0]!.granted = ['chat.read'];
+    s.page.emit('extension_granted', { id: 'demo', granted: ['chat.read'] });
+    s.page.emit('message_sent', { chatId: 'c1', index: 2 });
+    await settle();
+    expect(frame.of('event').map((e) => (e.payload as { index: number }).index)).toEqual([0, 2]);
+    expect(s.dom.live().map((m) => m.spec.id)).toEqual(['demo']);
   });
 
   it('keeps an extension that failed here off, even when the failure could not be recorded, until it is enabled again', async () => {

@@ -82,8 +82,20 @@ export interface ExtensionHost {
 /** START_TIMEOUT_MS is how long a frame has for its handshake, and then to activate. */
 export const START_TIMEOUT_MS = 5000;
 
-/** The events after which the list is read again (names; a type the backend does not list is skipped). */
-const WATCHED = ['EXTENSION_INSTALLED', 'EXTENSION_REMOVED', 'EXTENSION_ENABLED', 'EXTENSION_DISABLED', 'EXTENSION_FAILED', 'EXTENSION_SAFE_MODE', 'EXTENSION_GRANTED'];
+/**
+ * The events after which the list is read again (names; a type the backend
+ * does not list is skipped). Each invalidates the registry first, so no
+ * event that follows is delivered to a frame under the grant from before.
+ */
+const WATCHED = [
+  'EXTENSION_INSTALLED',
+  'EXTENSION_REMOVED',
+  'EXTENSION_ENABLED',
+  'EXTENSION_DISABLED',
+  'EXTENSION_FAILED',
+  'EXTENSION_SAFE_MODE',
+  'EXTENSION_GRANTED',
+];
 
 interface Running {
   readonly id: string;
@@ -164,13 +176,32 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
     running.delete(id);
   }
 
+  /**
+   * fail stops r's frame and, once a fresh list shows it should still be
+   * running as it was, reports why. An extension turned off, failed
+   * elsewhere or updated meanwhile had its files taken away (a 404 for its
+   * manifest, a frame that never starts): that is not a failure of its own,
+   * and reporting it would overwrite the error recorded for it.
+   */
   function fail(r: Running, reason: string): void {
     if (r.stopped) return;
     stop(r.id);
     failedHere.add(r.id);
     publishPanels();
-    deps.notices.failure(`The extension ${nameOf(r.id)} stopped: ${reason}`);
-    api.extensions.reportFailure(r.id, reason).catch((err: unknown) => console.warn(`Hearth: could not record that the extension ${r.id} failed`, err));
+    const report = () => {
+      deps.notices.failure(`The extension ${nameOf(r.id)} stopped: ${reason}`);
+      api.extensions.reportFailure(r.id, reason).catch((err: unknown) => console.warn(`Hearth: could not record that the extension ${r.id} failed`, err));
+    };
+    registry.fresh().then(
+      () => {
+        const e = registry.get(r.id);
+        if (e && runsInFrame(e) && signature(e) === r.signature) return report();
+        failedHere.delete(r.id);
+        reconcile();
+      },
+      // Without a list to check against, say it.
+      report,
+    );
   }
 
   async function launch(entry: ExtensionEntry): Promise<void> {

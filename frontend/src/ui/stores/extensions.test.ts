@@ -208,6 +208,12 @@ describe('extension store', () => {
     expect(api.list.mock.calls.length - before).toBeLessThanOrEqual(2);
     expect(get(store.list).map((e) => e.id)).toEqual(['mood']);
 
+    // A grant changed elsewhere shows too.
+    rows.set('mood', { ...rows.get('mood')!, granted: [] });
+    emit('extension_granted', { id: 'mood', granted: [] });
+    await settle();
+    expect(get(store.list).find((e) => e.id === 'mood')?.granted).toEqual([]);
+
     emit('extension_safe_mode', { active: true, atStart: false });
     expect(get(store.safeMode)).toEqual({ active: true, atStart: false, flag: false });
 

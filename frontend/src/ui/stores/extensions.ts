@@ -13,7 +13,14 @@ import { createListStore } from './list-store';
 import type { ToastStore } from './toasts';
 
 /** The registry's events: any of them reads the list again. */
-const LIST_EVENTS: readonly EventName[] = ['EXTENSION_INSTALLED', 'EXTENSION_REMOVED', 'EXTENSION_ENABLED', 'EXTENSION_DISABLED', 'EXTENSION_FAILED'];
+const LIST_EVENTS: readonly EventName[] = [
+  'EXTENSION_INSTALLED',
+  'EXTENSION_REMOVED',
+  'EXTENSION_ENABLED',
+  'EXTENSION_DISABLED',
+  'EXTENSION_FAILED',
+  'EXTENSION_GRANTED',
+];
 
 /**
  * SAFE_MODE_EVENT is EXTENSION_SAFE_MODE { active, atStart }. It is read
