@@ -12,7 +12,7 @@ import type { ExtensionEntry, ExtensionPermission } from '../abi/types-extension
 import { checkArgs } from './bounded';
 import { createEventRouter, type EventRouter, type Listener } from './bridge-events';
 import { METHOD_RULES, STORAGE_OPTS_AT, UI_RULES, type MethodRule } from './permissions';
-import { isTagged, LIMITS, METHOD_PATH, tag, type FrameCapabilities, type FrameMessage, type PageMessage } from './protocol';
+import { isTagged, LIMITS, METHOD_PATH, tag, type FrameCapabilities, type FrameMessage, type PageMessage, type StartHook } from './protocol';
 import { CALL_RATE, IN_FLIGHT, NOTIFY_RATE, QUEUED, TokenBucket } from './rate-limit';
 import type { ExtensionRegistry } from './registry';
 
@@ -25,6 +25,8 @@ export interface FrameWindow {
 export interface FrameHooks {
   /** activate is the global function hooks.activate names, sent in the welcome. */
   activate: string | null;
+  /** startHook is the hook for why the frame started (install, update, enable), sent in the welcome; null or absent: none. */
+  startHook?: StartHook | null;
   onHello(): void;
   onActivated(): void;
   onFailed(error: string): void;
@@ -166,7 +168,7 @@ export function createBridge(deps: BridgeDeps): Bridge {
     };
     const granted = grantOf(frame.id);
     frame.granted = granted.join(' ');
-    post(frame, { kind: 'welcome', extension: { id: frame.id, permissions: granted }, capabilities, activate: frame.hooks.activate });
+    post(frame, { kind: 'welcome', extension: { id: frame.id, permissions: granted }, capabilities, activate: frame.hooks.activate, startHook: frame.hooks.startHook ?? null });
   }
 
   function answer(frame: FrameState, id: number, method: string, value: unknown): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activateHook, fetchManifest, frameSrc, packagePath, panelOf, runsInFrame } from './entry';
+import { activateHook, fetchManifest, frameHooks, frameSrc, packagePath, panelOf, runsInFrame } from './entry';
 import { entry } from './testing/fakes';
 
 describe('what the host reads of an entry', () => {
@@ -30,6 +30,9 @@ describe('what the host reads of an entry', () => {
     expect(() => activateHook({ hooks: { activate: 'alert(1)' } })).toThrow(/not the name of a function/);
     expect(() => activateHook({ hooks: 'x' })).toThrow(/not an object/);
     expect(() => activateHook('x')).toThrow(/not a JSON object/);
+    expect(frameHooks({ hooks: { activate: 'a', install: 'i', update: 'u', enable: 'e', disable: 'ignored' } })).toEqual({ activate: 'a', install: 'i', update: 'u', enable: 'e' });
+    expect(frameHooks({})).toEqual({ activate: null, install: null, update: null, enable: null });
+    expect(() => frameHooks({ hooks: { install: 'x y' } })).toThrow(/hooks.install .* not the name of a function/);
   });
 
   it('fetches manifest.json from the extension’s files', async () => {

@@ -53,16 +53,43 @@ export function panelOf(entry: ExtensionEntry): PanelInfo | null {
   };
 }
 
-/** activateHook reads hooks.activate of a parsed manifest: a global function name, or null when there is none. */
-export function activateHook(manifest: unknown): string | null {
+/** StartReason is why a frame starts: a plain start (the app's, or leaving safe mode), or the change that started it. */
+export type StartReason = 'start' | 'install' | 'update' | 'enable';
+
+/** FrameHookNames are the manifest's hooks a frame runs: activate every start, and the one for why it started. */
+export interface FrameHookNames {
+  activate: string | null;
+  install: string | null;
+  update: string | null;
+  enable: string | null;
+}
+
+/** hookName reads hooks[key] of a manifest's hooks object: a global function name, or null. */
+function hookName(hooks: Record<string, unknown>, key: keyof FrameHookNames): string | null {
+  const name = hooks[key];
+  if (name === undefined || name === null || name === '') return null;
+  if (typeof name !== 'string' || !HOOK_NAME.test(name)) throw new Error(`hooks.${key} in its manifest.json is not the name of a function`);
+  return name;
+}
+
+/**
+ * frameHooks reads the hooks a frame runs from a parsed manifest. In the
+ * sandboxed tier install, update and enable run when the frame starts for
+ * that reason, before activate; disable, delete and clean are not called:
+ * by then the extension holds no grant, so they could do nothing.
+ */
+export function frameHooks(manifest: unknown): FrameHookNames {
   if (typeof manifest !== 'object' || manifest === null) throw new Error('its manifest.json is not a JSON object');
   const hooks = (manifest as { hooks?: unknown }).hooks;
-  if (hooks === undefined || hooks === null) return null;
+  if (hooks === undefined || hooks === null) return { activate: null, install: null, update: null, enable: null };
   if (typeof hooks !== 'object' || Array.isArray(hooks)) throw new Error('hooks in its manifest.json is not an object');
-  const name = (hooks as { activate?: unknown }).activate;
-  if (name === undefined || name === null || name === '') return null;
-  if (typeof name !== 'string' || !HOOK_NAME.test(name)) throw new Error('hooks.activate in its manifest.json is not the name of a function');
-  return name;
+  const h = hooks as Record<string, unknown>;
+  return { activate: hookName(h, 'activate'), install: hookName(h, 'install'), update: hookName(h, 'update'), enable: hookName(h, 'enable') };
+}
+
+/** activateHook reads hooks.activate of a parsed manifest: a global function name, or null when there is none. */
+export function activateHook(manifest: unknown): string | null {
+  return frameHooks(manifest).activate;
 }
 
 /** fetchManifest reads extension id's manifest.json from the server. */

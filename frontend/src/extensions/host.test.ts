@@ -128,6 +128,31 @@ describe('the extension host', () => {
     expect(s.page.api.extensions.reportFailure).not.toHaveBeenCalled();
   });
 
+  it('welcomes a frame started by an install, an update or an enable with that hook before activate, and a plain start with none', async () => {
+    const hooks = { hooks: { activate: 'go', install: 'onInstall', update: 'onUpdate', enable: 'onEnable' } };
+    const s = await setup([entry('a', []), entry('b', [], { enabled: false, status: 'disabled' })], { a: hooks, b: hooks, c: hooks });
+    expect(hello(s, 'a').frame.of('welcome')[0]).toMatchObject({ activate: 'go', startHook: null });
+    s.page.extensions[1] = entry('b', []);
+    s.page.emit('extension_enabled', { id: 'b' });
+    await settle();
+    expect(hello(s, 'b').frame.of('welcome')[0]).toMatchObject({ startHook: { reason: 'enable', name: 'onEnable' } });
+    s.page.extensions[0] = entry('a', [], { updatedAt: 2 });
+    s.page.emit('extension_installed', { id: 'a', mode: 'sandboxed', enabled: true, updated: true });
+    await settle();
+    expect(hello(s, 'a').frame.of('welcome')[0]).toMatchObject({ startHook: { reason: 'update', name: 'onUpdate' } });
+    s.page.extensions.push(entry('c', []));
+    s.page.emit('extension_installed', { id: 'c', mode: 'sandboxed', enabled: true, updated: false });
+    await settle();
+    const c = hello(s, 'c');
+    expect(c.frame.of('welcome')[0]).toMatchObject({ startHook: { reason: 'install', name: 'onInstall' } });
+    // Two hooks: 5 s each.
+    c.load();
+    await vi.advanceTimersByTimeAsync(9000);
+    expect(s.page.api.extensions.reportFailure).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(s.page.api.extensions.reportFailure).toHaveBeenCalledWith('c', 'its install hook (onInstall) and activate hook (go) did not finish within 10 s');
+  });
+
   it('reports and removes a frame that does not activate within 5 s of its load; the others go on', async () => {
     const s = await setup([entry('slow', []), entry('fine', [])], { slow: { hooks: { activate: 'start' } } });
     const slow = hello(s, 'slow');

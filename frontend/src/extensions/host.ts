@@ -11,7 +11,8 @@ import { writable, type Readable } from 'svelte/store';
 import type { HearthAbi } from '../abi/types';
 import type { ExtensionEntry } from '../abi/types-extensions';
 import { createBridge, type Bridge, type FrameWindow } from './bridge';
-import { activateHook, fetchManifest, frameSrc, panelOf, runsInFrame, type PanelInfo } from './entry';
+import { fetchManifest, frameHooks, frameSrc, panelOf, runsInFrame, type PanelInfo } from './entry';
+import type { StartHook } from './protocol';
 import { createRegistry, type ExtensionRegistry } from './registry';
 
 export type { PanelInfo } from './entry';
@@ -126,6 +127,8 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
   const api = deps.hearth.api;
   const registry: ExtensionRegistry = createRegistry(() => api.extensions.list());
   const running = new Map<string, Running>();
+  /** Why each extension's next frame starts, from the event that will start it (none: a plain start). */
+  const startReasons = new Map<string, StartHook['reason']>();
   /** Extensions that failed in this window, kept off until the list shows them failed or they are enabled again. */
   const failedHere = new Set<string>();
   const panels = writable<PanelInfo[]>([]);
@@ -218,9 +221,15 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
     };
     running.set(entry.id, r);
     publishPanels();
+    const reason = startReasons.get(entry.id);
+    startReasons.delete(entry.id);
     let activate: string | null;
+    let startHook: StartHook | null = null;
     try {
-      activate = activateHook(await readManifest(entry.id));
+      const hooks = frameHooks(await readManifest(entry.id));
+      activate = hooks.activate;
+      const name = reason ? hooks[reason] : null;
+      if (reason && name) startHook = { reason, name };
     } catch (err) {
       return fail(r, text(err));
     }
@@ -233,6 +242,7 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
     if (!handle.window) return fail(r, 'its frame has no window');
     r.detach = bridge.attach(entry.id, handle.window, {
       activate,
+      startHook,
       onHello() {
         if (r.handshake) clearTimeout(r.handshake);
         r.handshake = null;
@@ -251,8 +261,11 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
     );
     handle.onLoad(() => {
       if (r.stopped || r.state !== 'starting' || r.activation) return;
-      const what = activate === null ? 'its page did not finish starting' : `its activate hook (${activate}) did not finish`;
-      r.activation = setTimeout(() => fail(r, `${what} within ${seconds(activateMs)}`), activateMs);
+      // Each hook has activateMs: the start hook (if any), then activate.
+      const hooks = [startHook ? `${startHook.reason} hook (${startHook.name})` : null, activate === null ? null : `activate hook (${activate})`].filter((h) => h !== null);
+      const budget = activateMs * Math.max(1, hooks.length);
+      const what = hooks.length === 0 ? 'its page did not finish starting' : `its ${hooks.join(' and ')} did not finish`;
+      r.activation = setTimeout(() => fail(r, `${what} within ${seconds(budget)}`), budget);
     });
     handle.show(r.panel !== null && open === r.id);
   }
@@ -268,6 +281,13 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
     }
     for (const e of want.values()) if (!running.has(e.id)) void launch(e);
     publishPanels();
+  }
+
+  /** noteStartReason keeps why id's next frame starts: installed, updated or enabled (an install not yet run stays one). */
+  function noteStartReason(event: string, id: string, payload: { updated?: unknown }): void {
+    if (event === 'EXTENSION_INSTALLED') startReasons.set(id, payload.updated === true ? 'update' : 'install');
+    else if (event === 'EXTENSION_ENABLED' && !startReasons.has(id)) startReasons.set(id, 'enable');
+    else if (event === 'EXTENSION_REMOVED') startReasons.delete(id);
   }
 
   function refresh(): void {
@@ -297,6 +317,7 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
               api.events.on(type, (payload) => {
                 const id = (payload as { id?: unknown }).id;
                 if ((name === 'EXTENSION_ENABLED' || name === 'EXTENSION_INSTALLED') && typeof id === 'string') failedHere.delete(id);
+                if (typeof id === 'string') noteStartReason(name, id, payload as { updated?: unknown });
                 registry.invalidate();
                 refresh();
               }),

@@ -68,6 +68,21 @@ export interface Welcome {
   capabilities: FrameCapabilities;
   /** The global function of the frame document that hooks.activate names, or null. */
   activate: string | null;
+  /** The hook for why the frame started (hooks.install, update or enable), run before activate, or null. */
+  startHook: StartHook | null;
+}
+
+/** StartHook names the hook a frame runs for why it started, before activate. */
+export interface StartHook {
+  reason: 'install' | 'update' | 'enable';
+  name: string;
+}
+
+/** isStartHook checks a StartHook from a message. */
+export function isStartHook(v: unknown): v is StartHook {
+  if (typeof v !== 'object' || v === null) return false;
+  const h = v as Record<string, unknown>;
+  return (h.reason === 'install' || h.reason === 'update' || h.reason === 'enable') && typeof h.name === 'string' && HOOK_NAME.test(h.name);
 }
 
 /** Messages the window posts to a frame. */

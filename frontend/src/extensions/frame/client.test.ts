@@ -4,6 +4,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ExtensionPermission } from '../../abi/types-extensions';
 import { createBridge, type Bridge } from '../bridge';
+import type { StartHook } from '../protocol';
 import { createRegistry } from '../registry';
 import { entry, fakePage, flush, wire, type FakeFrameGlobal, type FakePage } from '../testing/fakes';
 import { createFrameClient } from './client';
@@ -18,7 +19,7 @@ interface Setup {
   failed: string[];
 }
 
-async function setup(grant: ExtensionPermission[], activate: string | null = null, prepare?: (g: FakeFrameGlobal) => void): Promise<Setup> {
+async function setup(grant: ExtensionPermission[], activate: string | null = null, prepare?: (g: FakeFrameGlobal) => void, startHook: StartHook | null = null): Promise<Setup> {
   const page = fakePage([entry('demo', grant)]);
   const registry = createRegistry(() => page.api.extensions.list());
   await registry.fresh();
@@ -27,7 +28,7 @@ async function setup(grant: ExtensionPermission[], activate: string | null = nul
   prepare?.(g);
   const activated = vi.fn();
   const failed: string[] = [];
-  bridge.attach('demo', g.contentWindow, { activate, onHello() {}, onActivated: activated, onFailed: (e) => void failed.push(e) });
+  bridge.attach('demo', g.contentWindow, { activate, startHook, onHello() {}, onActivated: activated, onFailed: (e) => void failed.push(e) });
   const hearth = createFrameClient(g);
   return { page, bridge, g, hearth, activated, failed };
 }
@@ -148,6 +149,38 @@ describe('activation', () => {
     await flush();
     expect(s.activated).toHaveBeenCalledTimes(1);
     expect(s.failed).toEqual([]);
+  });
+
+  it('runs the hook for why the frame started before activate, and names it when it fails', async () => {
+    const order: string[] = [];
+    const s = await setup(
+      [],
+      'go',
+      (g) => {
+        g.onInstall = async () => void order.push('install');
+        g.go = async () => void order.push('activate');
+      },
+      { reason: 'install', name: 'onInstall' },
+    );
+    s.g.loaded();
+    await flush();
+    expect(order).toEqual(['install', 'activate']);
+    expect(s.activated).toHaveBeenCalledTimes(1);
+    const t = await setup(
+      [],
+      'go',
+      (g) => {
+        g.onUpdate = () => {
+          throw new Error('old data');
+        };
+        g.go = vi.fn();
+      },
+      { reason: 'update', name: 'onUpdate' },
+    );
+    t.g.loaded();
+    await flush();
+    expect(t.failed).toEqual(['its update hook (onUpdate) failed: old data']);
+    expect(t.g.go).not.toHaveBeenCalled();
   });
 
   it('reports a hook that throws, or that is not a function', async () => {

@@ -10,7 +10,7 @@ import { mergeEventTypes } from '../../abi/event-types';
 import { deepFreeze } from '../../abi/readonly';
 import type { EventPayload } from '../../abi/types';
 import type { ExtensionPermission } from '../../abi/types-extensions';
-import { HOOK_NAME, isTagged, METHOD_PATH, tag, type FrameMessage, type Welcome } from '../protocol';
+import { HOOK_NAME, isStartHook, isTagged, METHOD_PATH, tag, type FrameMessage, type StartHook, type Welcome } from '../protocol';
 import { createFrameEvents } from './events';
 import type { FrameExtension, FrameMethod, HearthFrameAbi } from './types';
 
@@ -51,7 +51,8 @@ function isWelcome(d: Record<string, unknown>): d is Record<string, unknown> & W
     caps.ui.every((m) => typeof m === 'string') &&
     typeof caps.eventTypes === 'object' &&
     caps.eventTypes !== null &&
-    (d.activate === null || (typeof d.activate === 'string' && HOOK_NAME.test(d.activate)))
+    (d.activate === null || (typeof d.activate === 'string' && HOOK_NAME.test(d.activate))) &&
+    (d.startHook === undefined || d.startHook === null || isStartHook(d.startHook))
   );
 }
 
@@ -118,7 +119,7 @@ export function createFrameClient(win: FrameGlobal): HearthFrameAbi {
   }
 
   function onWelcome(data: Welcome, origin: string): void {
-    welcome = deepFreeze({ kind: 'welcome', extension: data.extension, capabilities: data.capabilities, activate: data.activate });
+    welcome = deepFreeze({ kind: 'welcome', extension: data.extension, capabilities: data.capabilities, activate: data.activate, startHook: data.startHook ?? null });
     if (origin !== 'null' && origin !== '') parentOrigin = origin;
     extension = Object.freeze({ id: welcome.extension.id, permissions: welcome.extension.permissions });
     Object.assign(api, namespaces(welcome.capabilities.methods, call));
@@ -176,18 +177,25 @@ export function createFrameClient(win: FrameGlobal): HearthFrameAbi {
     ui,
   });
 
-  startLifecycle(win, ready, () => welcome?.activate ?? null, hearth, send);
+  startLifecycle(win, ready, () => [welcome?.startHook ?? null, welcome?.activate ?? null], hearth, send);
   send({ kind: 'hello', path: win.location.pathname });
   return hearth;
 }
 
 /**
  * startLifecycle waits for the handshake and the page's DOMContentLoaded,
- * awaits the activate hook (a global function of the page) with
- * __HEARTH__, and reports 'activated' or 'failed'; an uncaught error or
- * unhandled rejection before that is a failure too.
+ * awaits the start hook (install, update or enable, when the frame started
+ * for that reason) and then the activate hook — global functions of the
+ * page, each given __HEARTH__ — and reports 'activated' or 'failed'; an
+ * uncaught error or unhandled rejection before that is a failure too.
  */
-function startLifecycle(win: FrameGlobal, ready: Promise<void>, activate: () => string | null, hearth: HearthFrameAbi, send: (m: FrameMessage) => void): void {
+function startLifecycle(
+  win: FrameGlobal,
+  ready: Promise<void>,
+  hooks: () => [start: StartHook | null, activate: string | null],
+  hearth: HearthFrameAbi,
+  send: (m: FrameMessage) => void,
+): void {
   let settled = false;
   const onError = (event: { error?: unknown; message?: unknown }) => settle({ kind: 'failed', error: `an uncaught error while it started: ${text(event.error ?? event.message)}` });
   const onRejection = (event: { reason?: unknown }) => settle({ kind: 'failed', error: `an unhandled rejection while it started: ${text(event.reason)}` });
@@ -200,6 +208,17 @@ function startLifecycle(win: FrameGlobal, ready: Promise<void>, activate: () => 
     send(message);
   }
 
+  async function run(kind: string, name: string | null): Promise<void> {
+    if (name === null) return;
+    const fn = (win as unknown as Record<string, unknown>)[name];
+    if (typeof fn !== 'function') throw new Error(`hooks.${kind} names "${name}", which is not a function of the frame's page`);
+    try {
+      await (fn as (h: HearthFrameAbi) => unknown).call(win, hearth);
+    } catch (err) {
+      throw new Error(`its ${kind} hook (${name}) failed: ${text(err)}`);
+    }
+  }
+
   win.addEventListener('error', onError);
   win.addEventListener('unhandledrejection', onRejection);
   const loaded = new Promise<void>((resolve) => {
@@ -209,15 +228,9 @@ function startLifecycle(win: FrameGlobal, ready: Promise<void>, activate: () => 
 
   void Promise.all([ready, loaded])
     .then(async () => {
-      const name = activate();
-      if (name === null) return;
-      const fn = (win as unknown as Record<string, unknown>)[name];
-      if (typeof fn !== 'function') throw new Error(`hooks.activate names "${name}", which is not a function of the frame's page`);
-      try {
-        await (fn as (h: HearthFrameAbi) => unknown).call(win, hearth);
-      } catch (err) {
-        throw new Error(`its activate hook (${name}) failed: ${text(err)}`);
-      }
+      const [start, activate] = hooks();
+      if (start) await run(start.reason, start.name);
+      await run('activate', activate);
     })
     .then(
       () => settle({ kind: 'activated' }),
