@@ -12,7 +12,7 @@ import type { ExtensionEntry, ExtensionPermission } from '../abi/types-extension
 import { checkArgs } from './bounded';
 import { createEventRouter, type EventRouter, type Listener } from './bridge-events';
 import { METHOD_RULES, STORAGE_OPTS_AT, UI_RULES, type MethodRule } from './permissions';
-import { isTagged, LIMITS, METHOD_PATH, tag, type FrameCapabilities, type FrameMessage, type PageMessage, type StartHook } from './protocol';
+import { isTagged, LIMITS, METHOD_PATH, tag, type FrameCapabilities, type FrameMessage, type FrameTheme, type PageMessage, type StartHook } from './protocol';
 import { CALL_RATE, IN_FLIGHT, NOTIFY_RATE, QUEUED, TokenBucket } from './rate-limit';
 import type { ExtensionRegistry } from './registry';
 
@@ -37,6 +37,8 @@ export interface BridgeDeps {
   api: HearthAbi['api'];
   capabilities: () => Capabilities;
   registry: ExtensionRegistry;
+  /** theme is the window's colour theme, sent in the welcome (dark when absent). */
+  theme?: () => FrameTheme;
   /** notify shows an extension's ui.notify message to the person. */
   notify(extension: ExtensionEntry, message: string): void;
   /** now is the clock of the rate limits (ms). */
@@ -58,6 +60,8 @@ export interface Bridge {
   /** attach starts answering frame as extension id; detach forgets it (its calls in flight are dropped). */
   attach(id: string, frame: FrameWindow, hooks: FrameHooks): () => void;
   stats(): BridgeStats;
+  /** setTheme tells every frame that said hello the window's new colour theme. */
+  setTheme(theme: FrameTheme): void;
   close(): void;
 }
 
@@ -168,7 +172,7 @@ export function createBridge(deps: BridgeDeps): Bridge {
     };
     const granted = grantOf(frame.id);
     frame.granted = granted.join(' ');
-    post(frame, { kind: 'welcome', extension: { id: frame.id, permissions: granted }, capabilities, activate: frame.hooks.activate, startHook: frame.hooks.startHook ?? null });
+    post(frame, { kind: 'welcome', extension: { id: frame.id, permissions: granted }, capabilities, activate: frame.hooks.activate, startHook: frame.hooks.startHook ?? null, theme: deps.theme?.() ?? 'dark' });
   }
 
   function answer(frame: FrameState, id: number, method: string, value: unknown): void {
@@ -381,6 +385,16 @@ export function createBridge(deps: BridgeDeps): Bridge {
       };
     },
     stats: () => ({ ignored: stats.ignored, reasons: { ...stats.reasons } }),
+    setTheme(theme) {
+      for (const f of frames.values()) {
+        if (!f.hello) continue;
+        try {
+          post(f, { kind: 'theme', theme });
+        } catch (err) {
+          console.warn(`Hearth: could not tell the extension ${f.id} the theme`, err);
+        }
+      }
+    },
     close() {
       for (const f of frames.values()) forget(f);
       frames.clear();

@@ -12,7 +12,7 @@ import type { HearthAbi } from '../abi/types';
 import type { ExtensionEntry } from '../abi/types-extensions';
 import { createBridge, type Bridge, type FrameWindow } from './bridge';
 import { fetchManifest, frameHooks, frameSrc, panelOf, runsInFrame, type PanelInfo } from './entry';
-import type { StartHook } from './protocol';
+import type { FrameTheme, StartHook } from './protocol';
 import { createRegistry, type ExtensionRegistry } from './registry';
 
 export type { PanelInfo } from './entry';
@@ -53,6 +53,8 @@ export interface HostDeps {
   notices: HostNotices;
   /** readManifest reads an extension's parsed manifest.json (fetchManifest by default). */
   readManifest?: (id: string) => Promise<unknown>;
+  /** theme is the window's colour theme, which frames take as their color-scheme (dark when absent). */
+  theme?: Readable<FrameTheme>;
   /** timeouts of the handshake (from the frame's creation) and of activation (from its load), in ms. */
   timeouts?: { handshakeMs?: number; activateMs?: number };
 }
@@ -301,13 +303,25 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
       deps.hearth.ready
         .then(() => {
           if (stopped) return;
+          let theme: FrameTheme = 'dark';
           bridge = createBridge({
             api,
             capabilities: () => deps.hearth.capabilities(),
             registry,
+            theme: () => theme,
             notify: (entry, message) => deps.notices.info(`${entry.displayName || entry.id}: ${message}`),
           });
           offs.push(bridge.listen(target));
+          if (deps.theme) {
+            const b = bridge;
+            offs.push(
+              deps.theme.subscribe((t) => {
+                if (t === theme) return;
+                theme = t;
+                b.setTheme(t);
+              }),
+            );
+          }
           offs.push(registry.onChange(reconcile));
           const types = api.events.types;
           for (const name of WATCHED) {

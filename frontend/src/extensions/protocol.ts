@@ -70,7 +70,12 @@ export interface Welcome {
   activate: string | null;
   /** The hook for why the frame started (hooks.install, update or enable), run before activate, or null. */
   startHook: StartHook | null;
+  /** The window's colour theme now ('theme' messages follow it). */
+  theme: FrameTheme;
 }
+
+/** FrameTheme is the window's colour theme, which a frame's page takes as its color-scheme. */
+export type FrameTheme = 'dark' | 'light';
 
 /** StartHook names the hook a frame runs for why it started, before activate. */
 export interface StartHook {
@@ -92,7 +97,9 @@ export type PageMessage =
   | { kind: 'result'; id: number; ok: false; error: HostErrorShape }
   | { kind: 'event'; type: string; payload: unknown }
   /** The extension's grant changed (extension.permissions follows it). */
-  | { kind: 'grant'; permissions: ExtensionPermission[] };
+  | { kind: 'grant'; permissions: ExtensionPermission[] }
+  /** The window's colour theme changed. */
+  | { kind: 'theme'; theme: FrameTheme };
 
 /** Tagged is a message as posted: with the protocol tag and version. */
 export type Tagged<M> = M & { protocol: typeof PROTOCOL; v: typeof PROTOCOL_VERSION };

@@ -20,6 +20,8 @@ export interface FrameGlobal {
   readonly location: { readonly pathname: string };
   readonly document: {
     readonly readyState: string;
+    /** The page's root element, whose color-scheme follows the window's theme (absent in some tests). */
+    readonly documentElement?: { readonly style: { colorScheme: string }; readonly dataset: Record<string, string | undefined> };
     addEventListener(type: string, fn: () => void, opts?: { once?: boolean }): void;
   };
   addEventListener(type: string, fn: (event: never) => void): void;
@@ -118,10 +120,19 @@ export function createFrameClient(win: FrameGlobal): HearthFrameAbi {
     );
   }
 
+  /** applyTheme gives the page the window's colour scheme, so a transparent page shows the panel's background. */
+  function applyTheme(theme: unknown): void {
+    const root = win.document.documentElement;
+    if (!root || (theme !== 'dark' && theme !== 'light')) return;
+    root.style.colorScheme = theme;
+    root.dataset.hearthTheme = theme;
+  }
+
   function onWelcome(data: Welcome, origin: string): void {
-    welcome = deepFreeze({ kind: 'welcome', extension: data.extension, capabilities: data.capabilities, activate: data.activate, startHook: data.startHook ?? null });
+    welcome = deepFreeze({ kind: 'welcome', extension: data.extension, capabilities: data.capabilities, activate: data.activate, startHook: data.startHook ?? null, theme: data.theme === 'light' ? 'light' : 'dark' });
     if (origin !== 'null' && origin !== '') parentOrigin = origin;
     extension = Object.freeze({ id: welcome.extension.id, permissions: welcome.extension.permissions });
+    applyTheme(data.theme);
     Object.assign(api, namespaces(welcome.capabilities.methods, call));
     Object.freeze(api);
     markReady();
@@ -150,6 +161,9 @@ export function createFrameClient(win: FrameGlobal): HearthFrameAbi {
         return onResult(data);
       case 'event':
         if (welcome && typeof data.type === 'string') events.emit(data.type, deepFreeze(data.payload ?? {}) as EventPayload);
+        return;
+      case 'theme':
+        if (welcome) applyTheme(data.theme);
         return;
       case 'grant':
         if (welcome && Array.isArray(data.permissions)) {
