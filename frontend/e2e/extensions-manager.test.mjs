@@ -126,7 +126,7 @@ describe('the extension manager', () => {
     await waitFor(async () => JSON.stringify((await one('mood-tracker')).granted) === '["state"]', 'chat.read revoked again');
     // The server has it; the card too once the call has answered (the switch is off limits until then).
     await perms.getByRole('button', { name: 'Grant back: Read your chats' }).waitFor();
-    await waitFor(async () => !(await toggle.isDisabled()), 'the switch free again');
+    await waitFor(async () => (await toggle.getAttribute('aria-disabled')) === null, 'the switch free again');
 
     // Off from the keyboard: the switch is a checkbox.
     await toggle.focus();
@@ -153,6 +153,105 @@ describe('the extension manager', () => {
     assert.equal(await env.server.invoke('extensions.storage.get', 'mood', { extensionId: 'mood-tracker' }), null, 'clean removed the storage');
     await env.server.invoke('extensions.remove', 'mood-tracker', { clean: true });
     await dialog.getByText('No extensions yet.').waitFor();
+  });
+
+  it('keeps keyboard focus on the switch and on a permission’s button through their calls and the list’s refresh', async () => {
+    await env.server.invoke('extensions.install', { fileName: 'mood-tracker.zip', base64: MOOD.toString('base64') }, { enable: true });
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const { tap } = await tapCalls(context);
+    // What reached the page: the event types pushed, and how many list answers came after each.
+    const seen = [];
+    tap({
+      after: (call) => void (call.method === 'extensions.list' && seen.push('list')),
+      event: (msg) => void (typeof msg?.type === 'string' && seen.push(msg.type)),
+    });
+    /** refreshedAfter: since seen[from], the page has had the event named, and a list read answered after it. */
+    const refreshedAfter = (type, from) => {
+      const at = seen.indexOf(type, from);
+      return at >= 0 && seen.indexOf('list', at) > at;
+    };
+    const page = await openApp(context, env.server.url);
+    pages.push(page);
+    await fromMoreSettings(page, /^Extensions…/);
+    const dialog = page.getByRole('dialog', { name: 'Extensions' });
+    const card = dialog.getByRole('listitem').filter({ has: page.getByText('Mood Tracker', { exact: true }) });
+    const toggle = card.getByRole('switch', { name: 'Enable Mood Tracker' });
+    await waitFor(() => toggle.isChecked(), 'the switch on');
+    await card.getByText('Details of Mood Tracker').click();
+    const perms = card.getByRole('list', { name: 'Permissions of Mood Tracker' });
+    await perms.waitFor();
+
+    /** focused: el is the element that has the keyboard focus. */
+    const focused = (el) => el.evaluate((node) => node.isConnected && node === document.activeElement);
+    /** tabTo presses Tab from the Installed tab until target has the focus. */
+    const tabTo = async (target) => {
+      await dialog.getByRole('tab', { name: /^Installed/ }).focus();
+      for (let i = 0; i < 20 && !(await target.evaluate((node) => node === document.activeElement)); i++) await page.keyboard.press('Tab');
+      assert.ok(await target.evaluate((node) => node === document.activeElement), 'reached with Tab');
+    };
+    /** hold keeps calls to method at the host until the returned release is called. */
+    const hold = (method) => {
+      let release;
+      const held = new Promise((r) => (release = r));
+      const untap = tap({ before: (call) => (call.method === method ? held : undefined) });
+      return () => {
+        release();
+        untap();
+      };
+    };
+
+    // The switch, off with Space: it stays focused while the call runs (a second Space is ignored), and after the refresh.
+    await tabTo(toggle);
+    const box = await toggle.elementHandle();
+    let release = hold('extensions.disable');
+    let mark = seen.length;
+    await page.keyboard.press('Space');
+    await card.getByRole('status', { name: 'Turning off' }).waitFor();
+    assert.equal(await toggle.getAttribute('aria-disabled'), 'true', 'busy, said so');
+    assert.ok(await focused(box), 'the switch keeps the focus while its call runs');
+    await page.keyboard.press('Space');
+    assert.equal(await toggle.isChecked(), false, 'a press while busy changes nothing');
+    release();
+    await waitFor(async () => !(await one('mood-tracker')).enabled, 'the extension disabled');
+    await card.getByText('Off', { exact: true }).waitFor();
+    await waitFor(() => refreshedAfter('extension_disabled', mark), 'the list read again after EXTENSION_DISABLED');
+    await waitFor(async () => (await toggle.getAttribute('aria-disabled')) === null, 'the switch free again');
+    assert.ok(await focused(box), 'the same switch still has the focus');
+    assert.equal(await toggle.isChecked(), false);
+    mark = seen.length;
+    await page.keyboard.press('Space');
+    await waitFor(async () => (await one('mood-tracker')).enabled, 'on again from the keyboard');
+    await waitFor(() => refreshedAfter('extension_enabled', mark), 'the list read again after EXTENSION_ENABLED');
+    await waitFor(() => toggle.isChecked(), 'the switch on');
+    assert.ok(await focused(box), 'the switch still has the focus');
+
+    // Revoke with Enter: the same button, now Grant back, keeps the focus; and back again.
+    const revoke = perms.getByRole('button', { name: 'Revoke: Read your chats' });
+    await tabTo(revoke);
+    const button = await revoke.elementHandle();
+    release = hold('extensions.revoke');
+    mark = seen.length;
+    await page.keyboard.press('Enter');
+    await perms.getByRole('status', { name: 'Working' }).waitFor();
+    assert.equal(await revoke.getAttribute('aria-disabled'), 'true', 'busy, said so');
+    assert.ok(await focused(button), 'Revoke keeps the focus while its call runs');
+    release();
+    await waitFor(async () => JSON.stringify((await one('mood-tracker')).granted) === '["state"]', 'chat.read revoked');
+    const grantBack = perms.getByRole('button', { name: 'Grant back: Read your chats' });
+    await grantBack.waitFor();
+    await waitFor(() => refreshedAfter('extension_granted', mark), 'the list read again after EXTENSION_GRANTED');
+    await waitFor(async () => (await grantBack.getAttribute('aria-disabled')) === null, 'the button free again');
+    assert.ok(await grantBack.evaluate((node) => node === document.activeElement), 'Grant back has the focus');
+    assert.ok(await focused(button), 'and it is the same button');
+    mark = seen.length;
+    await page.keyboard.press('Enter');
+    await waitFor(async () => (await one('mood-tracker')).granted.includes('chat.read'), 'chat.read granted back');
+    await revoke.waitFor();
+    await waitFor(() => refreshedAfter('extension_granted', mark), 'the list read again after EXTENSION_GRANTED');
+    await waitFor(async () => (await revoke.getAttribute('aria-disabled')) === null, 'the button free again');
+    assert.ok(await focused(button), 'Revoke has the focus again');
+    await context.close();
+    await env.server.invoke('extensions.remove', 'mood-tracker', { clean: true });
   });
 
   it('shows an install under way, and says why a package was refused, in sentences with the code folded away', async () => {
