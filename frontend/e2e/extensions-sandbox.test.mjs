@@ -366,7 +366,7 @@ describe('sandboxed extensions: what must hold', () => {
     await waitFor(async () => (await now.textContent()) === next, `the panel to say "${next}"`);
     await screenshot(page, 'extensions-sandbox-word-count');
 
-    // The page's colour scheme is the window's (dark): a frame whose scheme differs gets an opaque canvas.
+    // The page's colour scheme is the window's (dark), which the frame client gives it.
     const schemes = {
       window: await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme),
       panel: await now.evaluate((el) => getComputedStyle(el.ownerDocument.documentElement).colorScheme),
@@ -374,12 +374,14 @@ describe('sandboxed extensions: what must hold', () => {
     assert.deepEqual(schemes, { window: 'dark', panel: 'dark' });
 
     const context = await env.browser.newContext(PHONE);
-    const phone = await openApp(context, env.server.url, { viewport: PHONE.viewport });
+    // The phone is in the light theme: the panel's page follows it.
+    const phone = await openApp(context, env.server.url, { viewport: PHONE.viewport, theme: 'light' });
     await must(phone, 'chat.select', chatId);
     await phone.getByRole('button', { name: 'Word count (extension panel)' }).tap();
     await phone.getByRole('dialog', { name: 'Word count, an extension panel' }).waitFor();
     const phoneNow = phone.frameLocator('iframe[data-extension="word-count"]').locator('#now');
     await waitFor(async () => (await phoneNow.textContent()) === next, `the phone's panel to say "${next}"`);
+    assert.equal(await phoneNow.evaluate((el) => getComputedStyle(el.ownerDocument.documentElement).colorScheme), 'light');
     await screenshot(phone, 'extensions-sandbox-word-count-phone');
     assert.deepEqual(phone.errors, []);
     await context.close();

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { get } from 'svelte/store';
+import { get, writable, type Readable } from 'svelte/store';
 import type { ExtensionEntry } from '../abi/types-extensions';
 import { createExtensionHost, type ExtensionHost, type FrameSpec } from './host';
 import { entry, fakePage, FakeFrame, send, type FakePage } from './testing/fakes';
@@ -43,13 +43,14 @@ interface Setup {
 
 const settle = () => vi.advanceTimersByTimeAsync(1);
 
-async function setup(extensions: ExtensionEntry[], manifests: Record<string, unknown> = {}): Promise<Setup> {
+async function setup(extensions: ExtensionEntry[], manifests: Record<string, unknown> = {}, theme?: Readable<'dark' | 'light'>): Promise<Setup> {
   const page = fakePage(extensions);
   (page.api.events as { types: Record<string, string> }).types = { ...page.api.events.types, EXTENSION_SAFE_MODE: 'extension_safe_mode' };
   const notices = { info: vi.fn(), failure: vi.fn() };
   const host = createExtensionHost({
     hearth: page.hearth,
     notices,
+    ...(theme ? { theme } : {}),
     readManifest: async (id) => {
       const m = manifests[id] ?? {};
       if (m instanceof Error) throw m;
@@ -151,6 +152,15 @@ describe('the extension host', () => {
     expect(s.page.api.extensions.reportFailure).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1100);
     expect(s.page.api.extensions.reportFailure).toHaveBeenCalledWith('c', 'its install hook (onInstall) and activate hook (go) did not finish within 10 s');
+  });
+
+  it('welcomes frames with the window\'s theme and tells them when it changes', async () => {
+    const theme = writable<'dark' | 'light'>('light');
+    const s = await setup([entry('demo', [])], {}, theme);
+    const m = hello(s, 'demo');
+    expect(m.frame.of('welcome')[0]).toMatchObject({ theme: 'light' });
+    theme.set('dark');
+    expect(m.frame.of('theme')).toEqual([expect.objectContaining({ theme: 'dark' })]);
   });
 
   it('reports and removes a frame that does not activate within 5 s of its load; the others go on', async () => {

@@ -54,6 +54,18 @@ describe('the frame client', () => {
     expect(Object.isFrozen(s.hearth.api)).toBe(true);
   });
 
+  it('takes the window\'s theme as its page\'s color-scheme, at the welcome and when it changes', async () => {
+    const s = await setup([]);
+    const root = s.g.document.documentElement!;
+    expect(root.style.colorScheme).toBe('');
+    await s.hearth.ready;
+    expect(root.style.colorScheme).toBe('dark');
+    s.bridge.setTheme('light');
+    await flush();
+    expect(root.style.colorScheme).toBe('light');
+    expect(root.dataset.hearthTheme).toBe('light');
+  });
+
   it('calls the page api and settles with its answer', async () => {
     const s = await setup(['chat.read']);
     await s.hearth.ready;

@@ -203,6 +203,7 @@ export function wire(bridge: Bridge | null, pathname = '/ext/demo/index.html'): 
     location: { pathname },
     document: {
       readyState: 'loading',
+      documentElement: { style: { colorScheme: '' }, dataset: {} },
       addEventListener(type: string, fn: () => void) {
         if (type === 'DOMContentLoaded') domListeners.push(fn);
       },
