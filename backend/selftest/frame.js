@@ -47,6 +47,24 @@
   };
   const pwned = (label) => JSON.stringify([{ name: 'PWNED', description: `forged by the ${mode} frame: ${label}` }]);
 
+  /**
+   * blankChildIpc makes an about:blank child frame, which shares this
+   * frame's origin, and says whether the Wails IPC handler can be reached
+   * through it.
+   */
+  const blankChildIpc = () => {
+    const child = document.createElement('iframe');
+    document.body.appendChild(child);
+    try {
+      const w = child.contentWindow;
+      return Boolean(w && w.webkit && w.webkit.messageHandlers && w.webkit.messageHandlers.external);
+    } catch (err) {
+      return false;
+    } finally {
+      child.remove();
+    }
+  };
+
   const describe = (err) => (err && err.name ? `${err.name}: ${err.message}` : String(err));
 
   if (mode === 'forge') {
@@ -79,6 +97,7 @@
       report({
         ran: true,
         ipc: ipc() !== null,
+        blankChildIpc: blankChildIpc(),
         posted,
         stream,
         wailsGlobals: typeof window.go !== 'undefined' || typeof window.wails !== 'undefined',

@@ -484,6 +484,12 @@
       if (copy.booted) throw new Error(detail);
       return detail;
     });
+    await step('iframe: no sandboxed frame can reach the Wails IPC handler (window.webkit), nor a blank frame it makes', 1000, async () => {
+      const seen = { forge: forge?.ipc, forgeBlankChild: forge?.blankChildIpc, nest: nest?.ipc };
+      const detail = Object.entries(seen).map(([k, v]) => `${k}: ${v ? 'VISIBLE' : 'hidden'}`).join('; ');
+      if (Object.values(seen).some((v) => v !== false)) throw new Error(detail);
+      return detail;
+    });
     await step('iframe: forged Bridge.Invoke calls were refused by the bridge', 15000, async () => {
       const expected = (forge?.posted ?? 0) + (nest?.posted ?? 0);
       if (!forge?.ipc) return `the frames could not reach the Wails IPC at all (posted ${expected})`;

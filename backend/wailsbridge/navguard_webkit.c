@@ -2,7 +2,8 @@
 
 // The desktop window's navigation guard (navpolicy.go): Wails v2 leaves
 // WebKitGTK's decide-policy signal unhandled, so every navigation would
-// be allowed. This connects it to the Go policy.
+// be allowed. This connects it to the Go policy, and keeps Wails' IPC
+// handler out of the window's frames (hearth_frames_script).
 
 #include <stdint.h>
 #include <gtk/gtk.h>
@@ -52,6 +53,30 @@ static gboolean hearth_decide_policy(WebKitWebView *view, WebKitPolicyDecision *
 	return TRUE;
 }
 
+// hearth_frames_script runs at the start of every frame's document: in
+// each frame but the window's own it takes window.webkit away before any
+// of the frame's scripts run. WebKitGTK exposes Wails' IPC handler
+// (window.webkit.messageHandlers.external) to every frame, and Wails
+// checks only the window's address, not the sender's: a sandboxed frame
+// could otherwise quit the app, open URLs in the system browser or set
+// the clipboard through Wails' runtime messages (its bound calls need the
+// capability token anyway).
+static const char *hearth_frames_script =
+	"(function () {"
+	"  if (window.top === window) return;"
+	"  try { Object.defineProperty(window, 'webkit', { value: undefined, writable: false, configurable: false }); } catch (e) {}"
+	"  try { if (window.webkit) Object.defineProperty(window.webkit, 'messageHandlers', { value: undefined, writable: false, configurable: false }); } catch (e) {}"
+	"})();";
+
+static void hearth_hide_ipc_from_frames(WebKitWebView *view) {
+	WebKitUserContentManager *ucm = webkit_web_view_get_user_content_manager(view);
+	if (ucm == NULL) return;
+	WebKitUserScript *script = webkit_user_script_new(hearth_frames_script, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
+		WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, NULL, NULL);
+	webkit_user_content_manager_add_script(ucm, script);
+	webkit_user_script_unref(script);
+}
+
 static gboolean hearth_try_install(gpointer data) {
 	hearth_install_state *state = data;
 	GList *windows = gtk_window_list_toplevels();
@@ -59,7 +84,10 @@ static gboolean hearth_try_install(gpointer data) {
 	for (GList *l = windows; l != NULL && view == NULL; l = l->next) view = hearth_find_webview(GTK_WIDGET(l->data));
 	g_list_free(windows);
 	if (view == NULL && ++state->tries < HEARTH_GUARD_TRIES) return G_SOURCE_CONTINUE;
-	if (view != NULL) g_signal_connect(view, "decide-policy", G_CALLBACK(hearth_decide_policy), (gpointer)state->guard);
+	if (view != NULL) {
+		g_signal_connect(view, "decide-policy", G_CALLBACK(hearth_decide_policy), (gpointer)state->guard);
+		hearth_hide_ipc_from_frames(view);
+	}
 	hearthNavigationGuardInstalled(state->guard, view != NULL);
 	g_free(state);
 	return G_SOURCE_REMOVE;
