@@ -51,8 +51,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
 		os.Exit(2)
 	}
-	derived := append(ratioSamples(samples), differenceSamples(samples)...)
-	results := summarize(append(samples, derived...), goals)
+	results := summarize(append(samples, derivedSamples(samples)...), goals)
 	printTable(os.Stdout, results)
 	if err := writeJSON(*out, results); err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
@@ -257,63 +256,45 @@ func writeJSON(file string, results []result) error {
 	return os.WriteFile(file, append(data, '\n'), 0o644)
 }
 
-// ratios are figures made of two others' medians in the same run: an
-// import's speed as a share of the storage ceiling (BenchmarkImportRows),
-// which moves with the machine and the schema alike.
-var ratios = []struct{ name, num, den, unit string }{
-	{"BenchmarkImportJsonl/ofImportRows", "BenchmarkImportJsonl", "BenchmarkImportRows", "msgs/s"},
+// derived are figures made of two others' medians (a, b, both in unit)
+// in the same run, by combine (false: none this run):
+//   - a ratio, in "x": an import's speed as a share of the storage
+//     ceiling (BenchmarkImportRows), which moves with the machine and the
+//     schema alike;
+//   - a difference, in the figures' unit: what a condition adds against
+//     runs without it (the desktop window's start with ten sandboxed
+//     extensions against its start with none, from desktopbench).
+var derived = []struct {
+	name, a, b, unit, outUnit string
+	combine                   func(a, b float64) (float64, bool)
+}{
+	{"BenchmarkImportJsonl/ofImportRows", "BenchmarkImportJsonl", "BenchmarkImportRows", "msgs/s", "x", ratio},
+	{"BenchmarkDesktopExtensions/startDelta10", "BenchmarkDesktopExtensions/startWith10", "BenchmarkDesktopExtensions/startWith0", "ms", "ms", difference},
 }
 
-// ratioSamples computes the ratios whose two figures were both reported,
-// as samples in the unit "x".
-func ratioSamples(samples []sample) []sample {
-	var out []sample
-	for _, r := range ratios {
-		var num, den []float64
-		for _, s := range samples {
-			switch {
-			case s.name == r.num && s.unit == r.unit:
-				num = append(num, s.value)
-			case s.name == r.den && s.unit == r.unit:
-				den = append(den, s.value)
-			}
-		}
-		if len(num) == 0 || len(den) == 0 {
-			continue
-		}
-		if d := median(den); d > 0 {
-			out = append(out, sample{name: r.name, unit: "x", value: median(num) / d})
-		}
-	}
-	return out
-}
+func ratio(a, b float64) (float64, bool)      { return a / b, b > 0 }
+func difference(a, b float64) (float64, bool) { return a - b, true }
 
-// differences are figures made of two others' medians in the same run,
-// in their unit: what a condition adds, measured against runs without
-// it (the desktop window's start with ten sandboxed extensions against
-// its start with none, from backend/tools/desktopbench).
-var differences = []struct{ name, minuend, subtrahend, unit string }{
-	{"BenchmarkDesktopExtensions/startDelta10", "BenchmarkDesktopExtensions/startWith10", "BenchmarkDesktopExtensions/startWith0", "ms"},
-}
-
-// differenceSamples computes the differences whose two figures were both
+// derivedSamples computes the derived figures whose two figures were both
 // reported.
-func differenceSamples(samples []sample) []sample {
+func derivedSamples(samples []sample) []sample {
 	var out []sample
-	for _, d := range differences {
+	for _, d := range derived {
 		var a, b []float64
 		for _, s := range samples {
 			switch {
-			case s.name == d.minuend && s.unit == d.unit:
+			case s.name == d.a && s.unit == d.unit:
 				a = append(a, s.value)
-			case s.name == d.subtrahend && s.unit == d.unit:
+			case s.name == d.b && s.unit == d.unit:
 				b = append(b, s.value)
 			}
 		}
 		if len(a) == 0 || len(b) == 0 {
 			continue
 		}
-		out = append(out, sample{name: d.name, unit: d.unit, value: median(a) - median(b)})
+		if v, ok := d.combine(median(a), median(b)); ok {
+			out = append(out, sample{name: d.name, unit: d.outUnit, value: v})
+		}
 	}
 	return out
 }

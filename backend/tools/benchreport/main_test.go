@@ -187,7 +187,7 @@ func TestGoalsTableIsWellFormed(t *testing.T) {
 
 // The import's share of the storage ceiling is the ratio of the two
 // medians, reported only when both ran.
-func TestRatioSamples(t *testing.T) {
+func TestDerivedRatio(t *testing.T) {
 	samples := []sample{
 		{name: "BenchmarkImportRows", unit: "msgs/s", value: 20000},
 		{name: "BenchmarkImportRows", unit: "msgs/s", value: 30000},
@@ -195,18 +195,18 @@ func TestRatioSamples(t *testing.T) {
 		{name: "BenchmarkImportJsonl", unit: "msgs/s", value: 15000},
 		{name: "BenchmarkImportJsonl", unit: "MB/s", value: 70},
 	}
-	got := ratioSamples(samples)
+	got := derivedSamples(samples)
 	if len(got) != 1 || got[0].name != "BenchmarkImportJsonl/ofImportRows" || got[0].unit != "x" || got[0].value != 0.6 {
-		t.Fatalf("ratioSamples = %+v", got)
+		t.Fatalf("derivedSamples = %+v", got)
 	}
-	if got := ratioSamples(samples[:3]); len(got) != 0 {
+	if got := derivedSamples(samples[:3]); len(got) != 0 {
 		t.Fatalf("ratio without the import = %+v", got)
 	}
 }
 
 // The start delta is the difference of the two medians, in their unit,
 // reported only when both ran.
-func TestDifferenceSamples(t *testing.T) {
+func TestDerivedDifference(t *testing.T) {
 	samples := []sample{
 		{name: "BenchmarkDesktopExtensions/startWith10", unit: "ms", value: 700},
 		{name: "BenchmarkDesktopExtensions/startWith0", unit: "ms", value: 600},
@@ -216,16 +216,16 @@ func TestDifferenceSamples(t *testing.T) {
 		{name: "BenchmarkDesktopExtensions/startWith0", unit: "ms", value: 2000},
 		{name: "BenchmarkDesktopExtensions/startWith10", unit: "MB", value: 1},
 	}
-	got := differenceSamples(samples)
+	got := derivedSamples(samples)
 	if len(got) != 1 || got[0].name != "BenchmarkDesktopExtensions/startDelta10" || got[0].unit != "ms" || got[0].value != 120 {
-		t.Fatalf("differenceSamples = %+v", got)
+		t.Fatalf("derivedSamples = %+v", got)
 	}
 	results := summarize(append(samples, got...), goals)
 	last := results[len(results)-1]
 	if last.Name != "BenchmarkDesktopExtensions/startDelta10" || last.Goal == nil || *last.Goal != 150 || last.status != "ok" {
 		t.Fatalf("the delta's row = %+v", last)
 	}
-	if got := differenceSamples(samples[:1]); len(got) != 0 {
+	if got := derivedSamples(samples[:1]); len(got) != 0 {
 		t.Fatalf("difference without the runs with none = %+v", got)
 	}
 }
