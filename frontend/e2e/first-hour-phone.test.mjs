@@ -253,6 +253,10 @@ describe('first hour on a phone (390×844, touch)', () => {
     const b = await button.boundingBox();
     assert.ok(b.y >= 844 * 0.75 && b.y + b.height <= 844, `New chat is in the lower quarter: ${JSON.stringify(b)}`);
     assert.ok(b.width >= 390 / 2 && b.height >= 43.5, `New chat is a wide, thumb-sized bar: ${JSON.stringify(b)}`);
+    // A finger scrolls the list up and down as ever (the page pans vertically).
+    await touchSwipe(page, { x: 200, y: 600 }, { x: 205, y: 250 });
+    await waitFor(() => list.evaluate((el) => el.scrollTop > 100), 'the list scrolled by touch');
+    assert.equal(await paneShown(page), 'chats');
     // Scrolled to its end, the list's last row sits above the button, not under it.
     await list.evaluate((el) => (el.scrollTop = el.scrollHeight));
     await settle(page);
