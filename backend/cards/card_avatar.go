@@ -51,7 +51,10 @@ func DefaultAvatar(name string) []byte {
 		drawSilhouette(img, fg)
 	}
 	var out bytes.Buffer
-	if err := png.Encode(&out, img); err != nil {
+	// Flat colour compresses well at any level; the fastest keeps a
+	// library export of many cards without pictures quick.
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&out, img); err != nil {
 		panic(err) // encoding an in-memory image to a buffer cannot fail
 	}
 	return out.Bytes()
