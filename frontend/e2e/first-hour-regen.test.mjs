@@ -47,7 +47,8 @@ describe('first hour: regenerate keeps replies, undo is visible', () => {
 
   /**
    * deleteMessage deletes the message in row through its Delete button (on
-   * hover with a mouse; behind the row's menu, if it has one) and confirms.
+   * hover with a mouse; on a touch screen behind the row's ⋯, in its
+   * actions sheet) and confirms.
    */
   async function deleteMessage(p, row, { tap = false, shot = null } = {}) {
     const press = (l) => (tap ? l.tap() : l.click());
@@ -55,8 +56,9 @@ describe('first hour: regenerate keeps replies, undo is visible', () => {
     const direct = row.getByRole('button', { name: 'Delete message' });
     if (await direct.isVisible()) await press(direct);
     else {
-      await press(row.locator('button[aria-haspopup="menu"]').first());
-      await press(p.getByRole('menuitem', { name: /Delete message/ }));
+      await press(row.getByRole('button', { name: /^Actions for message \d+$/ }));
+      const sheet = p.getByRole('dialog', { name: /^Message #\d+ from / });
+      await press(sheet.getByRole('button', { name: 'Delete message', exact: true }));
     }
     const dialog = p.getByRole('dialog', { name: 'Delete message?' });
     await dialog.getByText('Undo brings it back.').waitFor();
