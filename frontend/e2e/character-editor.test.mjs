@@ -357,22 +357,30 @@ describe('the character editor', () => {
     const context = await env.browser.newContext(PHONE);
     const phone = await openApp(context, env.server.url);
     // Wren has the chat it was created with, which the phone may reopen at
-    // start: go up to the character list from whichever pane shows.
+    // start (and may do so while the list still shows): go up to the
+    // character list from whichever pane shows, until Wren's chats show.
     const wren = phone.getByRole('option', { name: /Wren/ });
+    const actions = phone.getByRole('button', { name: 'Character actions for Wren' });
     await waitFor(
       async () => {
-        if (await wren.isVisible()) return true;
+        // The pane can still move under a tap (the remembered chat opening): done once the menu is open.
+        if (await actions.isVisible()) {
+          await actions.tap({ timeout: 2000 }).catch(() => {});
+          return phone.getByRole('menuitem', { name: /^Edit character…/ }).isVisible();
+        }
+        if (await wren.isVisible()) {
+          await wren.tap({ timeout: 2000 }).catch(() => {});
+          return false;
+        }
         for (const back of ['Back to chats', 'Back to characters']) {
           const b = phone.getByRole('button', { name: back });
-          if (await b.isVisible()) await b.tap().catch(() => {});
+          if (await b.isVisible()) await b.tap({ timeout: 2000 }).catch(() => {});
         }
         return false;
       },
-      'the character list',
+      'Wren\'s character menu',
       { interval: 250 },
     );
-    await wren.tap();
-    await phone.getByRole('button', { name: 'Character actions for Wren' }).tap();
     await phone.getByRole('menuitem', { name: /^Edit character…/ }).tap();
     const dialog = phone.getByRole('dialog', { name: 'Edit Wren' });
     await dialog.getByLabel('Name', { exact: true }).waitFor();
