@@ -1,6 +1,6 @@
 // st-exports reads SillyTavern's frontend modules and writes the names each
 // one exports, with what kind of binding each is, to
-// src/extensions/compat/st-exports.json. Hearth's compat modules export
+// backend/extensions/stcompat/st-exports.json. Hearth's compat modules export
 // exactly these names (EXTENSIONS.md §5), so an extension that imports any
 // of them links. Run it by hand against a SillyTavern checkout when the
 // compatibility level moves:
@@ -91,7 +91,7 @@ function main() {
   const modules = {};
   for (const p of COMPAT_PATHS) modules['/' + p] = exportsOf(readFileSync(join(root, p), 'utf8'));
   const doc = { stVersion: version, source: origin, modules };
-  const target = join(dirname(fileURLToPath(import.meta.url)), '../src/extensions/compat/st-exports.json');
+  const target = join(dirname(fileURLToPath(import.meta.url)), '../../backend/extensions/stcompat/st-exports.json');
   writeFileSync(target, JSON.stringify(doc, null, 1) + '\n');
   const counts = Object.entries(modules).map(([p, names]) => `${p} ${Object.keys(names).length}`);
   console.log(`wrote ${target}: ${counts.join(', ')}`);
