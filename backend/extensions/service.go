@@ -16,6 +16,7 @@ import (
 
 	"hearth/backend/apperr"
 	"hearth/backend/events"
+	"hearth/backend/extensions/stcompat"
 	"hearth/backend/store"
 )
 
@@ -84,26 +85,29 @@ type SourceInfo struct {
 
 // Entry is one installed extension as api.extensions.list() shows it.
 type Entry struct {
-	ID           string          `json:"id"`
-	DisplayName  string          `json:"displayName"`
-	Version      string          `json:"version"`
-	Author       string          `json:"author"`
-	Mode         string          `json:"mode"`
-	Enabled      bool            `json:"enabled"`
-	Permissions  []string        `json:"permissions"`
-	Granted      []string        `json:"granted"`
-	Status       string          `json:"status"`
-	Error        string          `json:"error,omitempty"`
-	LoadingOrder int             `json:"loadingOrder"`
-	Dependencies []string        `json:"dependencies"`
-	JS           string          `json:"js,omitempty"`
-	CSS          string          `json:"css,omitempty"`
-	Entry        string          `json:"entry,omitempty"`
-	Network      []string        `json:"network"`
-	Panel        json.RawMessage `json:"panel,omitempty"`
-	Source       SourceInfo      `json:"source"`
-	InstalledAt  int64           `json:"installedAt"`
-	UpdatedAt    int64           `json:"updatedAt"`
+	ID           string   `json:"id"`
+	DisplayName  string   `json:"displayName"`
+	Version      string   `json:"version"`
+	Author       string   `json:"author"`
+	Mode         string   `json:"mode"`
+	Enabled      bool     `json:"enabled"`
+	Permissions  []string `json:"permissions"`
+	Granted      []string `json:"granted"`
+	Status       string   `json:"status"`
+	Error        string   `json:"error,omitempty"`
+	LoadingOrder int      `json:"loadingOrder"`
+	Dependencies []string `json:"dependencies"`
+	// MinimumClientVersion is the manifest's minimum_client_version; an
+	// extension needing a later SillyTavern than stcompat's is blocked.
+	MinimumClientVersion string          `json:"minimumClientVersion,omitempty"`
+	JS                   string          `json:"js,omitempty"`
+	CSS                  string          `json:"css,omitempty"`
+	Entry                string          `json:"entry,omitempty"`
+	Network              []string        `json:"network"`
+	Panel                json.RawMessage `json:"panel,omitempty"`
+	Source               SourceInfo      `json:"source"`
+	InstalledAt          int64           `json:"installedAt"`
+	UpdatedAt            int64           `json:"updatedAt"`
 
 	lastError string
 }
@@ -142,6 +146,7 @@ func scanEntry(r scanner) (*Entry, *Manifest, error) {
 	e.Permissions = declared(m)
 	e.LoadingOrder, e.JS, e.CSS, e.Entry = m.LoadingOrder, m.JS, m.CSS, m.Hearth.Entry
 	e.Dependencies = append([]string{}, m.Dependencies...)
+	e.MinimumClientVersion = m.MinimumClientVersion
 	e.Network = append([]string{}, m.Hearth.Network...)
 	e.Panel = m.Hearth.Panel
 	e.lastError = lastErr.String
@@ -185,7 +190,8 @@ func (s *Service) List(ctx context.Context) ([]Entry, error) {
 }
 
 // settleStatus sets each entry's status: disabled when off, failed with
-// its last error, blocked while a dependency is missing, off or blocked
+// its last error, blocked when it needs a later SillyTavern than Hearth
+// is compatible with, or while a dependency is missing, off or blocked
 // itself (until nothing changes, so chains and cycles settle), else
 // active.
 func settleStatus(list []Entry) {
@@ -198,6 +204,10 @@ func settleStatus(list []Entry) {
 			e.Status = StatusDisabled
 		case e.lastError != "":
 			e.Status, e.Error = StatusFailed, e.lastError
+		case e.MinimumClientVersion != "" && stcompat.CompareVersions(e.MinimumClientVersion, stcompat.SillyTavern().STVersion) > 0:
+			e.Status = StatusBlocked
+			e.Error = fmt.Sprintf("needs SillyTavern %s or later; Hearth runs extensions written for SillyTavern %s",
+				e.MinimumClientVersion, stcompat.SillyTavern().STVersion)
 		default:
 			e.Status = StatusActive
 		}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 )
 
 //go:embed st-exports.json
@@ -49,7 +50,7 @@ func ModulePaths() []string {
 var Backed = map[string][]string{
 	"/script.js": {
 		"callPopup", "characters", "chat", "chat_metadata", "eventSource", "event_types",
-		"extension_prompt_roles", "extension_prompt_types", "generateQuietPrompt", "generateRaw",
+		"extension_prompt_roles", "extension_prompt_types", "generateQuietPrompt",
 		"getCurrentChatId", "getRequestHeaders", "main_api", "name1", "name2", "online_status",
 		"reloadCurrentChat", "saveChat", "saveChatConditional", "saveChatDebounced", "saveMetadata",
 		"saveSettingsDebounced", "sendSystemMessage", "setExtensionPrompt", "substituteParams", "this_chid",
@@ -75,7 +76,7 @@ var ContextMembers = []string{
 	"characterId", "characters", "chat", "chatMetadata", "chat_metadata", "clearChat", "closeCurrentChat",
 	"createFloorState", "deleteCharacterChat", "deleteChatState", "deleteLastMessage", "deleteMessage",
 	"deleteMessages", "doNewChat", "ensureMessageMediaIsArray", "eventSource", "eventTypes", "event_types",
-	"extensionPrompts", "extensionSettings", "generate", "generateQuietPrompt", "generateRaw",
+	"extensionPrompts", "extensionSettings", "generate", "generateQuietPrompt",
 	"getCharacterState", "getChatState", "getChatStateBatch", "getCurrentChatId", "getMediaDisplay",
 	"getMediaIndex", "getMessage", "getMessageCount", "getPastCharacterChats", "getRequestHeaders",
 	"groupId", "groups", "loadWorldInfo", "maxContext", "name1", "name2", "onlineStatus", "online_status",
@@ -90,3 +91,35 @@ var ContextMembers = []string{
 // DOMIDs are the SillyTavern element ids Hearth's window provides to page
 // extensions (EXTENSIONS.md §5's mount points).
 var DOMIDs = []string{"chat", "extensionsMenu", "extensions_settings", "extensions_settings2", "send_textarea"}
+
+// CompareVersions compares two dotted versions as SillyTavern's
+// minimum_client_version check does, numerically part by part (missing
+// parts are 0; a part's digits are read up to the first non-digit, so
+// "1.12.0-preview" is 1.12.0). It returns -1, 0 or 1.
+func CompareVersions(a, b string) int {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(pa), len(pb)); i++ {
+		x, y := leadingInt(pa, i), leadingInt(pb, i)
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func leadingInt(parts []string, i int) int {
+	if i >= len(parts) {
+		return 0
+	}
+	n := 0
+	for _, r := range strings.TrimSpace(parts[i]) {
+		if r < '0' || r > '9' || n > 1e8 {
+			break
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n
+}
