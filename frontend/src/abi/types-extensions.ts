@@ -38,6 +38,8 @@ export interface ExtensionEntry {
   error?: string;
   loadingOrder: number;
   dependencies: string[];
+  /** The manifest's minimum_client_version (a later SillyTavern than capabilities().stCompat is 'blocked'). */
+  minimumClientVersion?: string;
   js?: string;
   css?: string;
   /** hearth.entry: the page a sandboxed extension's frame loads. */

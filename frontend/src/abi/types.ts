@@ -531,6 +531,8 @@ export interface Capabilities {
   features: string[];
   /** The backend's event constants (names → values), as in api.events.types. */
   eventTypes: Record<string, string>;
+  /** The SillyTavern version whose extension API page extensions get ("1.18.0"). */
+  stCompat: string;
 }
 
 export interface HearthAbi {
