@@ -16,7 +16,7 @@ export interface BackingDeps {
   hearth: Pick<HearthAbi, 'getContext' | 'api'>;
   settings: ExtensionSettings;
   /** fetchText reads a package file (a template); fetch by default. */
-  fetchText?: (url: string) => Promise<string>;
+  fetchText?: ((url: string) => Promise<string>) | undefined;
 }
 
 /** SillyTavern's extension_prompt_types and extension_prompt_roles. */
