@@ -171,7 +171,9 @@ func (r *importRun) extension(e entry, library string) error {
 // extension_settings["third-party/<name>"], the two keys SillyTavern
 // extensions use — in the storage of the installed extension id (see
 // StorageKeyExtensionSettings). Settings stored there already (an earlier
-// install removed without its data) are kept. Only this one entry of
+// install removed without its data) are kept; a skip or failure here is
+// the settings' (KindSettings), the extension is installed either way.
+// Only this one entry of
 // settings.json is read: the rest, secrets included, never reaches an
 // extension.
 func (r *importRun) carrySettings(name, id string) {
@@ -188,11 +190,11 @@ func (r *importRun) carrySettings(name, id string) {
 	rel := settingsKeyExtensions + "/" + key
 	have, err := r.s.d.Extensions.StorageGet(r.ctx, id, StorageKeyExtensionSettings)
 	if err != nil {
-		r.fail(KindExtension, rel, err)
+		r.fail(KindSettings, rel, err)
 		return
 	}
 	if string(have) != "null" {
-		r.skip(KindExtension, rel, fmt.Sprintf("%s has settings stored in Hearth already; those kept", id))
+		r.skip(KindSettings, rel, fmt.Sprintf("%s has settings stored in Hearth already; those kept", id))
 		return
 	}
 	keyJSON, _ := json.Marshal(key)
@@ -203,6 +205,6 @@ func (r *importRun) carrySettings(name, id string) {
 		}
 	}
 	if err != nil {
-		r.fail(KindExtension, rel, fmt.Errorf("its settings were not carried over: %s", message(err)))
+		r.fail(KindSettings, rel, fmt.Errorf("its settings were not carried over: %s", message(err)))
 	}
 }

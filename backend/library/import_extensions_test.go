@@ -234,7 +234,7 @@ func TestImportExtensions(t *testing.T) {
 	if err != nil || fourth.Imported.Extensions != 1 {
 		t.Fatalf("the moved copy: %+v, %v", fourth.Imported, err)
 	}
-	if !hasSkip(fourth.Skipped, library.KindExtension, "settings.json#extension_settings/Echo Notes", "settings stored in Hearth already") {
+	if !hasSkip(fourth.Skipped, library.KindSettings, "settings.json#extension_settings/Echo Notes", "settings stored in Hearth already") {
 		t.Errorf("the kept settings were not reported: %+v", fourth.Skipped)
 	}
 	if v, _ := storedSettings(t, a, userExtID); !jsonEqual(t, v, mine) {

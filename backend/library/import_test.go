@@ -114,6 +114,9 @@ func TestImportLibrary(t *testing.T) {
 	if after := stateOf(t, a); after != got {
 		t.Errorf("re-import changed Hearth: %+v, was %+v", after, got)
 	}
+	if list, err := a.Extensions.List(ctx); err != nil || len(list) != want.Extensions {
+		t.Errorf("re-import: %d extensions installed (%v), want %d", len(list), err, want.Extensions)
+	}
 
 	// A file changed since is skipped and says so; Hearth's copy stays.
 	book := filepath.Join(userDir, "worlds", "Empty Book.json")
