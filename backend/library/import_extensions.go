@@ -29,20 +29,13 @@ var globalExtensionDirs = []string{
 	"extensions/third-party",
 }
 
-// The storage keys an imported extension's SillyTavern settings are kept
-// under, in that extension's own storage namespace (api.extensions.
-// storage). The page-tier runtime reads them to give the extension its
-// extension_settings entry back.
-const (
-	// StorageKeyExtensionSettings holds the JSON value SillyTavern's
-	// settings.json had at extension_settings[key] (an object for nearly
-	// every extension), as it was.
-	StorageKeyExtensionSettings = "st.extension_settings"
-	// StorageKeyExtensionSettingsKey holds that key as a JSON string:
-	// the extension's folder name, or "third-party/<folder name>" —
-	// which the id may differ from once sanitized.
-	StorageKeyExtensionSettingsKey = "st.extension_settings_key"
-)
+// StorageKeyExtensionSettings is the storage key (in the extension's own
+// namespace, api.extensions.storage) of its share of SillyTavern's
+// extension_settings: an object of the extension_settings keys it owns
+// and their values, as the page-tier runtime reads and writes it
+// (frontend/src/extensions/st/settings.ts). The import writes the one
+// key it found for the extension: { "<key>": <the value as it was> }.
+const StorageKeyExtensionSettings = "st.extension_settings"
 
 // settingsKeyExtensions names settings.json's extension_settings in the
 // summary; an extension's entry is settingsKeyExtensions + "/" + key.
@@ -197,12 +190,9 @@ func (r *importRun) carrySettings(name, id string) {
 		r.skip(KindSettings, rel, fmt.Sprintf("%s has settings stored in Hearth already; those kept", id))
 		return
 	}
-	keyJSON, _ := json.Marshal(key)
-	err = r.s.d.Extensions.StorageSet(r.ctx, id, StorageKeyExtensionSettings, value)
+	share, err := json.Marshal(map[string]json.RawMessage{key: value})
 	if err == nil {
-		if err = r.s.d.Extensions.StorageSet(r.ctx, id, StorageKeyExtensionSettingsKey, keyJSON); err != nil {
-			_ = r.s.d.Extensions.StorageDelete(r.ctx, id, StorageKeyExtensionSettings)
-		}
+		err = r.s.d.Extensions.StorageSet(r.ctx, id, StorageKeyExtensionSettings, share)
 	}
 	if err != nil {
 		r.fail(KindSettings, rel, fmt.Errorf("its settings were not carried over: %s", message(err)))
