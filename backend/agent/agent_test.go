@@ -505,13 +505,14 @@ func TestGeminiFunctionCalls(t *testing.T) {
 
 // TestBoundsAndDirectOutput: a model that answers without tools has its
 // text kept in scratch/direct_output.md and is reminded how to finish; a
-// run that never finishes fails at the profile's maxRounds.
+// run that keeps calling tools without finishing fails at the profile's
+// maxRounds. (Plain answers in a row end a run sooner: no_tool_calls_test.go.)
 func TestBoundsAndDirectOutput(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	prof := map[string]any{"schemaVersion": 1, "kind": "tauritavern.agentProfile", "id": "short", "displayName": "Short", "tools": map[string]any{"maxRounds": 2}}
 	r.call(nil, "agent.profiles.save", prof)
-	r.model.Push(round("Here is my reply, no tools."), round("Still no tools."))
+	r.model.Push(round("Here is my reply, no tools."), round("", call{"workspace_list_files", map[string]any{}}))
 	h := r.start(map[string]any{"profileId": "short"})
 	r.waitStatus(h.RunID, "failed")
 	var run struct {
@@ -527,7 +528,7 @@ func TestBoundsAndDirectOutput(t *testing.T) {
 		Text string `json:"text"`
 	}
 	r.call(&file, "agent.readWorkspaceFile", map[string]any{"runId": h.RunID, "path": "scratch/direct_output.md"})
-	if file.Text != "Still no tools." {
+	if file.Text != "Here is my reply, no tools." {
 		t.Fatalf("direct_output.md holds %q", file.Text)
 	}
 	body, _ := json.Marshal(r.model.Requests()[1].Body)

@@ -37,6 +37,11 @@ const (
 	// bounds without finishing.
 	CodeMaxRounds = "agent.max_rounds"
 	CodeMaxCalls  = "agent.max_calls"
+	// CodeNoToolCalls ends a run whose model answered in plain text,
+	// without a tool call, maxPlainRounds rounds in a row: a model (or a
+	// server) that does not do tool calls would otherwise spin until
+	// CodeMaxRounds.
+	CodeNoToolCalls = "agent.no_tool_calls"
 	// CodeStaleFile: apply_patch on a file the run has not read since it
 	// last changed, or whose old_string reaches lines the run has not
 	// read since. The model reads them (the message names them) and

@@ -145,6 +145,7 @@ func (r *run) work() error {
 	}, runstore.Change{Status: runstore.StatusAssemblingContext})
 	convo := r.conversation()
 	tools := providerTools(r.prof)
+	plain := 0
 	for round := 1; round <= r.prof.Tools.MaxRounds; round++ {
 		res, err := r.callModel(round, convo, tools)
 		if err != nil {
@@ -152,12 +153,17 @@ func (r *run) work() error {
 		}
 		convo = append(convo, providers.Message{Role: providers.RoleAssistant, Content: res.Text, ToolCalls: res.ToolCalls})
 		if len(res.ToolCalls) == 0 {
+			plain++
 			convo, err = r.noToolCall(convo, res.Text)
 			if err != nil {
 				return err
 			}
+			if plain >= maxPlainRounds {
+				return r.noToolCalls(plain)
+			}
 			continue
 		}
+		plain = 0
 		for _, call := range res.ToolCalls {
 			r.calls++
 			if r.calls > r.prof.Tools.MaxCallsPerRun {
@@ -174,6 +180,25 @@ func (r *run) work() error {
 		}
 	}
 	return apperr.New(CodeMaxRounds, "the run used its %d model rounds without finishing", r.prof.Tools.MaxRounds)
+}
+
+// maxPlainRounds is how many model rounds in a row may answer without a
+// tool call before the run fails with CodeNoToolCalls. The first such
+// round is met with a reminder (a model that can call tools sometimes
+// answers in text once, then follows it); a model that ignores the
+// reminder too does not call tools at all, and more rounds would only
+// spend the profile's maxRounds (80 by default, a minute or more) on
+// the same plain answer.
+const maxPlainRounds = 2
+
+// noToolCalls is the failure of a run whose model answered rounds plain
+// rounds in a row without a tool call. Its details say whether the model
+// had called tools earlier in the run (toolCalls), which tells "this model
+// does not do tool calls" from "this model lost the thread".
+func (r *run) noToolCalls(rounds int) error {
+	return apperr.New(CodeNoToolCalls,
+		"the model answered in plain text %d rounds in a row instead of calling Hearth's tools; pick a model that supports tool calling in the connection, or send without the agent",
+		rounds).WithDetails(map[string]any{"rounds": rounds, "toolCalls": r.calls, "model": r.model})
 }
 
 // noToolCall keeps a reply that called no tool in scratch/direct_output.md

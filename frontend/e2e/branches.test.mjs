@@ -6,7 +6,7 @@
 // is checked through window.__HEARTH__; screenshots are artifacts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { messageRow, openApp, screenshot, useHearth, waitFor } from './harness.mjs';
+import { messageAction, messageRow, openApp, screenshot, useHearth, waitFor } from './harness.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
@@ -330,7 +330,7 @@ describe('checkpoints and branches on a phone (390×844, touch)', () => {
     await settle(page);
     await audit(page, 'the phone chat pane', { touch: true });
 
-    await row.getByRole('button', { name: 'Branch from here' }).tap();
+    await messageAction(page, 2, 'Branch from here');
     const branchId = await waitFor(async () => {
       const id = await current(page);
       return id && id !== rootId ? id : null;
@@ -373,7 +373,7 @@ describe('checkpoints and branches on a phone (390×844, touch)', () => {
 
   it('names a checkpoint in a dialog that fits the phone', async () => {
     const row = messageRow(page, 0);
-    await row.getByRole('button', { name: 'Create checkpoint' }).tap();
+    await messageAction(page, 0, 'Create checkpoint');
     const dialog = page.getByRole('dialog', { name: 'Create checkpoint' });
     await dialog.waitFor();
     await dialog.getByLabel('Name').fill('Greeting only');

@@ -273,6 +273,19 @@ export function messageRow(page, index) {
 }
 
 /**
+ * messageAction picks one of a message's actions ("Edit message", "Delete
+ * message", "Branch from here"…) as a touch screen offers them, by tap:
+ * the message's ⋯ opens a sheet that names them. (A mouse at full width
+ * gets them as a toolbar on hover instead.)
+ */
+export async function messageAction(page, index, name) {
+  await messageRow(page, index).getByRole('button', { name: `Actions for message ${index}`, exact: true }).tap();
+  const sheet = page.getByRole('dialog', { name: new RegExp(`^Message #${index} from `) });
+  await sheet.getByRole('button', { name, exact: true }).tap();
+  await sheet.waitFor({ state: 'hidden' });
+}
+
+/**
  * zip packs files ({ name: text or Buffer }) into a .zip (stored, no
  * compression), as a zip tool would; names go in as given, so a test can
  * build a hostile archive (a "../" entry) too.

@@ -7,7 +7,7 @@
 // control, 44×44 px touch targets. Screenshots are artifacts, not goldens.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { messageRow, openApp, pageUrl, screenshot, useHearth, waitFor } from './harness.mjs';
+import { messageAction, messageRow, openApp, pageUrl, screenshot, useHearth, waitFor } from './harness.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const TABLET = { viewport: { width: 820, height: 1180 }, hasTouch: true };
@@ -237,12 +237,9 @@ describe('on a phone (390×844): one pane at a time', () => {
     assert.equal(await box.inputValue(), '');
   });
 
-  it('edits a message: its actions are in view without hover, Save saves', async () => {
+  it('edits a message: its ⋯ opens the actions without hover, Save saves', async () => {
     const row = messageRow(page, 1);
-    const edit = row.getByRole('button', { name: 'Edit message' });
-    const tools = row.getByRole('toolbar', { name: 'Message actions' });
-    assert.equal(await tools.evaluate((el) => getComputedStyle(el).opacity), '1', 'the actions show without hover');
-    await edit.tap();
+    await messageAction(page, 1, 'Edit message');
     const editor = row.getByRole('textbox', { name: 'Edit message' });
     await editor.fill('Is the storm coming tonight?');
     await settle(page);
@@ -272,7 +269,7 @@ describe('on a phone (390×844): one pane at a time', () => {
   });
 
   it('asks to confirm a delete in a dialog that fits the screen (Cancel keeps)', async () => {
-    await messageRow(page, 2).getByRole('button', { name: 'Delete message' }).tap();
+    await messageAction(page, 2, 'Delete message');
     const dialog = page.getByRole('dialog', { name: 'Delete message?' });
     await dialog.waitFor();
     const box = await dialog.boundingBox();
@@ -487,7 +484,7 @@ describe('on a tablet (820×1180): an avatar rail and two columns', () => {
     await waitFor(async () => (await chatOf(page)).length === 2, 'two messages');
 
     const row = messageRow(page, 1);
-    await row.getByRole('button', { name: 'Edit message' }).tap();
+    await messageAction(page, 1, 'Edit message');
     await row.getByRole('textbox', { name: 'Edit message' }).fill('Which one is the oldest fern?');
     await row.getByRole('button', { name: 'Save' }).tap();
     await waitFor(async () => (await chatOf(page))[1]?.mes === 'Which one is the oldest fern?', 'the edit in getContext().chat');

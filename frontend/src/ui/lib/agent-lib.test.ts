@@ -63,6 +63,11 @@ describe('agent words', () => {
     const authFailed = { code: 'model.request_failed', message: 'x', details: { cause: 'model.auth_failed', status: 401 } };
     expect(agentErrorText(authFailed)).toEqual({ code: 'model.request_failed', message: expect.stringMatching(/API key/) });
     expect(agentErrorText({ code: 'model.request_failed', message: 'x', details: { cause: 'model.request_failed', providerMessage: 'no such model' } }).message).toMatch(/refused the request.*no such model/);
+    // A model without tool calls is told apart from one that stopped using them.
+    expect(agentErrorText({ code: 'agent.no_tool_calls', message: 'x', details: { rounds: 2, toolCalls: 0 } }).message).toBe(
+      "The model answered in plain text instead of using Hearth's tools. Pick a model that supports tool calling in the connection, or send without the agent.",
+    );
+    expect(agentErrorText({ code: 'agent.no_tool_calls', message: 'x', details: { rounds: 2, toolCalls: 3 } }).message).toMatch(/^The model stopped using Hearth's tools/);
     expect(agentErrorText({ code: 'odd.code', message: 'as is' })).toEqual({ code: 'odd.code', message: 'as is' });
   });
 

@@ -40,6 +40,16 @@ export function agentErrorText(err: unknown): { code: string; message: string } 
     case 'agent.max_rounds':
     case 'agent.max_calls':
       return { code: e.code, message: `The agent reached its profile's limit without finishing: ${e.message}` };
+    case 'agent.no_tool_calls': {
+      // A model that called tools earlier in the run lost the thread; one that never did cannot call them.
+      if (typeof details.toolCalls === 'number' && details.toolCalls > 0) {
+        return { code: e.code, message: "The model stopped using Hearth's tools and answered in plain text, even after a reminder. Retry, or pick a model that follows tool instructions more reliably." };
+      }
+      return {
+        code: e.code,
+        message: "The model answered in plain text instead of using Hearth's tools. Pick a model that supports tool calling in the connection, or send without the agent.",
+      };
+    }
     case 'workspace.required_artifact_missing':
       return { code: e.code, message: `The agent finished without writing its reply: ${e.message}` };
     case 'commit.save_failed':

@@ -192,6 +192,10 @@ describe('agent store', () => {
     fake.emit('agent_run_event', ev('r3', 2, 'tool_call_approval_requested', { callId: 'x' }) as never);
     expect(get(store.runs)[0]?.status).toBe('awaiting_approval');
     expect(get(store.active)?.runId).toBe('r3');
+    // A failure's words reach the list with its event, for the chat's "no reply" notice.
+    fake.emit('agent_run_event', ev('r3', 3, 'run_failed', { code: 'agent.no_tool_calls', message: 'plain text', details: { rounds: 2 } }) as never);
+    expect(get(store.runs)[0]).toMatchObject({ status: 'failed', error: { code: 'agent.no_tool_calls', message: 'plain text', details: { rounds: 2 } } });
+    expect(get(store.active)).toBeNull();
   });
 
   it('switching runs unsubscribes the last one; closing the chat clears the list', async () => {

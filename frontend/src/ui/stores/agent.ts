@@ -11,6 +11,7 @@ import { eventType } from '../lib/events';
 import { emptyRun, foldEvent, foldEvents, isActive, statusAfter, TERMINAL, type RunView } from './agent-run';
 import type { ChatViewStore } from './chat';
 import { connectionsAction } from './connections';
+import { fixAction } from './no-reply';
 import type { ToastAction, ToastStore } from './toasts';
 
 /** DEFAULT_PROFILE is the built-in profile every Hearth has. */
@@ -87,6 +88,13 @@ function write(storage: AgentDeps['storage'], key: string, value: string): void 
 function envelope(p: unknown): AgentRunEvent | null {
   const e = p as Partial<AgentRunEvent> | null;
   return e && typeof e.runId === 'string' && typeof e.seq === 'number' && typeof e.type === 'string' ? (e as AgentRunEvent) : null;
+}
+
+/** failureOf reads run_failed's { code, message, details? } as a run summary keeps it. */
+function failureOf(p: Record<string, unknown>): NonNullable<AgentRunSummary['error']> {
+  const e: NonNullable<AgentRunSummary['error']> = { code: typeof p.code === 'string' ? p.code : 'internal', message: typeof p.message === 'string' ? p.message : '' };
+  if (typeof p.details === 'object' && p.details !== null && !Array.isArray(p.details)) e.details = p.details as Record<string, unknown>;
+  return e;
 }
 
 export function createAgentStore(deps: AgentDeps): AgentStore {
@@ -218,12 +226,14 @@ export function createAgentStore(deps: AgentDeps): AgentStore {
       return;
     }
     const status = statusAfter(e.type);
+    // A failure's words come with its event, as getRun would tell them (the chat's "no reply" notice reads them).
+    const error = e.type === 'run_failed' ? failureOf(p) : null;
     runs.update((all) => {
       const at = all.findIndex((r) => r.runId === e.runId);
       const r = all[at];
       if (!r || r.lastSeq >= e.seq) return all;
       const next = all.slice();
-      next[at] = { ...r, lastSeq: e.seq, status: status ?? r.status, updatedMs: Date.parse(e.timestamp) || r.updatedMs };
+      next[at] = { ...r, lastSeq: e.seq, status: status ?? r.status, updatedMs: Date.parse(e.timestamp) || r.updatedMs, ...(error ? { error } : {}) };
       return next;
     });
     const v = get(run);
@@ -241,7 +251,7 @@ export function createAgentStore(deps: AgentDeps): AgentStore {
     attach(open ? get(selectedId) : null);
   }
 
-  const failureAction = derived(run, (v) => (v?.error ? (connectionsAction(v.error.code, deps.openConnections, v.error.details) ?? null) : null));
+  const failureAction = derived(run, (v) => (v?.error ? fixAction(v.error.code, deps.openConnections, v.error.details) : null));
 
   async function loadProfiles(): Promise<void> {
     try {

@@ -2,7 +2,7 @@ import { get, writable } from 'svelte/store';
 import { describe, expect, it, vi } from 'vitest';
 import type { HearthAbi, SearchHit } from '../../abi/types';
 import type { ChatView } from './chat';
-import { createSearchStore, marks, roleLabel } from './search';
+import { createSearchStore, marks, roleLabel, TYPE_DELAY_MS } from './search';
 
 function hit(id: string, index: number, fields: Partial<SearchHit> = {}): SearchHit {
   return { id, index, role: 'assistant', snippet: `text of ${id}`, score: 1, ...fields };
@@ -105,6 +105,71 @@ describe('createSearchStore', () => {
     store.open(hit('m1', 1), 'c1');
     expect(select).not.toHaveBeenCalled();
     expect(get(store.target)).toMatchObject({ chatId: 'c1', messageId: 'm1' });
+  });
+
+  it('searches as the query is typed: old hits go at once, one search per pause', async () => {
+    vi.useFakeTimers();
+    try {
+      const { store, pending, search } = setup();
+      const first = store.searchChat('lantern');
+      pending[0]?.resolve([hit('m1', 1)]);
+      await first;
+      expect(get(store.inChat).hits).toHaveLength(1);
+
+      store.typeChat('k');
+      // The lantern's hits are gone before any search ran: the bar shows one under way.
+      expect(get(store.inChat)).toEqual({ query: 'k', chatId: 'c1', hits: [], loading: true, error: null });
+      store.typeChat('ke');
+      store.typeChat('kestrel ');
+      vi.advanceTimersByTime(TYPE_DELAY_MS - 1);
+      expect(search).toHaveBeenCalledTimes(1);
+      store.typeChat('kestrel'); // the same query: the pause goes on
+      vi.advanceTimersByTime(1);
+      expect(search).toHaveBeenCalledTimes(2);
+      expect(pending[1]?.args).toEqual(['c1', 'kestrel', { limit: 100 }]);
+      pending[1]?.resolve([hit('m7', 7)]);
+      await vi.runAllTimersAsync();
+      expect(get(store.inChat)).toMatchObject({ query: 'kestrel', hits: [{ id: 'm7' }], loading: false });
+
+      // An answer for a query typed over is dropped, even when it comes last.
+      store.typeChat('owl');
+      vi.advanceTimersByTime(TYPE_DELAY_MS);
+      store.typeChat('owls');
+      pending[2]?.resolve([hit('m3', 3)]);
+      await vi.runAllTimersAsync();
+      pending[3]?.resolve([]);
+      await vi.runAllTimersAsync();
+      expect(get(store.inChat)).toMatchObject({ query: 'owls', hits: [], loading: false });
+
+      // Enter (searchChat) runs at once and the pending pause is dropped; an emptied field clears.
+      store.typeChat('door');
+      const now = store.searchChat('door');
+      expect(search).toHaveBeenCalledTimes(5);
+      pending[4]?.resolve([hit('m2', 2)]);
+      await now;
+      vi.advanceTimersByTime(TYPE_DELAY_MS * 2);
+      expect(search).toHaveBeenCalledTimes(5);
+      store.typeChat('  ');
+      expect(get(store.inChat)).toMatchObject({ query: '', hits: [], loading: false });
+      vi.advanceTimersByTime(TYPE_DELAY_MS * 2);
+      expect(search).toHaveBeenCalledTimes(5);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('drops a typed search when another chat opens', async () => {
+    vi.useFakeTimers();
+    try {
+      const { store, view, search } = setup();
+      store.typeChat('lantern');
+      view.update((v) => ({ ...v, chatId: 'c3' }));
+      vi.advanceTimersByTime(TYPE_DELAY_MS * 2);
+      expect(search).not.toHaveBeenCalled();
+      expect(get(store.inChat)).toMatchObject({ chatId: 'c3', query: '', hits: [], loading: false });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('forgets the bar results of a chat when another opens', async () => {

@@ -37,8 +37,15 @@ export interface SearchStore {
   /** inChat are the results of the bar; all, of the dialog. */
   inChat: Readable<Results>;
   all: Readable<Results>;
-  /** searchChat searches the open chat; searchAll, every chat. */
+  /** searchChat searches the open chat now; searchAll, every chat. */
   searchChat(query: string): Promise<void>;
+  /**
+   * typeChat searches the open chat as its query is typed: the hits of an
+   * older query go at once (the bar shows a search under way, never stale
+   * hits), and the search runs once typing pauses for TYPE_DELAY_MS. The
+   * same query again (a space typed after it) changes nothing.
+   */
+  typeChat(query: string): void;
   searchAll(query: string): Promise<void>;
   /** target is the message to reveal, until the chat view calls revealed. */
   target: Readable<Target | null>;
@@ -59,6 +66,9 @@ export interface SearchDeps {
 /** LIMIT is how many hits a search shows (the host allows up to 200). */
 export const LIMIT = 100;
 
+/** TYPE_DELAY_MS is the pause in typing after which the bar searches: a search per word, not per key. */
+export const TYPE_DELAY_MS = 200;
+
 const EMPTY: Results = { query: '', chatId: null, hits: [], loading: false, error: null };
 
 export function createSearchStore({ hearth, view, layout, select }: SearchDeps): SearchStore {
@@ -67,12 +77,39 @@ export function createSearchStore({ hearth, view, layout, select }: SearchDeps):
   const target = writable<Target | null>(null);
   let targetSeq = 0;
 
-  /** runner makes a search function whose answers arrive in order: a newer search drops an older one's answer. */
-  function runner(): { results: Writable<Results>; run: (chatId: string | null, query: string) => Promise<void> } {
+  /**
+   * runner makes a search function whose answers arrive in order: a newer
+   * search drops an older one's answer. later runs one after a pause, and
+   * a search (or drop) before then replaces it.
+   */
+  function runner() {
     const results = writable<Results>(EMPTY);
     let seq = 0;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    /** drop forgets the search waiting to run and the answer on its way. */
+    function drop(): void {
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      seq++;
+    }
+    function later(chatId: string | null, query: string, delayMs: number): void {
+      const q = query.trim();
+      const now = get(results);
+      if (q !== '' && now.chatId === chatId && now.query === q && now.error === null) return;
+      drop();
+      if (q === '') {
+        results.set({ ...EMPTY, chatId });
+        return;
+      }
+      results.set({ query: q, chatId, hits: [], loading: true, error: null });
+      timer = setTimeout(() => {
+        timer = null;
+        void run(chatId, q);
+      }, delayMs);
+    }
     async function run(chatId: string | null, query: string): Promise<void> {
-      const mine = ++seq;
+      drop();
+      const mine = seq;
       const q = query.trim();
       if (q === '') {
         results.set({ ...EMPTY, chatId });
@@ -86,7 +123,7 @@ export function createSearchStore({ hearth, view, layout, select }: SearchDeps):
         if (mine === seq) results.set({ query: q, chatId, hits: [], loading: false, error: describeError(err).message });
       }
     }
-    return { results, run };
+    return { results, run, later, drop };
   }
 
   const inChat = runner();
@@ -97,7 +134,9 @@ export function createSearchStore({ hearth, view, layout, select }: SearchDeps):
   view.subscribe((v) => {
     if (v.chatId === shown) return;
     shown = v.chatId;
-    if (get(inChat.results).chatId !== v.chatId) inChat.results.set({ ...EMPTY, chatId: v.chatId });
+    if (get(inChat.results).chatId === v.chatId) return;
+    inChat.drop();
+    inChat.results.set({ ...EMPTY, chatId: v.chatId });
   });
 
   return {
@@ -109,6 +148,10 @@ export function createSearchStore({ hearth, view, layout, select }: SearchDeps):
       const chatId = get(view).chatId;
       if (!chatId) return Promise.resolve();
       return inChat.run(chatId, query);
+    },
+    typeChat(query) {
+      const chatId = get(view).chatId;
+      if (chatId) inChat.later(chatId, query, TYPE_DELAY_MS);
     },
     searchAll: (query) => all.run(null, query),
     target: { subscribe: target.subscribe },
