@@ -11,10 +11,16 @@ import (
 	"hearth/backend/extensions/stcompat"
 )
 
-// generate returns every generated file by its path from the root.
-func generate() (map[string][]byte, error) {
+// generate returns every generated file by its path from the root; doc
+// is docs/API.md as it is now, whose table it rebuilds.
+func generate(doc []byte) (map[string][]byte, error) {
 	st := stcompat.SillyTavern()
 	out := map[string][]byte{}
+	docs, err := generateDocs(doc, st)
+	if err != nil {
+		return nil, err
+	}
+	out[docsPath] = docs
 	ts, err := generateTS(st)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,8 @@
 //     SillyTavern's module of that path exports, each bound to what the
 //     runtime (globalThis.__hearthStCompat) gives for it, the `let` ones
 //     live. Vite copies public/ to the top of dist/, where SillyTavern
-//     extensions import them by relative path.
+//     extensions import them by relative path;
+//   - the table of backed names in docs/API.md.
 //
 // Run it from the repository root after changing stcompat:
 //
@@ -40,7 +41,11 @@ func main() {
 }
 
 func run(root string) error {
-	files, err := generate()
+	doc, err := os.ReadFile(filepath.Join(root, docsPath))
+	if err != nil {
+		return err
+	}
+	files, err := generate(doc)
 	if err != nil {
 		return err
 	}

@@ -18,11 +18,15 @@ const root = "../../.."
 // `go run ./backend/tools/stcompatgen`.
 func TestGeneratedFilesAreCurrent(t *testing.T) {
 	t.Parallel()
-	files, err := generate()
+	doc, err := os.ReadFile(filepath.Join(root, docsPath))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != len(stcompat.ModulePaths())+1 {
+	files, err := generate(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(stcompat.ModulePaths())+2 {
 		t.Fatalf("%d files", len(files))
 	}
 	for rel, want := range files {
@@ -59,5 +63,19 @@ func TestExportName(t *testing.T) {
 		if got := exportName(in); got != want {
 			t.Errorf("exportName(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+func TestDocsMarkers(t *testing.T) {
+	t.Parallel()
+	st := stcompat.SillyTavern()
+	for _, doc := range []string{"no markers", docsEnd + docsBegin, docsBegin + docsBegin + docsEnd} {
+		if _, err := generateDocs([]byte(doc), st); err == nil {
+			t.Errorf("%q: no error", doc)
+		}
+	}
+	out, err := generateDocs([]byte("a\n"+docsBegin+"\nold\n"+docsEnd+"\nb"), st)
+	if err != nil || !strings.Contains(string(out), "| `/script.js` | `callPopup`") || strings.Contains(string(out), "old") || !strings.HasSuffix(string(out), docsEnd+"\nb") {
+		t.Errorf("%v\n%s", err, out)
 	}
 }
