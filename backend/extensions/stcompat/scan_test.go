@@ -292,7 +292,6 @@ func TestScanBounds(t *testing.T) {
 	}
 }
 
-
 // TestLexTemplates: ${…} parts are code (their tokens follow the
 // template's), templates nest, and a template's text marks each hole.
 func TestLexTemplates(t *testing.T) {
