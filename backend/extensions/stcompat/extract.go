@@ -1,6 +1,7 @@
 package stcompat
 
 import (
+	"maps"
 	"regexp"
 	"strings"
 )
@@ -17,6 +18,10 @@ type importUse struct {
 	names     []string
 	namespace string // the binding of import * as ns, if any
 	members   []string
+	// locals maps each name an import { a as b } binds here (b) to the
+	// export it names (a), so a renamed getContext or event_types is
+	// followed as itself (bundlers rename every import).
+	locals map[string]string
 }
 
 // fileFacts is what one file uses, before its imports are resolved.
@@ -72,15 +77,16 @@ const maxPatternBack = 256
 //     namespace import's ns.name and ns['name'] reads; const { a } =
 //     await import('…').
 //   - getContext() members: getContext().x and getContext()['x'] (with
-//     any prefix: SillyTavern.getContext(), window.SillyTavern…);
+//     any prefix: SillyTavern.getContext(), window.SillyTavern…; and
+//     under the name an import { getContext as x } gives it);
 //     const { a, b: c } = [await] [X.]getContext(); and a name given
 //     getContext()'s value (const/let/var or a plain assignment) read as
 //     name.x, name['x'] or destructured. A name is followed through the
 //     whole file, whatever its scope, and never if it is one character
 //     long (a minifier's name means something else a line later).
 //     getContext with arguments (a canvas's) is not SillyTavern's.
-//   - events: event_types.X, eventTypes.X, tavern_events.X (X in capitals)
-//     and ['X']; a string given to eventSource.on/once/makeFirst/
+//   - events: event_types.X (event_types under an import's other name
+//     too), eventTypes.X, tavern_events.X (X in capitals) and ['X']; a string given to eventSource.on/once/makeFirst/
 //     makeLast/removeListener/off or eventOn and its like is an event's
 //     wire name, unless the package emits that name itself (its own event).
 //   - element ids: #ids in a string or template given to $, jQuery,
@@ -95,6 +101,32 @@ func extract(toks []token) fileFacts {
 	var f fileFacts
 	ns := map[string]int{} // namespace binding → index in f.imports
 	ctxVars := map[string]bool{}
+	// First the imports, for the names they bind: getContext, event_types
+	// and eventSource under other names are followed as themselves.
+	contextFns, tables, sources := map[string]bool{"getContext": true}, maps.Clone(eventTables), map[string]bool{"eventSource": true}
+	for i, t := range toks {
+		if t.kind != tIdent || t.text != "import" && t.text != "export" || i > 0 && toks[i-1].is(tPunct, ".") {
+			continue
+		}
+		u, ok := readImport(toks, i)
+		if !ok {
+			continue
+		}
+		if u.namespace != "" {
+			ns[u.namespace] = len(f.imports)
+		}
+		for local, name := range u.locals {
+			switch name {
+			case "getContext":
+				contextFns[local] = true
+			case "event_types":
+				tables[local] = true
+			case "eventSource":
+				sources[local] = true
+			}
+		}
+		f.imports = append(f.imports, u)
+	}
 	for i, t := range toks {
 		switch t.kind {
 		case tString, tTemplate:
@@ -108,25 +140,19 @@ func extract(toks []token) fileFacts {
 			continue
 		}
 		afterDot := i > 0 && toks[i-1].is(tPunct, ".")
+		onSource := afterDot && i > 1 && toks[i-2].kind == tIdent && sources[toks[i-2].text]
 		switch {
-		case (t.text == "import" || t.text == "export") && !afterDot:
-			if u, ok := readImport(toks, i); ok {
-				if u.namespace != "" {
-					ns[u.namespace] = len(f.imports)
-				}
-				f.imports = append(f.imports, u)
-			}
-		case t.text == "getContext":
+		case contextFns[t.text]:
 			f.context = append(f.context, contextUse(toks, i, ctxVars)...)
-		case eventTables[t.text]:
+		case tables[t.text]:
 			if name, ok := memberAt(toks, i+1); ok && isEventName(name) {
 				f.events = append(f.events, name)
 			}
-		case listeners[t.text] && (afterDot && i > 1 && toks[i-2].is(tIdent, "eventSource") || strings.HasPrefix(t.text, "event")):
+		case listeners[t.text] && (onSource || strings.HasPrefix(t.text, "event")):
 			if s, ok := firstStringArg(toks, i); ok {
 				f.listens = append(f.listens, s)
 			}
-		case t.text == "emit" && afterDot && i > 1 && toks[i-2].is(tIdent, "eventSource") || t.text == "eventEmit":
+		case t.text == "emit" && onSource || t.text == "eventEmit":
 			if s, ok := firstStringArg(toks, i); ok {
 				f.emits = append(f.emits, s)
 			}
@@ -306,45 +332,51 @@ func readImport(toks []token, i int) (importUse, bool) {
 			j += 2
 		}
 	case at(j).is(tPunct, "{"):
-		names, end, ok := readSpecifiers(toks, j+1)
+		names, locals, end, ok := readSpecifiers(toks, j+1)
 		if !ok {
 			return u, false
 		}
-		u.names, j = append(u.names, names...), end
+		u.names, u.locals, j = append(u.names, names...), locals, end
 	}
 	if !at(j).is(tIdent, "from") || at(j+1).kind != tString {
 		return u, false
 	}
 	u.spec = at(j + 1).text
 	if toks[i].text == "export" {
-		u.namespace = "" // export * as ns from binds nothing in this file
+		u.namespace, u.locals = "", nil // export … from binds nothing in this file
 	}
 	return u, true
 }
 
 // readSpecifiers reads "a, b as c, 'd' as e }" from toks[j]: the names
-// before each "as", and the index after the brace.
-func readSpecifiers(toks []token, j int) ([]string, int, bool) {
+// before each "as", the local name each binds, and the index after the
+// brace.
+func readSpecifiers(toks []token, j int) ([]string, map[string]string, int, bool) {
 	var names []string
+	locals := map[string]string{}
 	for j < len(toks) {
 		if toks[j].is(tPunct, "}") {
-			return names, j + 1, true
+			return names, locals, j + 1, true
 		}
 		if toks[j].kind != tIdent && toks[j].kind != tString {
-			return nil, 0, false
+			return nil, nil, 0, false
 		}
-		names = append(names, toks[j].text)
+		name := toks[j].text
+		names = append(names, name)
+		locals[name] = name
 		j++
 		if j+1 < len(toks) && toks[j].is(tIdent, "as") && (toks[j+1].kind == tIdent || toks[j+1].kind == tString) {
+			delete(locals, name)
+			locals[toks[j+1].text] = name
 			j += 2
 		}
 		if j < len(toks) && toks[j].is(tPunct, ",") {
 			j++
 		} else if j >= len(toks) || !toks[j].is(tPunct, "}") {
-			return nil, 0, false
+			return nil, nil, 0, false
 		}
 	}
-	return nil, 0, false
+	return nil, nil, 0, false
 }
 
 // contextUse reads a getContext() call at toks[i]: the member read from

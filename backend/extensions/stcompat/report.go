@@ -254,14 +254,14 @@ func Judge(u *Usage, m ManifestFacts, env Env) *Report {
 		}
 		r.Manifest.Dependencies = append(r.Manifest.Dependencies, dr)
 	}
-	// A skipped folder is vendored code, not the extension's; a skipped
-	// file of its own leaves the verdict open.
-	partlyRead := !u.EntryRead || slices.ContainsFunc(u.Skipped, func(s SkippedFile) bool { return !strings.HasSuffix(s.Path, "/") })
+	// Skipped tooling is not the extension's code; a skipped file of its
+	// own leaves the verdict open.
+	partlyRead := !u.EntryRead || slices.ContainsFunc(u.Skipped, func(s SkippedFile) bool { return !s.Tooling })
 	if !u.EntryRead {
 		r.Notes = append(r.Notes, "The entry module was not read (it is missing or too large), so what loads with it is not known.")
 	}
 	for _, s := range u.Skipped {
-		if !strings.HasSuffix(s.Path, "/") {
+		if !s.Tooling {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s was not read: %s.", s.Path, s.Reason))
 		}
 	}

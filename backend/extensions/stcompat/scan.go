@@ -86,7 +86,7 @@ type NameUse struct {
 // Kinds of OtherUse.
 const (
 	OtherURL       = "url"       // https://… or any scheme: the window's policy (script-src 'self') refuses it
-	OtherBare      = "bare"      // lodash, @scope/pkg: a browser resolves no bare name without an import map
+	OtherBare      = "bare"      // lodash, @scope/pkg, node:fs: a browser resolves no bare name without an import map
 	OtherExtension = "extension" // another extension's files, there only while it is installed and on
 	OtherMissing   = "missing"   // a file of this package's that it does not hold
 )
@@ -98,16 +98,22 @@ type OtherUse struct {
 	Linked    bool   `json:"linked"`
 }
 
-// SkippedFile is a file the scan did not read, and why.
+// SkippedFile is a file (or a folder, its path ending in "/") the scan
+// did not read, and why. Tooling: it is not the extension's code (a
+// vendored folder, a build tool's configuration), so leaving it out
+// leaves nothing unknown.
 type SkippedFile struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
+	Path    string `json:"path"`
+	Reason  string `json:"reason"`
+	Tooling bool   `json:"tooling,omitempty"`
 }
 
 // Scan reads a page extension's package (fsys, its root) without
 // running any of it: every .js and .mjs file outside vendored folders
-// (node_modules, bower_components, dot-folders), for what extract
-// finds, and its .html files for the element ids they create. Imports
+// (node_modules, bower_components, dot-folders) but build tools'
+// configuration, for what extract finds, and its .html files for the
+// element ids they create. A bare name imported by a file the entry
+// never loads is a build script's, and left out. Imports
 // are resolved as the browser resolves them from the file's address
 // (ThirdPartyPath + id + "/" + path); one inside the package is followed
 // as the package's own, and the modules reached from Entry by static
@@ -129,13 +135,17 @@ func Scan(fsys fs.FS, opts ScanOptions) (*Usage, error) {
 		}
 		if d.IsDir() {
 			if p != "." && (vendorDirs[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
-				u.Skipped = append(u.Skipped, SkippedFile{Path: p + "/", Reason: "vendored or hidden folder"})
+				u.Skipped = append(u.Skipped, SkippedFile{Path: p + "/", Reason: "vendored or hidden folder", Tooling: true})
 				return fs.SkipDir
 			}
 			return nil
 		}
 		all[p] = true
-		if d.Type().IsRegular() && scanned(p) {
+		switch {
+		case !d.Type().IsRegular() || !scanned(p):
+		case p != entry && toolConfig(p):
+			u.Skipped = append(u.Skipped, SkippedFile{Path: p, Reason: "a build tool's configuration", Tooling: true})
+		default:
 			candidates = append(candidates, p)
 		}
 		return nil
@@ -176,7 +186,8 @@ func Scan(fsys fs.FS, opts ScanOptions) (*Usage, error) {
 		u.APIPaths = append(u.APIPaths, f.apiPaths...)
 	}
 	base := ThirdPartyPath + opts.ID + "/"
-	linked := linkedFiles(facts, entry, base)
+	linked := ownGraph(facts, entry, base, false)
+	loaded := ownGraph(facts, entry, base, true)
 	emits := map[string]bool{}
 	for _, f := range facts {
 		for _, e := range f.emits {
@@ -214,6 +225,9 @@ func Scan(fsys fs.FS, opts ScanOptions) (*Usage, error) {
 				if !present(r.own) {
 					addOther(others, im.spec, OtherMissing, static)
 				}
+			case r.kind == OtherBare && !loaded[p]:
+				// A file the entry never imports that names a package is
+				// Node's (a build script), not the browser's.
 			case r.kind != "":
 				addOther(others, im.spec, r.kind, static)
 			default:
@@ -264,6 +278,14 @@ func scanned(p string) bool {
 	return ext == ".js" || ext == ".mjs" || isHTML(p)
 }
 
+// toolConfig says whether p is a build tool's configuration
+// (vite.config.js, eslint.config.mjs, .eslintrc.js, gulpfile.js), which
+// Node runs, never the browser.
+func toolConfig(p string) bool {
+	base := strings.ToLower(path.Base(p))
+	return strings.Contains(base, ".config.") || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "gulpfile.") || strings.HasPrefix(base, "gruntfile.")
+}
+
 func isHTML(p string) bool {
 	ext := strings.ToLower(path.Ext(p))
 	return ext == ".html" || ext == ".htm"
@@ -307,7 +329,7 @@ type resolved struct {
 func resolve(p, spec, base string) resolved {
 	s := strings.TrimSpace(spec)
 	if !strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "./") && !strings.HasPrefix(s, "../") {
-		if i := strings.Index(s, ":"); i > 0 && !strings.ContainsAny(s[:i], "/@") {
+		if i := strings.Index(s, ":"); i > 0 && !strings.ContainsAny(s[:i], "/@") && s[:i] != "node" {
 			return resolved{kind: OtherURL}
 		}
 		return resolved{kind: OtherBare}
@@ -332,9 +354,10 @@ func resolve(p, spec, base string) resolved {
 	return resolved{path: abs}
 }
 
-// linkedFiles are the package's files the entry loads by static imports,
-// itself included: a module of theirs that fails to link fails the entry.
-func linkedFiles(facts map[string]fileFacts, entry, base string) map[string]bool {
+// ownGraph are the package's files the entry loads, itself included: by
+// static imports (a module of theirs that fails to link fails the entry),
+// and with dynamic, by literal import('…') too.
+func ownGraph(facts map[string]fileFacts, entry, base string, dynamic bool) map[string]bool {
 	seen := map[string]bool{}
 	queue := []string{entry}
 	for len(queue) > 0 {
@@ -346,7 +369,7 @@ func linkedFiles(facts map[string]fileFacts, entry, base string) map[string]bool
 		}
 		seen[p] = true
 		for _, im := range f.imports {
-			if r := resolve(p, im.spec, base); !im.dynamic && r.own != "" {
+			if r := resolve(p, im.spec, base); (dynamic || !im.dynamic) && r.own != "" {
 				queue = append(queue, r.own)
 			}
 		}

@@ -165,7 +165,7 @@ func TestScanOthers(t *testing.T) {
 	if len(u.Modules) != 0 {
 		t.Errorf("node_modules was read: %+v", u.Modules)
 	}
-	if !slices.Contains(u.Skipped, SkippedFile{"node_modules/", "vendored or hidden folder"}) {
+	if !slices.Contains(u.Skipped, SkippedFile{"node_modules/", "vendored or hidden folder", true}) {
 		t.Errorf("skipped %+v", u.Skipped)
 	}
 }
@@ -315,5 +315,45 @@ func TestLexTemplates(t *testing.T) {
 	if toks, _ := lex(`'a\'b\x41\u0042\u{1F600}\
 c'`); len(toks) != 1 || toks[0].text != "a'bAB😀c" {
 		t.Errorf("escapes: %q", toks)
+	}
+}
+
+// TestScanRenamedImports: getContext, event_types and eventSource
+// imported under other names (as bundlers write them) are followed.
+func TestScanRenamedImports(t *testing.T) {
+	t.Parallel()
+	u := scan(t, map[string]string{"index.js": `
+		import { getContext as gc, event_types as et, eventSource as es } from '../../../../script.js';
+		import { getContext as x } from '../../../extensions.js';
+		gc().chat; x().characters; es.on(et.MESSAGE_SENT, f); es.on('chat_id_changed', f);
+		other.on(et2.NOT_THIS, f);`})
+	if want := []string{"characters", "chat"}; !slices.Equal(u.Context, want) {
+		t.Errorf("context %v, want %v", u.Context, want)
+	}
+	if !slices.Equal(u.Events, []string{"MESSAGE_SENT"}) || !slices.Equal(u.Listens, []string{"chat_id_changed"}) {
+		t.Errorf("events %v, listens %v", u.Events, u.Listens)
+	}
+}
+
+// TestScanTooling: a build tool's configuration is not read, a build
+// script's package imports are not reported, and neither leaves the
+// verdict open; a package import from a file the entry loads is.
+func TestScanTooling(t *testing.T) {
+	t.Parallel()
+	u := scan(t, map[string]string{
+		"index.js":          `import('./lazy.js');`,
+		"lazy.js":           `import dayjs from 'dayjs';`,
+		"vite.config.js":    `import { defineConfig } from 'vite'; import '/scripts/openai.js';`,
+		".eslintrc.js":      `module.exports = {}`,
+		"scripts/build.mjs": `import fs from 'node:fs'; import esbuild from 'esbuild';`,
+	})
+	if want := []OtherUse{{"dayjs", OtherBare, false}}; !slices.Equal(u.Others, want) {
+		t.Errorf("others %+v, want %+v", u.Others, want)
+	}
+	if len(u.Modules) != 0 || len(u.Skipped) != 2 || !u.Skipped[0].Tooling || !u.Skipped[1].Tooling {
+		t.Errorf("modules %+v, skipped %+v", u.Modules, u.Skipped)
+	}
+	if r := Judge(u, ManifestFacts{}, Env{}); r.Verdict != VerdictPartial || r.Unsupported != 1 || len(r.Notes) != 0 {
+		t.Errorf("%s %d %q", r.Verdict, r.Unsupported, r.Notes)
 	}
 }
