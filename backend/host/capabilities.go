@@ -19,8 +19,8 @@ type Capabilities struct {
 	Methods    []string          `json:"methods"`
 	Features   []string          `json:"features"`
 	EventTypes map[string]string `json:"eventTypes"`
-	// STCompat is the SillyTavern version whose extension API page
-	// extensions get (EXTENSIONS.md §1, minimum_client_version).
+	// STCompat is the SillyTavern version the page tier's compat modules
+	// follow, which a manifest's minimum_client_version is compared with.
 	STCompat string `json:"stCompat"`
 }
 
@@ -41,7 +41,7 @@ func registerHost(r *Router) {
 			Features: []string{"chat.revision", "chat.patch", "chat.journal", "chat.spindle", "chat.branches", "chat.search", "chat.jsonl", "chat.undo", "state.chat", "state.floor", "state.character",
 				"chat.media", "personas", "presets", "presets.st_import", "generate", "generate.dry_run", "generate.extension_prompts", "agent", "characters.cards", "worldinfo", "library"},
 			EventTypes: events.TypeNames,
-			STCompat:   stcompat.SillyTavern().STVersion,
+			STCompat:   stcompat.Level(),
 		}, nil
 	})
 }

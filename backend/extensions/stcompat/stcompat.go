@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 )
 
 //go:embed st-exports.json
@@ -91,35 +90,3 @@ var ContextMembers = []string{
 // DOMIDs are the SillyTavern element ids Hearth's window provides to page
 // extensions (EXTENSIONS.md §5's mount points).
 var DOMIDs = []string{"chat", "extensionsMenu", "extensions_settings", "extensions_settings2", "send_textarea"}
-
-// CompareVersions compares two dotted versions as SillyTavern's
-// minimum_client_version check does, numerically part by part (missing
-// parts are 0; a part's digits are read up to the first non-digit, so
-// "1.12.0-preview" is 1.12.0). It returns -1, 0 or 1.
-func CompareVersions(a, b string) int {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < max(len(pa), len(pb)); i++ {
-		x, y := leadingInt(pa, i), leadingInt(pb, i)
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
-
-func leadingInt(parts []string, i int) int {
-	if i >= len(parts) {
-		return 0
-	}
-	n := 0
-	for _, r := range strings.TrimSpace(parts[i]) {
-		if r < '0' || r > '9' || n > 1e8 {
-			break
-		}
-		n = n*10 + int(r-'0')
-	}
-	return n
-}

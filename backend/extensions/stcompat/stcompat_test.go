@@ -50,17 +50,3 @@ func TestTables(t *testing.T) {
 		}
 	}
 }
-
-func TestCompareVersions(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{
-		{"1.12.0", "1.18.0", -1}, {"1.18.0", "1.18", 0}, {"1.19", "1.18.0", 1}, {"1.12.0-preview", "1.12.0", 0},
-		{"2", "1.99.99", 1}, {"", "0", 0}, {"1.x", "1.0", 0}, {" 1.20 ", "1.18.0", 1}, {"99999999999999", "1", 1},
-	} {
-		if got := CompareVersions(tc.a, tc.b); got != tc.want {
-			t.Errorf("CompareVersions(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
