@@ -46,10 +46,11 @@ func EncodeJSON(data jsonx.Object, v Version) ([]byte, error) {
 // EncodePNG writes data into image as a PNG card: a `chara` chunk with the
 // V2 card and a `ccv3` chunk with the V3 card, both base64 JSON, placed
 // before IEND in place of any card chunks image had — what SillyTavern
-// writes. image may be PNG, JPEG or GIF (converted to PNG), or empty for a
-// plain placeholder; the image's own chunks are copied untouched.
+// writes. image may be PNG, JPEG or GIF (converted to PNG), or empty for
+// the card's DefaultAvatar (its initial on its colour, 400×600); the
+// image's own chunks are copied untouched.
 func EncodePNG(data jsonx.Object, image []byte) ([]byte, error) {
-	chunks, err := avatarChunks(image)
+	chunks, err := avatarChunks(image, cardName(data))
 	if err != nil {
 		return nil, err
 	}

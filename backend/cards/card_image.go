@@ -3,8 +3,6 @@ package cards
 import (
 	"bytes"
 	"image"
-	"image/color"
-	"image/draw"
 	_ "image/gif" // a GIF avatar is converted to PNG for a PNG card
 	_ "image/jpeg"
 	"image/png"
@@ -13,21 +11,17 @@ import (
 	"hearth/backend/apperr"
 )
 
-// placeholderSize is the side of the square image a card without an
-// avatar is written into.
-const placeholderSize = 64
-
 // avatarChunks returns the chunks of the PNG a card is written into:
 // image itself when it is a PNG, image converted when it is a JPEG or GIF,
-// a plain placeholder when it is empty.
-func avatarChunks(img []byte) ([]chunk, error) {
+// the default avatar drawn for name when it is empty.
+func avatarChunks(img []byte, name string) ([]chunk, error) {
 	if len(img) > MaxFileBytes {
 		return nil, imageUnsupported("too_large", "the avatar is %d bytes; at most %d are allowed", len(img), MaxFileBytes)
 	}
 	var pngBytes []byte
 	switch kind := http.DetectContentType(img); {
 	case len(img) == 0:
-		pngBytes = placeholder()
+		pngBytes = DefaultAvatar(name)
 	case kind == "image/png":
 		pngBytes = img
 	case kind == "image/jpeg" || kind == "image/gif":
@@ -69,16 +63,4 @@ func toPNG(img []byte, maxPixels int) ([]byte, error) {
 		return nil, imageUnsupported("corrupt", "the avatar cannot be written as PNG: %v", err)
 	}
 	return out.Bytes(), nil
-}
-
-// placeholder is a small grey square PNG, the avatar of a card that has
-// none (SillyTavern uses its default avatar the same way).
-func placeholder() []byte {
-	img := image.NewGray(image.Rect(0, 0, placeholderSize, placeholderSize))
-	draw.Draw(img, img.Bounds(), image.NewUniform(color.Gray{Y: 0x80}), image.Point{}, draw.Src)
-	var out bytes.Buffer
-	if err := png.Encode(&out, img); err != nil {
-		panic(err) // encoding an in-memory image to a buffer cannot fail
-	}
-	return out.Bytes()
 }

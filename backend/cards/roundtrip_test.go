@@ -206,7 +206,7 @@ func TestEncodePNGImages(t *testing.T) {
 		w, h   int
 		reason string
 	}{
-		{name: "none: a placeholder", w: placeholderSize, h: placeholderSize},
+		{name: "none: the default avatar", w: DefaultAvatarWidth, h: DefaultAvatarHeight},
 		{name: "png", image: testImage(t, 5, 7, 2), w: 5, h: 7},
 		{name: "jpeg converted", image: jpg.Bytes(), w: 10, h: 6},
 		{name: "webp refused", image: []byte("RIFF\x10\x00\x00\x00WEBPVP8 \x04\x00\x00\x00abcd"), reason: "format"},

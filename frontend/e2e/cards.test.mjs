@@ -6,6 +6,8 @@
 // a summary toast says how many made it in and names each file that did not,
 // with its error, the cards' import warnings folded away; a broken file
 // creates nothing. A single imported card is selected like a new character.
+// A card that matches a character Hearth has asks first (Keep both here;
+// first-hour-chars.test.mjs goes through every answer).
 // The character's menu at the top of the chat list exports the card as PNG or
 // JSON, and the downloaded PNG imports back to the same card. Screenshots at
 // 1280×800 and 390×844 are artifacts.
@@ -171,6 +173,11 @@ describe('character cards in the UI', () => {
         fixture('messy.json'),
         { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('just some notes') },
       ]);
+      // ccv3_broken.png holds Seraphina (its chara chunk), who is here already: keep both.
+      const asked = page.getByRole('dialog', { name: 'Already in your characters' });
+      await asked.getByText('ccv3_broken.png has the same name and the same description and first message').waitFor();
+      await asked.getByRole('button', { name: 'Keep both' }).click();
+      await asked.waitFor({ state: 'hidden' });
       const progress = page.locator('.sidebar footer [role=status]').filter({ hasText: 'Importing 3 of 5…' });
       await progress.waitFor();
       await still(page);
@@ -376,6 +383,12 @@ describe('character cards in the UI', () => {
       const hold = holdImport(tabletCalls, 1);
       try {
         await pick(tablet, () => button.tap(), [fixture('v3.json'), fixture('v1.json')]);
+        // Both are characters the desktop imported (Kestrel, Aria): keep both, once for the two.
+        const asked = tablet.getByRole('dialog', { name: 'Already in your characters' });
+        await asked.getByText('v3.json has the same name').waitFor();
+        await asked.getByRole('checkbox', { name: /Do the same for other matches/ }).check();
+        await asked.getByRole('button', { name: 'Keep both' }).tap();
+        await asked.waitFor({ state: 'hidden' });
         const progress = tablet.locator('.sidebar footer [role=status]').filter({ hasText: 'Importing 1 of 2…' });
         await progress.waitFor();
         const p = await progress.boundingBox();

@@ -151,6 +151,10 @@ describe('the character editor', () => {
     const list = await page.evaluate(() => window.__HEARTH__.api.characters.list());
     avatar = list.find((c) => c.name === 'Wren')?.avatar;
     assert.ok(avatar, 'Wren exists');
+    // The editor closed on Wren's greeting chat, the one chat made with it.
+    const [made] = await page.evaluate((a) => window.__HEARTH__.api.chat.list({ avatar: a }), avatar);
+    assert.ok(made, 'a chat was made with Wren');
+    await waitFor(async () => (await page.evaluate(() => window.__HEARTH__.api.chat.current()?.chatId)) === made.chatId, 'Wren’s chat to open');
     const card = await getCard(page, avatar);
     assert.equal(card.hasImage, true);
     assert.deepEqual(
@@ -352,7 +356,22 @@ describe('the character editor', () => {
   it('fills a phone screen (390×844) with 44 px targets', async () => {
     const context = await env.browser.newContext(PHONE);
     const phone = await openApp(context, env.server.url);
-    await phone.getByRole('option', { name: /Wren/ }).tap();
+    // Wren has the chat it was created with, which the phone may reopen at
+    // start: go up to the character list from whichever pane shows.
+    const wren = phone.getByRole('option', { name: /Wren/ });
+    await waitFor(
+      async () => {
+        if (await wren.isVisible()) return true;
+        for (const back of ['Back to chats', 'Back to characters']) {
+          const b = phone.getByRole('button', { name: back });
+          if (await b.isVisible()) await b.tap().catch(() => {});
+        }
+        return false;
+      },
+      'the character list',
+      { interval: 250 },
+    );
+    await wren.tap();
     await phone.getByRole('button', { name: 'Character actions for Wren' }).tap();
     await phone.getByRole('menuitem', { name: /^Edit character…/ }).tap();
     const dialog = phone.getByRole('dialog', { name: 'Edit Wren' });

@@ -214,6 +214,10 @@ describe('first hour on a phone (390×844, touch)', () => {
     await more.tap();
     const sheet = page.getByRole('dialog', { name: 'Message #1 from User' });
     await sheet.waitFor();
+    // Measured once the dialog's opening animation (a scale) has ended.
+    await sheet.evaluate((el) =>
+      Promise.all(el.ownerDocument.getAnimations().filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished)),
+    );
     const names = ['Edit message', 'Exclude from prompt', 'Hide from retrieval', 'Create checkpoint', 'Branch from here', 'Delete message'];
     for (const name of names) {
       const b = await sheet.getByRole('button', { name, exact: true }).boundingBox();

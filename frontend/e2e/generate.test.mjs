@@ -4,9 +4,9 @@
 // test lets it go: send → tokens stream into a live row (reasoning folded
 // as "Thinking…") → the reply lands; Stop mid-stream keeps the partial
 // text; › on the last reply's last swipe generates a second swipe;
-// Regenerate and Continue from the composer's menu (keyboard); a 401
-// shows a toast and writes nothing; a page closed mid-reply and opened
-// again shows the whole reply. Also the Author's Note dialog (metadata
+// Regenerate (a new swipe of the last reply) and Continue from the
+// composer's menu (keyboard); a 401 shows a toast and writes nothing; a
+// page closed mid-reply and opened again shows the whole reply. Also the Author's Note dialog (metadata
 // keys, and the note in the inspected prompt), the prompt inspector
 // (token parts, a prompt that does not fit) and a phone. Screenshots of
 // streaming with reasoning open, the inspector and the Author's Note at
@@ -118,7 +118,9 @@ describe('generation in the UI', () => {
     const next = swipes.getByRole('button', { name: 'Next swipe' });
     assert.equal(await next.getAttribute('title'), 'Generate a new swipe');
     await next.click();
+    // The counter shows the swipe being written at once: 2/2 before it lands.
     await swipes.getByText('2/2').waitFor();
+    await waitFor(async () => (await chatOf(page))[4].swipes === 2, 'the second swipe in getContext().chat');
     await messageRow(page, 4).getByText('A second answer.').waitFor();
     const chat = await chatOf(page);
     assert.equal(chat.length, 5);
@@ -130,20 +132,21 @@ describe('generation in the UI', () => {
     assert.equal(llm.requests.length, before);
   });
 
-  it('Regenerate replaces the last reply, Continue extends it', async () => {
+  it('Regenerate writes a new version of the last reply, Continue extends it', async () => {
     llm.next({ text: ['Hold on, ', 'the tide ', 'is turning.'], delayMs: 40, stallAt: 2 });
     await page.getByRole('button', { name: 'Reply actions' }).click();
     await page.getByRole('menuitem', { name: /Regenerate/ }).click();
     await llm.stalled();
-    // The live row stands in for the reply being replaced.
-    await waitFor(async () => /the tide/.test(await liveRow().innerText()), 'the regenerated text streaming');
-    assert.equal(await messageRow(page, 4).count(), 0, 'the old reply is not shown beside its replacement');
+    // The new version streams into the reply, counted as its third swipe; the earlier two stay.
+    await waitFor(async () => /the tide/.test(await messageRow(page, 4).innerText()), 'the regenerated text streaming');
+    await messageRow(page, 4).getByRole('group', { name: 'Swipes' }).getByText('3/3').waitFor();
+    assert.equal(await liveRow().count(), 0, 'no row of its own: the reply gets a new version');
     llm.release();
+    await waitFor(async () => (await chatOf(page))[4].swipes === 3, 'the new version in getContext().chat');
     await messageRow(page, 4).getByText('Hold on, the tide is turning.').waitFor();
-    await liveRow().waitFor({ state: 'detached' });
     let chat = await chatOf(page);
     assert.equal(chat.length, 5);
-    assert.deepEqual({ mes: chat[4].mes, swipes: chat[4].swipes }, { mes: 'Hold on, the tide is turning.', swipes: 1 });
+    assert.deepEqual({ mes: chat[4].mes, swipes: chat[4].swipes, swipe_id: chat[4].swipe_id }, { mes: 'Hold on, the tide is turning.', swipes: 3, swipe_id: 2 });
 
     llm.next({ text: [' Then ', 'the bell ', 'rings.'], delayMs: 40, stallAt: 2 });
     await page.getByRole('button', { name: 'Reply actions' }).press('ArrowDown');

@@ -1,8 +1,8 @@
 // Hearth on a phone (390×844, touch), a tablet (820×1180, touch) and a
 // laptop (1280×800): one pane at a time on the phone with back buttons and
 // the browser's back, an avatar rail on the tablet, the three columns on the
-// laptop. A person's flows (create a character, start a chat, send, edit,
-// swipe, go back) are driven by taps, checked through window.__HEARTH__,
+// laptop. A person's flows (create a character, which opens its greeting
+// chat, send, edit, swipe, go back) are driven by taps, checked through window.__HEARTH__,
 // and each pane is audited: no horizontal scroll, accessible names on every
 // control, 44×44 px touch targets. Screenshots are artifacts, not goldens.
 import assert from 'node:assert/strict';
@@ -123,8 +123,12 @@ const chatOf = (page) => page.evaluate(() => window.__HEARTH__.getContext().chat
 
 const currentChat = (page) => page.evaluate(() => window.__HEARTH__.api.chat.current()?.chatId ?? null);
 
-/** createThroughDialog creates a character in the New character dialog, as a person would. */
-async function createThroughDialog(page, { name, description, greeting }, shot) {
+/**
+ * createThroughDialog creates a character in the New character dialog, as a
+ * person would (alternates on its Greetings tab); the dialog closes on the
+ * character's greeting chat.
+ */
+async function createThroughDialog(page, { name, description, greeting, alternates = [] }, shot) {
   await page.getByRole('button', { name: 'New character' }).tap();
   const dialog = page.getByRole('dialog', { name: 'New character' });
   await dialog.waitFor();
@@ -141,6 +145,13 @@ async function createThroughDialog(page, { name, description, greeting }, shot) 
   if (shot) {
     await settle(page);
     await screenshot(page, shot);
+  }
+  if (alternates.length > 0) {
+    await dialog.getByRole('tab', { name: /^Greetings/ }).tap();
+    for (const [i, text] of alternates.entries()) {
+      await dialog.getByRole('button', { name: 'Add a greeting' }).tap();
+      await dialog.locator(`#ce-greeting-${i + 1}`).fill(text);
+    }
   }
   await create.tap();
   await dialog.waitFor({ state: 'hidden' });
@@ -171,22 +182,35 @@ describe('on a phone (390×844): one pane at a time', () => {
     await screenshot(page, 'layout-phone-welcome');
   });
 
-  it('creates a character through the New character dialog, then shows its chats', async () => {
+  it('creates a character through the New character dialog, then lands in its greeting chat', async () => {
     avatar = await createThroughDialog(
       page,
-      { name: 'Wilhelmina Fairweather-Longbottom', description: 'A lighthouse keeper with a long name.', greeting: 'Ahoy, {{user}}! The lamp is lit.' },
+      {
+        name: 'Wilhelmina Fairweather-Longbottom',
+        description: 'A lighthouse keeper with a long name.',
+        greeting: 'Ahoy, {{user}}! The lamp is lit.',
+        alternates: ['Storm tonight, {{user}}.', 'Tea is on.'],
+      },
       'layout-phone-new-character',
     );
-    // Greetings to swipe through, as ui.test.mjs sets them.
-    await page.evaluate((a) => window.__HEARTH__.api.characters.update(a, { alternate_greetings: ['Storm tonight, {{user}}.', 'Tea is on.'] }), avatar);
-    await onlyPane(page, 'chats');
+    await onlyPane(page, 'chat');
     assert.equal(await page.evaluate(() => window.__HEARTH__.api.characters.list().then((l) => l.length)), 1);
-    await page.getByText('No chats with Wilhelmina Fairweather-Longbottom yet.', { exact: true }).waitFor();
-    await page.getByRole('button', { name: 'Back to characters' }).waitFor();
-    await audit(page, 'the empty chat list');
+    await messageRow(page, 0).getByText('Ahoy, User! The lamp is lit.').waitFor();
+    firstChat = await currentChat(page);
+    assert.ok(firstChat, 'a chat is open');
+    assert.deepEqual(
+      (await env.server.invoke('chat.list', { avatar })).map((c) => c.chatId),
+      [firstChat],
+      'the one chat made with the character',
+    );
+    await page.getByRole('button', { name: 'Back to chats' }).waitFor();
+    await audit(page, 'the greeting chat');
   });
 
-  it('goes back to the character list with the back button', async () => {
+  it('goes back to the character list with the back buttons', async () => {
+    await page.getByRole('button', { name: 'Back to chats' }).tap();
+    await onlyPane(page, 'chats');
+    await page.locator(PANES.chats).locator('[aria-current="true"]').waitFor();
     await page.getByRole('button', { name: 'Back to characters' }).tap();
     await onlyPane(page, 'characters');
     await page.getByRole('option', { name: /Wilhelmina/ }).waitFor();
@@ -194,15 +218,14 @@ describe('on a phone (390×844): one pane at a time', () => {
     await screenshot(page, 'layout-phone-characters');
   });
 
-  it('opens the character and starts a chat: the chat pane, full-width composer', async () => {
+  it('opens the character and its chat: the chat pane, full-width composer', async () => {
     await page.getByRole('option', { name: /Wilhelmina/ }).tap();
     await onlyPane(page, 'chats');
-    await page.getByRole('button', { name: 'New chat' }).tap();
+    await page.locator(PANES.chats).locator('[aria-current="true"]').tap();
     await onlyPane(page, 'chat');
     const greeting = messageRow(page, 0);
     await greeting.getByText('Ahoy, User! The lamp is lit.').waitFor();
-    firstChat = await currentChat(page);
-    assert.ok(firstChat, 'a chat is open');
+    assert.equal(await currentChat(page), firstChat);
     const composer = await page.getByRole('textbox', { name: 'Message' }).locator('xpath=ancestor::div[contains(@class,"composer")]').boundingBox();
     assert.ok(composer.width >= 390 - 20, `the composer spans the screen (${composer.width} px)`);
     assert.ok(composer.y + composer.height <= 844, 'the composer is on screen');

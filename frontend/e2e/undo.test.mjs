@@ -52,7 +52,7 @@ describe('undo and redo in the chat view', () => {
 
     await outsideText(a);
     await a.keyboard.press('Control+z');
-    await toast(a, 'Undone: edit message').waitFor();
+    await toast(a, 'Edit undone').waitFor();
     for (const [page, label] of [[a, 'A'], [b, 'B']]) {
       await messageRow(page, 1).getByText('The original words.').waitFor();
       await waitFor(async () => (await mesOf(page, 1)) === 'The original words.', `${label}'s getContext().chat to be undone`);
@@ -65,7 +65,7 @@ describe('undo and redo in the chat view', () => {
 
   it('Ctrl+Shift+Z redoes it, in both windows', async () => {
     await a.keyboard.press('Control+Shift+Z');
-    await toast(a, 'Redone: edit message').waitFor();
+    await toast(a, 'Edit redone').waitFor();
     for (const [page, label] of [[a, 'A'], [b, 'B']]) {
       await messageRow(page, 1).getByText('Edited words.').waitFor();
       await waitFor(async () => (await mesOf(page, 1)) === 'Edited words.', `${label}'s getContext().chat to be redone`);
@@ -112,7 +112,7 @@ describe('undo and redo in the chat view', () => {
       await env.server.invoke('chat.deleteMessages', chatId, 1);
       await messageRow(phone, 1).waitFor({ state: 'detached' });
       await phone.keyboard.press('Control+z');
-      await toast(phone, 'Undone: delete message').waitFor();
+      await toast(phone, 'Message restored').waitFor();
       await messageRow(phone, 1).getByText('Edited words.').waitFor();
       await screenshot(phone, 'undo-toast-phone');
       assert.deepEqual(phone.errors, [], 'uncaught errors on the phone');

@@ -6,7 +6,8 @@ import (
 )
 
 // UndoScenarios cover chat.undo and chat.redo: an editor's history over
-// the chat journal, shared by every window of the chat.
+// the chat journal, shared by every window of the chat; and
+// chat.undoStatus, what they would act on next.
 func UndoScenarios() []Scenario {
 	patched := []string{"chat_patched"}
 	withMetadata := []string{"chat_patched", "chat_metadata_updated"}
@@ -23,7 +24,9 @@ func UndoScenarios() []Scenario {
 		}
 	}
 	undo := func(e *Env) { e.Must(nil, "chat.undo", e.ChatID) }
-	var fresh map[string]any // a chat made by a Prepare (its greeting is no write)
+	// Chats made by a Prepare (a greeting is no write), one per scenario:
+	// scenarios run in parallel.
+	var fresh, freshForStatus map[string]any
 	// step checks a step's result: the new revision, the revision it acted
 	// on (the write the Prepare made last but back of the given count), and
 	// the write's method.
@@ -151,6 +154,23 @@ func UndoScenarios() []Scenario {
 		{Name: "redo options not an object", Messages: Three(), Method: "chat.redo", Args: chatArgs("x"), WantErr: "validation.invalid_argument"},
 		{Name: "undo ifRevision not an integer", Messages: Three(), Prepare: edit(1, "Edited."), Method: "chat.undo",
 			RawArgs: raw(`{"ifRevision":1.5}`), WantErr: "validation.invalid_argument"},
+		{Name: "undoStatus names the next undo and redo", Messages: Three(), Prepare: then(edit(1, "Edited."), edit(2, "Again."), undo),
+			Method: "chat.undoStatus", Args: chatArgs(), NoOp: true,
+			Check: func(t *testing.T, e *Env, out json.RawMessage) {
+				res := Decode[map[string]any](t, out)
+				Eq(t, "revision", res["revision"], e.Revision())
+				Eq(t, "undo", res["undo"], map[string]any{"revision": e.Revision() - 2, "method": "updateMessages"})
+				Eq(t, "redo", res["redo"], map[string]any{"revision": e.Revision() - 1, "method": "updateMessages"})
+			}},
+		{Name: "undoStatus of a chat without history", Method: "chat.undoStatus", NoOp: true,
+			Prepare: func(e *Env) { e.Must(&freshForStatus, "chat.create", map[string]any{"avatar": e.Avatar}) },
+			Args:    func(e *Env) []any { return []any{freshForStatus["chatId"]} },
+			Check: func(t *testing.T, e *Env, out json.RawMessage) {
+				res := Decode[map[string]any](t, out)
+				Eq(t, "status", []any{res["undo"], res["redo"]}, []any{nil, nil})
+			}},
+		{Name: "undoStatus of an unknown chat", Method: "chat.undoStatus", Args: func(e *Env) []any { return []any{"nope"} }, WantErr: "chat.not_found"},
+		{Name: "undoStatus chatId not a string", Method: "chat.undoStatus", Args: func(e *Env) []any { return []any{7} }, WantErr: "validation.invalid_argument"},
 		{Name: "undo ifRevision null (NaN)", Messages: Three(), Prepare: edit(1, "Edited."), Method: "chat.undo",
 			RawArgs: raw(`{"ifRevision":null}`), WantErr: "validation.invalid_argument"},
 	}

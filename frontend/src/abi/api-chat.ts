@@ -41,6 +41,7 @@ const CHAT_METHODS = [
   'saveJsonl',
   'undo',
   'redo',
+  'undoStatus',
   'search',
 ] as const;
 

@@ -197,6 +197,11 @@ export interface ChatApi {
    */
   undo(chatId: string, options?: { ifRevision?: number }): Promise<UndoStep>;
   redo(chatId: string, options?: { ifRevision?: number }): Promise<UndoStep>;
+  /**
+   * undoStatus says what the next undo and redo would act on (null:
+   * nothing), without changing anything: for a UI's Undo and Redo.
+   */
+  undoStatus(chatId: string): Promise<UndoStatus>;
 
   createCheckpoint(chatId: string, index: number, options?: { name?: string }): Promise<ChatSummary>;
   createBranch(chatId: string, index: number, options?: BranchOptions): Promise<ChatSummary>;
@@ -254,6 +259,19 @@ export interface SearchHit {
 export interface JsonlFile {
   fileName: string;
   text: string;
+}
+
+/** The ordinary write an undo or redo would act on: its revision and method ('deleteMessages', …). */
+export interface UndoTarget {
+  revision: number;
+  method: string;
+}
+
+/** What api.chat.undoStatus returns: the chat's revision and what the next undo and redo would act on. */
+export interface UndoStatus {
+  revision: number;
+  undo: UndoTarget | null;
+  redo: UndoTarget | null;
 }
 
 /** What api.chat.undo and api.chat.redo return: the chat revision after the step, the revision of the write it reverted or re-applied, and that write's method ('updateMessages', …). */

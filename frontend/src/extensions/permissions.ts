@@ -49,6 +49,7 @@ const rules: Record<string, MethodRule> = {
   'chat.tree': 'chat.read',
   'chat.exportJsonl': 'chat.read',
   'chat.search': 'chat.read',
+  'chat.undoStatus': 'chat.read',
   'chat.current': 'chat.read',
   'chat.loaded': 'chat.read',
   // chat.write: messages, swipes, metadata, and new chats (all undoable or additive).

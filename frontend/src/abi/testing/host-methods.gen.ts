@@ -63,6 +63,7 @@ export const HOST_METHODS = [
   'chat.swipe',
   'chat.tree',
   'chat.undo',
+  'chat.undoStatus',
   'chat.updateMessage',
   'chat.updateMessages',
   'chat.uploadMedia',

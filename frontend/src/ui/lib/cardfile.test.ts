@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
+  emptyResult,
   exportCardFile,
   failureOf,
   fromBase64,
@@ -90,7 +91,7 @@ describe('summarize', () => {
   const bad = (fileName: string, message = 'not a card', code = 'card.invalid') => ({ fileName, message, code });
 
   it('names the one card imported, its warnings folded away', () => {
-    expect(summarize({ imported: [ok('Kestrel.png')], failed: [] })).toEqual({
+    expect(summarize({ ...emptyResult(), imported: [ok('Kestrel.png')], failed: [] })).toEqual({
       kind: 'info',
       message: 'Imported “Kestrel”',
       code: null,
@@ -98,13 +99,13 @@ describe('summarize', () => {
       notes: null,
       sticky: false,
     });
-    const s = summarize({ imported: [ok('Messy.json', ['tags was a string', 'creator was a boolean'])], failed: [] });
+    const s = summarize({ ...emptyResult(), imported: [ok('Messy.json', ['tags was a string', 'creator was a boolean'])], failed: [] });
     expect(s.notes).toEqual({ summary: '2 import notes', groups: [{ label: 'Messy.json', lines: ['tags was a string', 'creator was a boolean'] }] });
     expect(s.sticky).toBe(false);
   });
 
   it('says why one file failed, with its code', () => {
-    expect(summarize({ imported: [], failed: [bad('trunc.png', 'the PNG is truncated')] })).toEqual({
+    expect(summarize({ ...emptyResult(), imported: [], failed: [bad('trunc.png', 'the PNG is truncated')] })).toEqual({
       kind: 'error',
       message: 'Could not import trunc.png: the PNG is truncated',
       code: 'card.invalid',
@@ -116,6 +117,7 @@ describe('summarize', () => {
 
   it('counts a batch and lists each failure by file name until dismissed', () => {
     const result: CardImportResult = {
+      ...emptyResult(),
       imported: [ok('a.png'), ok('b.json', ['read as Pygmalion']), ok('c.charx')],
       failed: [bad('d.png', 'the PNG is truncated'), bad('e.txt', 'none of them')],
     };
@@ -128,11 +130,25 @@ describe('summarize', () => {
     expect(s.notes).toEqual({ summary: '1 import note', groups: [{ label: 'b.json', lines: ['read as Pygmalion'] }] });
   });
 
+  it('names a replaced card, and counts replaced and skipped ones in a batch', () => {
+    const kestrel = { fileName: 'k.png', card: card('Kestrel') };
+    expect(summarize({ ...emptyResult(), replaced: [kestrel] })).toMatchObject({ kind: 'info', message: 'Replaced “Kestrel”', sticky: false });
+    expect(summarize({ ...emptyResult(), imported: [ok('a.png')], replaced: [kestrel] })).toMatchObject({
+      message: 'Imported 1 character; replaced 1 character',
+    });
+    const s = summarize({ ...emptyResult(), replaced: [kestrel, kestrel], skipped: [{ fileName: 'x.png', name: 'X' }], failed: [bad('d.png')] });
+    expect(s).toMatchObject({ kind: 'error', message: 'Replaced 2 characters; 1 file failed; skipped 1 duplicate', sticky: true });
+    expect(summarize({ ...emptyResult(), skipped: [{ fileName: 'x.png', name: 'X' }, { fileName: 'y.png', name: 'Y' }] })).toMatchObject({
+      kind: 'info',
+      message: 'Skipped 2 duplicates',
+    });
+  });
+
   it('says so when nothing made it in', () => {
-    const s = summarize({ imported: [], failed: [bad('a.png'), bad('b.png', 'too big', 'validation.invalid_argument')] });
+    const s = summarize({ ...emptyResult(), imported: [], failed: [bad('a.png'), bad('b.png', 'too big', 'validation.invalid_argument')] });
     expect(s).toMatchObject({ kind: 'error', message: 'Could not import 2 files', code: null, sticky: true });
-    expect(summarize({ imported: [ok('a.png'), ok('b.png')], failed: [] })).toMatchObject({ kind: 'info', message: 'Imported 2 characters', sticky: false });
-    expect(summarize({ imported: [ok('Messy.json')], failed: [bad('c.png')] })).toMatchObject({ kind: 'error', message: 'Imported “Messy”; 1 file failed', sticky: true });
+    expect(summarize({ ...emptyResult(), imported: [ok('a.png'), ok('b.png')], failed: [] })).toMatchObject({ kind: 'info', message: 'Imported 2 characters', sticky: false });
+    expect(summarize({ ...emptyResult(), imported: [ok('Messy.json')], failed: [bad('c.png')] })).toMatchObject({ kind: 'error', message: 'Imported “Messy”; 1 file failed', sticky: true });
   });
 });
 

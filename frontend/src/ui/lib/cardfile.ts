@@ -1,5 +1,6 @@
 // Character card files in the UI: a picked or dropped card (PNG, JSON or
-// CHARX) stored as a new character, what a batch of them came to, and a
+// CHARX) stored as a new character (or, when it matches one, replacing it:
+// stores/card-import), what a batch of them came to, and a
 // character written out as a card file. Everything goes through the public
 // api.characters calls importCard and exportCard.
 import type { Character, CharactersApi } from '../../abi/types';
@@ -34,7 +35,16 @@ export type ImportedCard = Character & { importWarnings: string[] };
 /** What importing a batch of card files came to, in the order they were read. */
 export interface CardImportResult {
   imported: { fileName: string; card: ImportedCard }[];
+  /** replaced: files that matched a character the person chose to replace (its card now the file's). */
+  replaced: { fileName: string; card: Character }[];
+  /** skipped: files that matched a character the person chose not to import (Cancel). */
+  skipped: { fileName: string; name: string }[];
   failed: { fileName: string; message: string; code: string }[];
+}
+
+/** emptyResult is a CardImportResult of nothing yet. */
+export function emptyResult(): CardImportResult {
+  return { imported: [], replaced: [], skipped: [], failed: [] };
 }
 
 /** A labelled run of lines: a file and what went wrong with it, or what was repaired. */
@@ -78,17 +88,26 @@ export function fromBase64(base64: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
+/** readCardBytes reads a picked card file, refusing one too large to send. */
+export async function readCardBytes(file: PickedCard): Promise<Uint8Array> {
+  if (file.size > MAX_CARD_BYTES) {
+    throw failure('validation.invalid_argument', `${file.name} is ${(file.size / 1048576).toFixed(1)} MB; Hearth takes card files up to 48 MB`);
+  }
+  return new Uint8Array(await file.arrayBuffer());
+}
+
 /**
  * importCardFile stores one picked card file as a new character. A file
  * too large to send is refused here; anything the host cannot read
  * rejects as the host reported it (card.invalid, details.reason).
  */
 export async function importCardFile(api: CardFiles, file: PickedCard): Promise<ImportedCard> {
-  if (file.size > MAX_CARD_BYTES) {
-    throw failure('validation.invalid_argument', `${file.name} is ${(file.size / 1048576).toFixed(1)} MB; Hearth takes card files up to 48 MB`);
-  }
-  const base64 = toBase64(new Uint8Array(await file.arrayBuffer()));
-  return api.importCard({ fileName: file.name, base64 });
+  return importCardBytes(api, file.name, await readCardBytes(file));
+}
+
+/** importCardBytes stores a card file already read as a new character. */
+export function importCardBytes(api: CardFiles, fileName: string, bytes: Uint8Array): Promise<ImportedCard> {
+  return api.importCard({ fileName, base64: toBase64(bytes) });
 }
 
 /**
@@ -106,12 +125,13 @@ const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en
 
 /**
  * summarize says what a batch of imports came to: the one card imported
- * by name, or how many made it and how many did not, each failure with
- * its file's name; the cards' import warnings folded away as notes.
+ * or replaced by name, or how many were imported, replaced, skipped and
+ * failed, each failure with its file's name; the cards' import warnings
+ * folded away as notes.
  */
 export function summarize(result: CardImportResult): ImportSummary {
-  const { imported, failed } = result;
-  const total = imported.length + failed.length;
+  const { imported, replaced, skipped, failed } = result;
+  const total = imported.length + replaced.length + skipped.length + failed.length;
   const withNotes = imported.filter((i) => i.card.importWarnings.length > 0);
   const noteCount = withNotes.reduce((n, i) => n + i.card.importWarnings.length, 0);
   const notes =
@@ -126,12 +146,19 @@ export function summarize(result: CardImportResult): ImportSummary {
     return { kind: 'error', message: `Could not import ${only.fileName}: ${only.message}`, code: only.code, groups: [], notes: null, sticky: false };
   }
   const groups = failed.map((f) => ({ label: f.fileName, lines: [f.message] }));
-  const first = imported[0];
-  const made = imported.length === 1 && first ? `“${first.card.name}”` : plural(imported.length, 'character', 'characters');
-  let message: string;
-  if (failed.length === 0) message = `Imported ${made}`;
-  else if (imported.length === 0) message = `Could not import ${plural(failed.length, 'file', 'files')}`;
-  else message = `Imported ${made}; ${plural(failed.length, 'file', 'files')} failed`;
+  /** named is the one card by name when it is the only one of its kind and of the other, else a count. */
+  const named = (list: { card: { name: string } }[], other: unknown[]) => {
+    const one = list[0];
+    return list.length === 1 && other.length === 0 && one ? `“${one.card.name}”` : plural(list.length, 'character', 'characters');
+  };
+  const done: string[] = [];
+  if (imported.length > 0) done.push(`imported ${named(imported, replaced)}`);
+  if (replaced.length > 0) done.push(`replaced ${named(replaced, imported)}`);
+  if (done.length === 0 && failed.length > 0) done.push(`could not import ${plural(failed.length, 'file', 'files')}`);
+  else if (failed.length > 0) done.push(`${plural(failed.length, 'file', 'files')} failed`);
+  if (skipped.length > 0) done.push(`skipped ${plural(skipped.length, 'duplicate', 'duplicates')}`);
+  const text = done.join('; ') || 'Nothing imported';
+  const message = text.charAt(0).toUpperCase() + text.slice(1);
   return {
     kind: failed.length > 0 ? 'error' : 'info',
     message,

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createUndoKeys, isMacPlatform, keepsNativeUndo, shortcutAction, stepLabel, stepMessage, type KeyLike, type UndoAction } from './undo-keys';
+import { createUndoKeys, createUndoSteps, isMacPlatform, keepsNativeUndo, shortcutAction, stepMessage, stepWords, type KeyLike, type StepOptions, type UndoAction } from './undo-keys';
 import type { UndoStep } from '../../abi/types';
 
 function key(init: Partial<KeyLike> & { key: string }): KeyLike & { prevented: boolean } {
@@ -59,11 +59,26 @@ describe('keepsNativeUndo', () => {
   });
 });
 
-describe('labels', () => {
-  it('names writes in words', () => {
-    expect(stepMessage('undo', { method: 'updateMessages' })).toBe('Undone: edit message');
-    expect(stepMessage('redo', { method: 'deleteSwipe' })).toBe('Redone: delete swipe');
-    expect(stepLabel('someFutureWrite')).toBe('some future write');
+describe('words', () => {
+  it('says what a step did in words, never a method name', () => {
+    expect(stepMessage('undo', { method: 'updateMessages' })).toBe('Edit undone');
+    expect(stepMessage('redo', { method: 'updateMessages' })).toBe('Edit redone');
+    expect(stepMessage('undo', { method: 'deleteMessages' })).toBe('Message restored');
+    expect(stepMessage('undo', { method: 'commitReply' })).toBe('Reply removed');
+    expect(stepMessage('redo', { method: 'commitReply' })).toBe('Reply restored');
+    expect(stepMessage('undo', { method: 'deleteSwipe' })).toBe('Reply version restored');
+    expect(stepMessage('redo', { method: 'deleteSwipe' })).toBe('Reply version deleted again');
+    expect(stepMessage('undo', { method: 'someFutureWrite' })).toBe('Change undone');
+    expect(stepMessage('undo', { method: 'toString' })).toBe('Change undone');
+  });
+  it('has sentence-case words for every write, done, undone and redone', () => {
+    for (const m of ['addMessages', 'appendMessage', 'updateMessages', 'updateMessage', 'deleteMessages', 'deleteMessage', 'commitReply', 'setMessagesHidden', 'swipe', 'addSwipe', 'deleteSwipe', 'saveMetadata', 'patch', 'revert', 'createCheckpoint', 'createBranch']) {
+      for (const phrase of Object.values(stepWords(m))) {
+        expect(phrase).toMatch(/^[A-Z][a-z]+( [a-z]+)*$/);
+        if (/[A-Z]/.test(m)) expect(phrase.toLowerCase()).not.toContain(m.toLowerCase());
+      }
+    }
+    expect(stepWords('deleteMessages').done).toBe('Message deleted');
   });
   it('knows macOS', () => {
     expect(isMacPlatform({ platform: 'MacIntel' })).toBe(true);
@@ -73,25 +88,24 @@ describe('labels', () => {
 });
 
 describe('createUndoKeys', () => {
-  function rig(chatId: string | null, step: (action: UndoAction) => Promise<UndoStep>) {
+  function rig(chatId: string | null, step: (action: UndoAction, options?: StepOptions) => Promise<UndoStep>) {
     const notices = { info: vi.fn(), error: vi.fn() };
-    const calls: [UndoAction, string][] = [];
-    const keys = createUndoKeys({
-      chatId: () => chatId,
-      step: (action, id) => {
-        calls.push([action, id]);
-        return step(action);
+    const calls: [UndoAction, string, StepOptions | undefined][] = [];
+    const steps = createUndoSteps({
+      step: (action, id, options) => {
+        calls.push([action, id, options]);
+        return step(action, options);
       },
       notices,
-      mac: false,
     });
-    return { keys, notices, calls };
+    const keys = createUndoKeys({ chatId: () => chatId, steps, mac: false });
+    return { keys, steps, notices, calls };
   }
 
   it('steps through the history in the order pressed and says what it did', async () => {
     const order: string[] = [];
     let n = 0;
-    const { keys, notices, calls } = rig('c1', async (action) => {
+    const { keys, steps, notices, calls } = rig('c1', async (action) => {
       const mine = ++n;
       await new Promise((r) => setTimeout(r, mine === 1 ? 20 : 0));
       order.push(`${action}${mine}`);
@@ -101,31 +115,31 @@ describe('createUndoKeys', () => {
     keys.onKeydown(a);
     keys.onKeydown(key({ key: 'z', ctrlKey: true }));
     keys.onKeydown(key({ key: 'y', ctrlKey: true }));
-    await keys.idle();
+    await steps.idle();
     expect(a.prevented).toBe(true);
     expect(calls).toEqual([
-      ['undo', 'c1'],
-      ['undo', 'c1'],
-      ['redo', 'c1'],
+      ['undo', 'c1', undefined],
+      ['undo', 'c1', undefined],
+      ['redo', 'c1', undefined],
     ]);
     expect(order).toEqual(['undo1', 'undo2', 'redo3']);
-    expect(notices.info.mock.calls.map((c) => c[0])).toEqual(['Undone: edit message', 'Undone: delete message', 'Redone: edit message']);
+    expect(notices.info.mock.calls.map((c) => c[0])).toEqual(['Edit undone', 'Message restored', 'Edit redone']);
   });
 
   it('leaves keys typed into the composer to the composer', async () => {
-    const { keys, calls } = rig('c1', async () => ({ revision: 1, method: 'x' }));
+    const { keys, steps, calls } = rig('c1', async () => ({ revision: 1, method: 'x' }));
     const e = key({ key: 'z', ctrlKey: true, target: { tagName: 'TEXTAREA' } });
     keys.onKeydown(e);
-    await keys.idle();
+    await steps.idle();
     expect(calls).toEqual([]);
     expect(e.prevented).toBe(false);
   });
 
   it('does nothing without an open chat', async () => {
-    const { keys, calls } = rig(null, async () => ({ revision: 1, method: 'x' }));
+    const { keys, steps, calls } = rig(null, async () => ({ revision: 1, method: 'x' }));
     const e = key({ key: 'z', ctrlKey: true });
     keys.onKeydown(e);
-    await keys.idle();
+    await steps.idle();
     expect(calls).toEqual([]);
     expect(e.prevented).toBe(false);
   });
@@ -134,17 +148,37 @@ describe('createUndoKeys', () => {
     const nothing = Object.assign(new Error('nothing to undo'), { code: 'undo.nothing' });
     const conflict = Object.assign(new Error('cannot undo revision 4'), { code: 'chat.conflict' });
     let fail: Error = nothing;
-    const { keys, notices } = rig('c1', async () => {
+    const { keys, steps, notices } = rig('c1', async () => {
       throw fail;
     });
     keys.onKeydown(key({ key: 'z', ctrlKey: true }));
-    await keys.idle();
+    await steps.idle();
     keys.onKeydown(key({ key: 'z', ctrlKey: true, shiftKey: true }));
-    await keys.idle();
+    await steps.idle();
     fail = conflict;
     keys.onKeydown(key({ key: 'z', ctrlKey: true }));
-    await keys.idle();
+    await steps.idle();
     expect(notices.info.mock.calls.map((c) => c[0])).toEqual(['Nothing to undo', 'Nothing to redo']);
     expect(notices.error).toHaveBeenCalledWith(conflict, 'Could not undo');
+  });
+});
+
+describe('createUndoSteps', () => {
+  it('passes ifRevision on, and says in words when the chat moved on since', async () => {
+    const notices = { info: vi.fn(), error: vi.fn() };
+    const seen: (StepOptions | undefined)[] = [];
+    const steps = createUndoSteps({
+      step: async (_action, _chatId, options) => {
+        seen.push(options);
+        throw Object.assign(new Error('chat is at revision 9, not 8'), { code: 'chat.conflict', details: { currentRevision: 9, expectedRevision: 8 } });
+      },
+      notices,
+    });
+    await steps.run('undo', 'c1', { ifRevision: 8 });
+    expect(seen).toEqual([{ ifRevision: 8 }]);
+    const [err, context] = notices.error.mock.calls[0]!;
+    expect(context).toBe('Could not undo');
+    expect((err as { message: string }).message).toMatch(/the chat has changed since/);
+    expect((err as { message: string }).message).not.toMatch(/revision/);
   });
 });

@@ -204,7 +204,7 @@ describe('chat view store', () => {
   });
 
   it('acts on messages by id, at their current index', async () => {
-    const { fake, store, confirm } = setup();
+    const { fake, store, confirm, toasts } = setup();
     fake.setLoaded({ chatId: 'c1', start: 5, total: 7, messages: [message('a'), message('b', { is_user: true })] });
     await store.select('c1');
 
@@ -222,6 +222,7 @@ describe('chat view store', () => {
     confirm.answer(true);
     await removing;
     expect(fake.chat.deleteMessages).toHaveBeenCalledWith('c1', 6);
+    expect(get(toasts).map((t) => [t.message, t.action?.label])).toEqual([['Message deleted', 'Undo']]);
 
     const cancelled = store.remove('a');
     confirm.answer(false);
@@ -306,5 +307,43 @@ describe('chat view store: automatic selects', () => {
     fake.emit('chat_id_changed', { chatId: 'theirs' });
     await flush();
     expect(get(store.view)).toMatchObject({ chatId: 'theirs', loading: false, total: 10 });
+  });
+
+  it('says a delete in a toast whose Undo takes back exactly that delete', async () => {
+    const { fake, store, confirm, toasts } = setup();
+    fake.setLoaded({ chatId: 'c1', start: 0, total: 2, messages: [message('a'), message('b', { swipes: ['one', 'two'], swipe_id: 1, mes: 'two' })] });
+    await store.select('c1');
+    fake.chat.deleteMessages!.mockImplementationOnce(async () => {
+      // The backend's event may come before the answer: the revision is caught either way.
+      fake.emit('message_deleted', { chatId: 'c1', revision: 7, length: 1, deleted: [{ index: 1, id: 'b' }] });
+      return [];
+    });
+    const removing = store.remove('b');
+    expect(get(confirm)?.message).toMatch(/will be deleted, with all 2 versions\. Undo brings it back\./);
+    confirm.answer(true);
+    await removing;
+    const [t] = get(toasts);
+    expect(t).toMatchObject({ kind: 'info', message: 'Message deleted', action: { label: 'Undo' } });
+    // A delete elsewhere in the chat later does not move what the Undo is for.
+    fake.emit('message_deleted', { chatId: 'c1', revision: 8, length: 0, deleted: [{ index: 0, id: 'a' }] });
+    t!.action!.run();
+    await store.history.idle();
+    expect(fake.chat.undo).toHaveBeenCalledWith('c1', { ifRevision: 7 });
+    expect(get(toasts).map((x) => x.message)).toContain('Message restored');
+  });
+
+  it('says nothing after a delete that failed or was cancelled', async () => {
+    const { fake, store, confirm, toasts } = setup();
+    fake.setLoaded({ chatId: 'c1', start: 0, total: 1, messages: [message('a')] });
+    await store.select('c1');
+    fake.chat.deleteMessages!.mockRejectedValueOnce(Object.assign(new Error('nope'), { code: 'chat.conflict' }));
+    const failing = store.remove('a');
+    confirm.answer(true);
+    await failing;
+    expect(get(toasts).map((t) => [t.kind, t.action])).toEqual([['error', null]]);
+    const cancelled = store.remove('a');
+    confirm.answer(false);
+    await cancelled;
+    expect(get(toasts)).toHaveLength(1);
   });
 });

@@ -4,6 +4,8 @@
 import { get, writable, type Readable, type Writable } from 'svelte/store';
 import type { HearthAbi, MediaRef, StMessage } from '../../abi/types';
 import { eventType, listen, MESSAGE_EVENTS } from '../lib/events';
+import { stepWords } from '../lib/undo-keys';
+import { createChatHistory, type ChatHistory } from './chat-history';
 import type { ConfirmStore } from './confirm';
 import type { ToastStore } from './toasts';
 
@@ -25,6 +27,8 @@ export interface ChatViewStore {
   view: Readable<ChatView>;
   /** The id of the message being edited inline, if any. */
   editing: Writable<string | null>;
+  /** history is the open chat's undo and redo (its status, the steps, the Undo toasts). */
+  history: ChatHistory;
   /**
    * select opens chatId (null closes the chat). automatic marks a choice the
    * UI makes on its own (restoring the last chat): it yields to a chat a
@@ -35,6 +39,7 @@ export interface ChatViewStore {
   /** send adds the user's message, with attachments (uploaded with api.chat.uploadMedia) in extra.media / extra.files. */
   send(text: string, attachments?: readonly MediaRef[]): Promise<boolean>;
   saveEdit(messageId: string, text: string): Promise<boolean>;
+  /** remove deletes a message once confirmed, then says so in a toast with Undo. */
   remove(messageId: string): Promise<void>;
   setExcluded(messageId: string, excluded: boolean): Promise<void>;
   setHidden(messageId: string, hidden: boolean): Promise<void>;
@@ -65,6 +70,7 @@ const SUPERSEDED = 'chat.select_superseded';
 export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confirm: ConfirmStore): ChatViewStore {
   const view = writable<ChatView>(EMPTY);
   const editing = writable<string | null>(null);
+  const history = createChatHistory({ hearth, toasts, view });
   let version = 0;
   let selectSeq = 0;
   /** New messages whose render event is due once their row is in the DOM (id → MESSAGE_RECEIVED type). */
@@ -210,6 +216,7 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
   return {
     view,
     editing,
+    history,
     select,
     async send(text, attachments = []) {
       const chatId = current().chatId;
@@ -238,16 +245,24 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
       const first = locate(messageId);
       if (!first) return;
       const preview = first.message.mes.length > 120 ? `${first.message.mes.slice(0, 120)}…` : first.message.mes;
+      const versions = Array.isArray(first.message.swipes) ? first.message.swipes.length : 1;
       const ok = await confirm.ask({
         title: 'Delete message?',
-        message: `Message #${first.index} from ${first.message.name} will be deleted with all its swipes.\n\n${preview}`,
+        message: `Message #${first.index} from ${first.message.name} will be deleted${versions > 1 ? `, with all ${versions} versions` : ''}. Undo brings it back.\n\n${preview}`,
         confirmLabel: 'Delete',
         danger: true,
       });
       if (!ok) return;
       const at = locate(messageId); // indexes may have moved while the dialog was open
       if (!at) return;
-      await run('Could not delete the message', () => hearth.api.chat.deleteMessages(at.chatId, at.index));
+      const write = history.watch(at.chatId, ['MESSAGE_DELETED'], (p) =>
+        Array.isArray(p.deleted) ? p.deleted.some((d) => (d as { id?: unknown } | null)?.id === messageId) : false,
+      );
+      if (await run('Could not delete the message', () => hearth.api.chat.deleteMessages(at.chatId, at.index))) {
+        history.offer(stepWords('deleteMessages').done, at.chatId, write);
+      } else {
+        write.stop();
+      }
     },
     async setExcluded(messageId, excluded) {
       const at = locate(messageId);
@@ -346,10 +361,12 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
           refresh();
         }
       });
+      const offHistory = history.start();
       return () => {
         offMessages();
         offProgress();
         offLifecycle();
+        offHistory();
         if (loadTimer !== null) clearTimeout(loadTimer);
       };
     },

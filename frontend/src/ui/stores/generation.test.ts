@@ -247,19 +247,20 @@ describe('generation store', () => {
     expect(get(gen.running)).toMatchObject({ generationId: 'x-3', type: 'normal', joined: true });
   });
 
-  it('regenerate replaces the last reply; continue and swipe write into it; impersonate fills the composer', async () => {
+  it('regenerate writes a new swipe of the last reply; continue and swipe write into it; impersonate fills the composer', async () => {
     const { fake, gen, replace } = await setup([message('m0', { is_user: true }), message('m1')]);
     await gen.regenerate();
-    expect(get(gen.display)).toEqual({ mode: 'row', replaces: 'm1' });
+    expect(fake.generate.start).toHaveBeenLastCalledWith({ chatId: 'c1', type: 'swipe' });
+    expect(get(gen.display)).toEqual({ mode: 'inplace', targetId: 'm1', type: 'swipe' });
     await flush();
-    fake.emit('generation_ended', { chatId: 'c1', generationId: 'g-1', index: 1, swipeId: 0 });
-    await replace(1, reply('m9', 'g-1'), 'message_received');
+    fake.emit('generation_ended', { chatId: 'c1', generationId: 'g-1', index: 1, swipeId: 1 });
+    await replace(1, reply('m9', 'g-1', { swipes: ['a', 'b'], swipe_id: 1 }), 'message_swiped');
     expect(get(gen.running)).toBeNull();
 
     await gen.swipeRight();
     expect(fake.generate.start).toHaveBeenLastCalledWith({ chatId: 'c1', type: 'swipe' });
     await flush();
-    await replace(1, reply('m9', 'g-2', { swipes: ['a', 'b'], swipe_id: 1 }), 'message_swiped');
+    await replace(1, reply('m9', 'g-2', { swipes: ['a', 'b', 'c'], swipe_id: 2 }), 'message_swiped');
     expect(get(gen.running)).toBeNull();
 
     await gen.continue();
@@ -275,6 +276,29 @@ describe('generation store', () => {
     expect(await text).toBe('I say hello.');
     expect(fake.generate.run).toHaveBeenCalledWith({ chatId: 'c1', type: 'impersonate' });
     expect(get(gen.running)).toBeNull();
+  });
+
+  it('regenerate after anything but a reply of the character simply writes the reply', async () => {
+    for (const last of [
+      message('u', { is_user: true, name: 'Me' }),
+      message('x', { is_system: true }),
+      message('n', { extra: { type: 'narrator' } }),
+    ]) {
+      const { fake, gen } = await setup([message('m0'), last]);
+      expect(await gen.regenerate()).toBe(true);
+      expect(fake.generate.start).toHaveBeenCalledWith({ chatId: 'c1', type: 'normal' });
+      expect(get(gen.display)).toEqual({ mode: 'row', replaces: null });
+    }
+  });
+
+  it('a script’s regenerate stands in for the reply it replaces, never for the user’s message', async () => {
+    const { fake, gen } = await setup([message('m0'), message('m1', { is_user: true })]);
+    fake.emit('generation_started', { chatId: 'c1', generationId: 'x-1', type: 'regenerate' });
+    expect(get(gen.display)).toEqual({ mode: 'row', replaces: null });
+
+    const other = await setup([message('m0', { is_user: true }), message('m1')]);
+    other.fake.emit('generation_started', { chatId: 'c1', generationId: 'x-2', type: 'regenerate' });
+    expect(get(other.gen.display)).toEqual({ mode: 'row', replaces: 'm1' });
   });
 
   it('impersonate reports its failure once, from run', async () => {

@@ -96,6 +96,11 @@ export interface GenerationStore {
    */
   send(text: string, attachments?: readonly MediaRef[]): Promise<boolean>;
   stop(): Promise<void>;
+  /**
+   * regenerate writes a new version of the character's last reply as its
+   * next swipe (the earlier versions stay), or, when the last message is
+   * not such a reply, the character's reply.
+   */
   regenerate(): Promise<boolean>;
   continue(): Promise<boolean>;
   /** swipeRight asks for a new swipe of the last reply. */
@@ -207,6 +212,15 @@ export function authorNoteProblem(n: AuthorNote): string | null {
   return null;
 }
 
+/**
+ * isReply says whether m is a reply of the character a new swipe can be
+ * written for: not the user's, not left out of the prompt, not a
+ * narrator's note.
+ */
+export function isReply(m: Readonly<StMessage> | undefined): boolean {
+  return m !== undefined && !m.is_user && !m.is_system && m.extra?.type !== 'narrator';
+}
+
 function hearthGenerationId(m: Readonly<StMessage> | undefined): string | null {
   const h = (m?.extra as { hearth?: { generationId?: unknown } } | undefined)?.hearth;
   return typeof h?.generationId === 'string' ? h.generationId : null;
@@ -262,11 +276,18 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
     live.set(EMPTY_LIVE);
   }
 
-  /** targetFor is the message a swipe, regenerate or continue writes into: the chat's last. */
+  /**
+   * targetFor is the message a swipe, regenerate or continue writes into:
+   * the chat's last. A regenerate (a script's: the UI's Regenerate is a
+   * swipe) replaces only a reply of the character; after anything else the
+   * backend writes a new message, so no row stands aside for it.
+   */
   function targetFor(t: GenerationType | null): string | null {
     if (t !== 'swipe' && t !== 'regenerate' && t !== 'continue') return null;
     const msgs = messages();
-    return msgs[msgs.length - 1]?.id ?? null;
+    const last = msgs[msgs.length - 1];
+    if (t === 'regenerate' && (last?.is_user || last?.is_system)) return null;
+    return last?.id ?? null;
   }
 
   /** committed says whether the running generation's message is in the chat view. */
@@ -472,7 +493,11 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
       }
       await stopId(r.generationId);
     },
-    regenerate: () => begin('regenerate'),
+    // Regenerate keeps what it replaces: a new swipe of the character's last
+    // reply (‹ brings the earlier ones back), or after anything else simply
+    // a reply. generate.start's own 'regenerate' (SillyTavern's, which
+    // drops the reply and all its swipes) stays for scripts.
+    regenerate: () => begin(isReply(lastMessage()) ? 'swipe' : 'normal'),
     continue: () => begin('continue'),
     swipeRight: () => begin('swipe'),
     async impersonate() {

@@ -2,7 +2,7 @@
 import { writable, type Readable } from 'svelte/store';
 import { describeError } from '../lib/errors';
 
-/** ToastAction is a button on a toast that leads to the fix (say, "Open Connections"); using it dismisses the toast. */
+/** ToastAction is a button on a toast that leads to the fix (say, "Open Connections") or takes back what it tells (Undo); using it dismisses the toast. */
 export interface ToastAction {
   label: string;
   run: () => void;
@@ -34,7 +34,8 @@ export interface Toast {
 export type ToastInput = Pick<Toast, 'kind' | 'message'> & Partial<Omit<Toast, 'id' | 'kind' | 'message'>>;
 
 export interface ToastStore extends Readable<Toast[]> {
-  info(message: string): void;
+  /** info shows a notice; action is a button under it (the Undo of what the notice tells). */
+  info(message: string, action?: ToastAction): void;
   /** error shows a failure; context ("Could not delete the chat") goes first; action leads to the fix. */
   error(err: unknown, context?: string, action?: ToastAction): void;
   /** show shows a toast with whatever it carries; it returns the toast's id. */
@@ -84,7 +85,7 @@ export function createToasts(lifetimeMs = 7000, max = 5): ToastStore {
 
   return {
     subscribe,
-    info: (message) => void push({ kind: 'info', message }),
+    info: (message, action) => void push({ kind: 'info', message, action: action ?? null }),
     error(err, context, action) {
       const f = describeError(err);
       push({ kind: 'error', message: context ? `${context}: ${f.message}` : f.message, code: f.code, action: action ?? null });
