@@ -176,9 +176,9 @@ func open(ctx context.Context, dataDir string, access library.Access, safeMode b
 		db.Close()
 		return nil, err
 	}
-	a.Library = library.New(library.Deps{DB: db, Bus: bus, Characters: a.Characters, Chats: a.Chats,
-		WorldInfo: a.WorldInfo, Personas: a.Personas, Presets: a.Presets, Access: access, Now: now})
 	a.Extensions = extensions.New(db, bus, extensions.Options{Dir: filepath.Join(dataDir, "extensions"), Now: now, ReadPath: access.ReadRoot, SafeMode: safeMode})
+	a.Library = library.New(library.Deps{DB: db, Bus: bus, Characters: a.Characters, Chats: a.Chats,
+		WorldInfo: a.WorldInfo, Personas: a.Personas, Presets: a.Presets, Extensions: a.Extensions, Access: access, Now: now})
 	a.idle = newIdleReleaser(idleRelease, func() { a.ReleaseMemory(context.Background()) })
 	a.Router = host.New(host.Services{Chats: a.Chats, Search: a.Search, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,
 		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Skills: a.Skills, Bus: bus,

@@ -14,7 +14,7 @@ import (
 	"hearth/backend/extensions"
 )
 
-const extUsage = "ext list | ext install PATH|URL|FILE.zip [--enable] | ext enable|disable|update ID | ext remove [--clean] ID"
+const extUsage = "ext list | ext install PATH|URL|FILE.zip [--enable] | ext enable|disable|update|report ID | ext remove [--clean] ID"
 
 // parseInterspersed parses flags that may come before, between or after
 // the positional arguments, and returns those.
@@ -53,7 +53,7 @@ func (p *Program) runExt(ctx context.Context, g *globals, args []string) error {
 	switch sub {
 	case "list":
 		want = 0
-	case "install", "enable", "disable", "update", "remove":
+	case "install", "enable", "disable", "update", "remove", "report":
 	default:
 		return usageError{msg: fmt.Sprintf("unknown subcommand %q: hearth %s", sub, extUsage)}
 	}
@@ -88,6 +88,13 @@ func (p *Program) runExt(ctx context.Context, g *globals, args []string) error {
 			e, err = svc.Disable(ctx, rest[0])
 		case "update":
 			e, err = svc.Update(ctx, rest[0])
+		case "report":
+			r, err := svc.CompatReport(ctx, rest[0])
+			if err != nil {
+				return err
+			}
+			printReport(p, r)
+			return nil
 		case "remove":
 			if err := svc.Remove(ctx, rest[0], extensions.RemoveOptions{Clean: *clean}); err != nil {
 				return err
@@ -139,13 +146,13 @@ func printExtensions(p *Program, list []extensions.Entry) {
 		return
 	}
 	w := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tSTATUS\tMODE\tVERSION\tNAME\tGRANTED")
+	fmt.Fprintln(w, "ID\tSTATUS\tMODE\tVERSION\tNAME\tGRANTED\tCOMPAT")
 	for _, e := range list {
 		status := e.Status
 		if e.Error != "" {
 			status += " (" + e.Error + ")"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, status, e.Mode, e.Version, e.DisplayName, strings.Join(e.Granted, ","))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, status, e.Mode, e.Version, e.DisplayName, strings.Join(e.Granted, ","), compatWords(e.Compat))
 	}
 	w.Flush()
 }

@@ -18,6 +18,10 @@ func TestExtCommands(t *testing.T) {
 	os.MkdirAll(src, 0o755)
 	os.WriteFile(filepath.Join(src, "manifest.json"), []byte(`{"display_name":"Mood","js":"index.js","version":"1.0"}`), 0o644)
 	os.WriteFile(filepath.Join(src, "index.js"), []byte("export {}"), 0o644)
+	broken := filepath.Join(t.TempDir(), "broken")
+	os.MkdirAll(broken, 0o755)
+	os.WriteFile(filepath.Join(broken, "manifest.json"), []byte(`{"js":"index.js"}`), 0o644)
+	os.WriteFile(filepath.Join(broken, "index.js"), []byte(`import { oai_settings } from '../../../openai.js'; $('#send_but');`), 0o644)
 	zipPath := filepath.Join(t.TempDir(), "notes.zip")
 	f, _ := os.Create(zipPath)
 	w := zip.NewWriter(f)
@@ -40,6 +44,12 @@ func TestExtCommands(t *testing.T) {
 		{[]string{"ext", "disable", "Mood-Ext"}, 0, "disabled"},
 		{[]string{"ext", "enable", "mood-ext"}, 0, "active"},
 		{[]string{"ext", "update", "Mood-Ext"}, 0, "Mood"},
+		{[]string{"ext", "list"}, 0, "works"},
+		{[]string{"ext", "report", "Mood-Ext"}, 0, "Verdict: works (0 not provided"},
+		{[]string{"ext", "install", broken}, 0, "wont_load (2)"},
+		{[]string{"ext", "report", "broken"}, 0, "module    /scripts/openai.js: not provided by Hearth; the extension cannot load\n  element   #send_but"},
+		{[]string{"ext", "report", "nobody"}, 1, "extension.not_found"},
+		{[]string{"ext", "report"}, 2, "takes 1 argument"},
 		{[]string{"ext", "update", "notes"}, 1, "extension.not_updatable"},
 		{[]string{"ext", "remove", "--clean", "notes"}, 0, "Removed notes"},
 		{[]string{"ext", "list"}, 0, "Mood-Ext"},

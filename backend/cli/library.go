@@ -149,6 +149,9 @@ func countsLine(c library.Counts, messages int) string {
 // alone and why, what failed and why.
 func printImport(w io.Writer, sum library.Summary) {
 	fmt.Fprintf(w, "Imported from %s:\n  %s\n", sum.Folder, countsLine(sum.Imported, sum.Messages))
+	if n := sum.Imported.Extensions; n > 0 {
+		fmt.Fprintf(w, "  %d %s, turned off: turn one on with hearth ext enable ID (hearth ext list names them)\n", n, plural(n, "extension", "extensions"))
+	}
 	if len(sum.Skipped) > 0 {
 		fmt.Fprintf(w, "Skipped %d:\n", len(sum.Skipped))
 		for _, s := range sum.Skipped {
@@ -156,6 +159,13 @@ func printImport(w io.Writer, sum library.Summary) {
 		}
 	}
 	printFailed(w, sum.Failed)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func printFailed(w io.Writer, failed []library.Failed) {

@@ -23,7 +23,7 @@ func TestImportExportST(t *testing.T) {
 		t.Fatalf("import: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"Imported from " + fixture, "10 characters, 4 chats (11 messages), 5 lorebooks, 3 personas, 2 presets, 2 group files",
-		"Skipped", "chat chats/Nobody/orphan.jsonl: no character card"} {
+		"1 extension, turned off: turn one on with hearth ext enable ID", "Skipped", "chat chats/Nobody/orphan.jsonl: no character card"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("import output lacks %q:\n%s", want, stdout)
 		}

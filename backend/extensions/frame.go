@@ -30,3 +30,19 @@ func (s *Service) FrameFiles(ctx context.Context, id string) (extframe.Files, er
 	}
 	return f, nil
 }
+
+// PageDir returns the folder a page-tier extension's files are served
+// from (extframe.PagePathPrefix+id+"/…"): only for an installed page
+// extension that is active now, named exactly as installed. Anything else
+// is extension.not_found, so a disabled or failed package serves nothing,
+// and nothing is served in safe mode.
+func (s *Service) PageDir(ctx context.Context, id string) (string, error) {
+	e, err := s.Get(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if e.ID != id || e.Mode != ModePage || e.Status != StatusActive {
+		return "", notFound(id)
+	}
+	return filepath.Join(s.dir, e.ID), nil
+}

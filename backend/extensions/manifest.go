@@ -46,7 +46,10 @@ type Manifest struct {
 	LoadingOrder int
 	JS           string
 	CSS          string
-	Dependencies []string
+	// MinimumClientVersion is minimum_client_version: the SillyTavern
+	// version the extension needs at least.
+	MinimumClientVersion string
+	Dependencies         []string
 	// Hearth is the "hearth" block; its zero value when there is none
 	// (a SillyTavern extension: the page tier).
 	Hearth Hearth
@@ -95,6 +98,7 @@ func ReadManifest(raw []byte) (*Manifest, error) {
 	text("homePage", &m.HomePage)
 	text("js", &m.JS)
 	text("css", &m.CSS)
+	text("minimum_client_version", &m.MinimumClientVersion)
 	if err != nil {
 		return nil, err
 	}

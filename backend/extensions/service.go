@@ -16,6 +16,7 @@ import (
 
 	"hearth/backend/apperr"
 	"hearth/backend/events"
+	"hearth/backend/extensions/stcompat"
 	"hearth/backend/store"
 )
 
@@ -84,28 +85,38 @@ type SourceInfo struct {
 
 // Entry is one installed extension as api.extensions.list() shows it.
 type Entry struct {
-	ID           string          `json:"id"`
-	DisplayName  string          `json:"displayName"`
-	Version      string          `json:"version"`
-	Author       string          `json:"author"`
-	Mode         string          `json:"mode"`
-	Enabled      bool            `json:"enabled"`
-	Permissions  []string        `json:"permissions"`
-	Granted      []string        `json:"granted"`
-	Status       string          `json:"status"`
-	Error        string          `json:"error,omitempty"`
-	LoadingOrder int             `json:"loadingOrder"`
-	Dependencies []string        `json:"dependencies"`
-	JS           string          `json:"js,omitempty"`
-	CSS          string          `json:"css,omitempty"`
-	Entry        string          `json:"entry,omitempty"`
-	Network      []string        `json:"network"`
-	Panel        json.RawMessage `json:"panel,omitempty"`
-	Source       SourceInfo      `json:"source"`
-	InstalledAt  int64           `json:"installedAt"`
-	UpdatedAt    int64           `json:"updatedAt"`
+	ID           string   `json:"id"`
+	DisplayName  string   `json:"displayName"`
+	Version      string   `json:"version"`
+	Author       string   `json:"author"`
+	Mode         string   `json:"mode"`
+	Enabled      bool     `json:"enabled"`
+	Permissions  []string `json:"permissions"`
+	Granted      []string `json:"granted"`
+	Status       string   `json:"status"`
+	Error        string   `json:"error,omitempty"`
+	LoadingOrder int      `json:"loadingOrder"`
+	Dependencies []string `json:"dependencies"`
+	// MinimumClientVersion is the manifest's minimum_client_version; an
+	// extension needing a later SillyTavern than stcompat's is blocked.
+	MinimumClientVersion string          `json:"minimumClientVersion,omitempty"`
+	JS                   string          `json:"js,omitempty"`
+	CSS                  string          `json:"css,omitempty"`
+	Entry                string          `json:"entry,omitempty"`
+	Network              []string        `json:"network"`
+	Panel                json.RawMessage `json:"panel,omitempty"`
+	Source               SourceInfo      `json:"source"`
+	InstalledAt          int64           `json:"installedAt"`
+	UpdatedAt            int64           `json:"updatedAt"`
+	// Compat is a page extension's compatibility in short: its verdict
+	// and how many things it uses Hearth lacks (CompatReport has the
+	// whole report). Absent for a sandboxed extension, and for one not
+	// scanned yet (installed before reports existed).
+	Compat *stcompat.Summary `json:"compat,omitempty"`
 
 	lastError string
+	usage     string // the stored stcompat.Usage, "" when none
+	manifest  *Manifest
 }
 
 // declared is what the manifest asks for: none in the page tier, which
@@ -117,15 +128,15 @@ func declared(m *Manifest) []string {
 	return append([]string{}, m.Hearth.Permissions...)
 }
 
-const columns = `id, source_kind, source, manifest, mode, enabled, granted, installed_at, updated_at, last_error`
+const columns = `id, source_kind, source, manifest, mode, enabled, granted, installed_at, updated_at, last_error, compat`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanEntry(r scanner) (*Entry, *Manifest, error) {
 	var e Entry
 	var manifest, granted string
-	var lastErr sql.NullString
-	if err := r.Scan(&e.ID, &e.Source.Kind, &e.Source.Value, &manifest, &e.Mode, &e.Enabled, &granted, &e.InstalledAt, &e.UpdatedAt, &lastErr); err != nil {
+	var lastErr, usage sql.NullString
+	if err := r.Scan(&e.ID, &e.Source.Kind, &e.Source.Value, &manifest, &e.Mode, &e.Enabled, &granted, &e.InstalledAt, &e.UpdatedAt, &lastErr, &usage); err != nil {
 		return nil, nil, err
 	}
 	m, err := ReadManifest([]byte(manifest))
@@ -142,9 +153,10 @@ func scanEntry(r scanner) (*Entry, *Manifest, error) {
 	e.Permissions = declared(m)
 	e.LoadingOrder, e.JS, e.CSS, e.Entry = m.LoadingOrder, m.JS, m.CSS, m.Hearth.Entry
 	e.Dependencies = append([]string{}, m.Dependencies...)
+	e.MinimumClientVersion = m.MinimumClientVersion
 	e.Network = append([]string{}, m.Hearth.Network...)
 	e.Panel = m.Hearth.Panel
-	e.lastError = lastErr.String
+	e.lastError, e.usage, e.manifest = lastErr.String, usage.String, m
 	return &e, m, nil
 }
 
@@ -168,6 +180,9 @@ func (s *Service) List(ctx context.Context) ([]Entry, error) {
 		return nil, fmt.Errorf("list extensions: %w", err)
 	}
 	settleStatus(out)
+	if err := summarize(out); err != nil {
+		return nil, err
+	}
 	if err := s.applySafeMode(ctx, out); err != nil {
 		return nil, err
 	}
@@ -185,7 +200,8 @@ func (s *Service) List(ctx context.Context) ([]Entry, error) {
 }
 
 // settleStatus sets each entry's status: disabled when off, failed with
-// its last error, blocked while a dependency is missing, off or blocked
+// its last error, blocked when it needs a later SillyTavern than Hearth
+// is compatible with, or while a dependency is missing, off or blocked
 // itself (until nothing changes, so chains and cycles settle), else
 // active.
 func settleStatus(list []Entry) {
@@ -198,6 +214,10 @@ func settleStatus(list []Entry) {
 			e.Status = StatusDisabled
 		case e.lastError != "":
 			e.Status, e.Error = StatusFailed, e.lastError
+		case e.MinimumClientVersion != "" && stcompat.CompareVersions(e.MinimumClientVersion, stcompat.Level()) > 0:
+			e.Status = StatusBlocked
+			e.Error = fmt.Sprintf("needs SillyTavern %s or later; Hearth runs extensions written for SillyTavern %s",
+				e.MinimumClientVersion, stcompat.Level())
 		default:
 			e.Status = StatusActive
 		}
@@ -272,6 +292,10 @@ func (s *Service) Install(ctx context.Context, src Source, opts InstallOptions) 
 			return nil, badManifest("hearth.id", "the package's name %q gives no usable id; set hearth.id", st.name)
 		}
 	}
+	usage, err := scanPackage(st.pkg, id, st.manifest)
+	if err != nil {
+		return nil, err
+	}
 	now := s.now().UnixMilli()
 	target := filepath.Join(s.dir, id)
 	moved := false
@@ -286,8 +310,8 @@ func (s *Service) Install(ctx context.Context, src Source, opts InstallOptions) 
 			return fmt.Errorf("install extension: %w", err)
 		}
 		granted, _ := json.Marshal(declared(st.manifest))
-		if _, err := tx.ExecContext(ctx, `INSERT INTO extensions (`+columns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
-			id, st.kind, st.value, string(st.manifest.Raw), st.manifest.Hearth.Mode, opts.Enable, string(granted), now, now); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO extensions (`+columns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
+			id, st.kind, st.value, string(st.manifest.Raw), st.manifest.Hearth.Mode, opts.Enable, string(granted), now, now, nullable(usage)); err != nil {
 			return fmt.Errorf("install extension: %w", err)
 		}
 		// A folder with no row is what a crash between rename and
@@ -355,6 +379,10 @@ func (s *Service) Update(ctx context.Context, id string) (*Entry, error) {
 	if h := st.manifest.Hearth.ID; h != "" && !strings.EqualFold(h, cur.ID) {
 		return nil, badManifest("hearth.id", "is %q now; it was installed as %q", h, cur.ID)
 	}
+	usage, err := scanPackage(st.pkg, cur.ID, st.manifest)
+	if err != nil {
+		return nil, err
+	}
 	target := filepath.Join(s.dir, cur.ID)
 	old := filepath.Join(st.dir, "old")
 	swapped := false
@@ -371,8 +399,8 @@ func (s *Service) Update(ctx context.Context, id string) (*Entry, error) {
 			}
 		}
 		granted, _ := json.Marshal(keep)
-		if _, err := tx.ExecContext(ctx, `UPDATE extensions SET manifest = ?, mode = ?, granted = ?, updated_at = ?, last_error = NULL WHERE id = ?`,
-			string(st.manifest.Raw), st.manifest.Hearth.Mode, string(granted), s.now().UnixMilli(), e.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE extensions SET manifest = ?, mode = ?, granted = ?, updated_at = ?, last_error = NULL, compat = ? WHERE id = ?`,
+			string(st.manifest.Raw), st.manifest.Hearth.Mode, string(granted), s.now().UnixMilli(), nullable(usage), e.ID); err != nil {
 			return fmt.Errorf("update extension: %w", err)
 		}
 		if err := os.Rename(target, old); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -240,6 +240,8 @@ func TestListOrderAndBlocked(t *testing.T) {
 	install("uses-base", `{"js":"index.js","display_name":"A user","loading_order":"1","dependencies":["base"]}`, true)
 	install("uses-user", `{"js":"index.js","display_name":"Z","loading_order":1,"dependencies":["uses-base"]}`, true)
 	install("ghost", `{"js":"index.js","display_name":"B","dependencies":["nowhere"]}`, true)
+	install("future", `{"js":"index.js","display_name":"C","minimum_client_version":"99.0.0"}`, true)
+	install("past", `{"js":"index.js","display_name":"D","minimum_client_version":"1.12.0"}`, true)
 	list, err := e.svc.List(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -248,17 +250,20 @@ func TestListOrderAndBlocked(t *testing.T) {
 	for _, x := range list {
 		got = append(got, x.ID+":"+x.Status)
 	}
-	want := []string{"ghost:blocked", "uses-base:blocked", "uses-user:blocked", "base:disabled"}
+	want := []string{"ghost:blocked", "future:blocked", "past:active", "uses-base:blocked", "uses-user:blocked", "base:disabled"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("list %v, want %v", got, want)
 	}
-	if !strings.Contains(list[1].Error, `"base"`) || !strings.Contains(list[0].Error, "not installed") {
-		t.Errorf("reasons %q, %q", list[0].Error, list[1].Error)
+	if !strings.Contains(list[3].Error, `"base"`) || !strings.Contains(list[0].Error, "not installed") {
+		t.Errorf("reasons %q, %q", list[0].Error, list[3].Error)
+	}
+	if want := "needs SillyTavern 99.0.0 or later; Hearth runs extensions written for SillyTavern 1.18.0"; list[1].Error != want || list[1].MinimumClientVersion != "99.0.0" {
+		t.Errorf("future: %q %q", list[1].Error, list[1].MinimumClientVersion)
 	}
 	e.svc.Enable(ctx, "base")
 	list, _ = e.svc.List(ctx)
 	for _, x := range list {
-		if x.ID != "ghost" && x.Status != StatusActive {
+		if x.ID != "ghost" && x.ID != "future" && x.Status != StatusActive {
 			t.Errorf("%s is %s after its dependency was enabled", x.ID, x.Status)
 		}
 	}

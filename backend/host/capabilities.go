@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"hearth/backend/events"
+	"hearth/backend/extensions/stcompat"
 )
 
 // ABIVersion is the window.__HEARTH__ contract version this host serves.
@@ -18,6 +19,9 @@ type Capabilities struct {
 	Methods    []string          `json:"methods"`
 	Features   []string          `json:"features"`
 	EventTypes map[string]string `json:"eventTypes"`
+	// STCompat is the SillyTavern version the page tier's compat modules
+	// follow, which a manifest's minimum_client_version is compared with.
+	STCompat string `json:"stCompat"`
 }
 
 // registerHost adds the host's self-description methods.
@@ -37,6 +41,7 @@ func registerHost(r *Router) {
 			Features: []string{"chat.revision", "chat.patch", "chat.journal", "chat.spindle", "chat.branches", "chat.search", "chat.jsonl", "chat.undo", "state.chat", "state.floor", "state.character",
 				"chat.media", "personas", "presets", "presets.st_import", "generate", "generate.dry_run", "generate.extension_prompts", "agent", "characters.cards", "worldinfo", "library"},
 			EventTypes: events.TypeNames,
+			STCompat:   stcompat.Level(),
 		}, nil
 	})
 }

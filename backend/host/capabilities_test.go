@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"hearth/backend/app"
+	"hearth/backend/extensions/stcompat"
 )
 
 func TestCapabilitiesListEveryNamespace(t *testing.T) {
@@ -24,6 +25,7 @@ func TestCapabilitiesListEveryNamespace(t *testing.T) {
 		Namespaces map[string]int    `json:"namespaces"`
 		Methods    []string          `json:"methods"`
 		EventTypes map[string]string `json:"eventTypes"`
+		STCompat   string            `json:"stCompat"`
 	}
 	if err := json.Unmarshal(out, &c); err != nil {
 		t.Fatal(err)
@@ -33,6 +35,9 @@ func TestCapabilitiesListEveryNamespace(t *testing.T) {
 	}
 	if c.EventTypes["CHAT_CHANGED"] != "chat_id_changed" || len(c.Methods) < 25 {
 		t.Errorf("eventTypes/methods incomplete: %d methods", len(c.Methods))
+	}
+	if c.STCompat == "" || c.STCompat != stcompat.Level() {
+		t.Errorf("stCompat %q", c.STCompat)
 	}
 }
 

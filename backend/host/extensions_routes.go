@@ -79,6 +79,9 @@ func registerExtensions(r *Router, svc *extensions.Service) {
 		}
 		return svc.Revoke(ctx, id, perms)
 	}))
+	r.Register("extensions.compatReport", withID(func(ctx context.Context, id string, _ Args) (any, error) {
+		return svc.CompatReport(ctx, id)
+	}))
 	r.Register("extensions.reportFailure", withID(func(ctx context.Context, id string, a Args) (any, error) {
 		reason, err := a.String(1, "error")
 		if err != nil {

@@ -212,3 +212,81 @@ func TestExtensionsSafeModeRoutes(t *testing.T) {
 		t.Errorf("events\n%s\nwant\n%s", strings.Join(payloads, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestExtensionsCompatReportRoute: a page extension's entry carries its
+// verdict in short and compatReport the whole report; a sandboxed
+// extension and an unknown id are refused, with no event.
+func TestExtensionsCompatReportRoute(t *testing.T) {
+	t.Parallel()
+	e := apptest.NewEnv(t, nil)
+	page := filepath.Join(t.TempDir(), "st-tracker")
+	os.MkdirAll(page, 0o755)
+	os.WriteFile(filepath.Join(page, "manifest.json"), []byte(`{"display_name":"Tracker","js":"index.js"}`), 0o644)
+	os.WriteFile(filepath.Join(page, "index.js"), []byte(`import { chat, Generate } from '../../../../script.js';
+		eventSource.on(event_types.MESSAGE_RECEIVED, f); $('#extensions_settings').append('<div id="tracker">');`), 0o644)
+	sandboxed := filepath.Join(t.TempDir(), "mood")
+	os.MkdirAll(sandboxed, 0o755)
+	os.WriteFile(filepath.Join(sandboxed, "manifest.json"), []byte(`{"hearth":{"mode":"sandboxed","entry":"index.html"}}`), 0o644)
+	os.WriteFile(filepath.Join(sandboxed, "index.html"), []byte("<p>"), 0o644)
+
+	type compat struct {
+		Verdict     string `json:"verdict"`
+		Unsupported int    `json:"unsupported"`
+	}
+	var got struct {
+		ID     string  `json:"id"`
+		Compat *compat `json:"compat"`
+	}
+	e.Must(&got, "extensions.install", map[string]any{"path": page})
+	if got.Compat == nil || *got.Compat != (compat{"partial", 1}) {
+		t.Errorf("install: %+v", got.Compat)
+	}
+	got.Compat = nil
+	e.Must(&got, "extensions.install", map[string]any{"path": sandboxed})
+	if got.Compat != nil {
+		t.Errorf("a sandboxed entry has compat %+v", got.Compat)
+	}
+	e.Events()
+	var report struct {
+		Verdict   string `json:"verdict"`
+		STVersion string `json:"stVersion"`
+		Modules   []struct {
+			Path  string `json:"path"`
+			Names []struct {
+				Name     string `json:"name"`
+				Exported bool   `json:"exported"`
+				Backed   bool   `json:"backed"`
+			} `json:"names"`
+		} `json:"modules"`
+		Events []struct {
+			Name      string `json:"name"`
+			Supported bool   `json:"supported"`
+		} `json:"events"`
+		DOMIDs []struct {
+			ID        string `json:"id"`
+			Supported bool   `json:"supported"`
+		} `json:"domIds"`
+	}
+	e.Must(&report, "extensions.compatReport", "st-tracker")
+	if report.Verdict != "partial" || report.STVersion == "" || len(report.Modules) != 1 || report.Modules[0].Path != "/script.js" ||
+		len(report.Modules[0].Names) != 2 || report.Modules[0].Names[0].Name != "Generate" || report.Modules[0].Names[0].Backed ||
+		len(report.Events) != 1 || !report.Events[0].Supported || len(report.DOMIDs) != 1 || !report.DOMIDs[0].Supported {
+		t.Errorf("report %+v", report)
+	}
+	for _, c := range []struct {
+		args []any
+		code string
+	}{
+		{[]any{"mood"}, "extension.not_page"},
+		{[]any{"nobody"}, "extension.not_found"},
+		{[]any{""}, "validation.invalid_argument"},
+		{nil, "validation.invalid_argument"},
+	} {
+		if _, err := e.Call("extensions.compatReport", c.args...); apptest.Code(err) != c.code {
+			t.Errorf("compatReport%v: %v, want %s", c.args, err, c.code)
+		}
+	}
+	if evs := e.Events(); len(evs) != 0 {
+		t.Errorf("reports sent %d events", len(evs))
+	}
+}

@@ -10,7 +10,10 @@
 // The order matters: lorebooks come before characters, so a card whose
 // extensions.world names a book finds it instead of making a second copy
 // from its embedded character_book; characters come before chats, which
-// belong to them.
+// belong to them. Third-party extensions come last (import_extensions.go):
+// the user's extensions/ and, given an install, its global ones, each
+// installed turned off through the extensions service, with its
+// extension_settings entry put in its storage for the page tier.
 //
 // A ledger (the library_imports table) makes an import repeatable: every
 // item stored is remembered by its folder, kind and path with a hash of its

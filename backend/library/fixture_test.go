@@ -28,6 +28,11 @@ const (
 	fixturePresets    = 2
 	fixtureGroupFiles = 2
 	fixtureMessages   = 4 + 3 + 2 + 2
+	// extensions/Echo Notes in the user folder, and testdata/install's
+	// global public/scripts/extensions/third-party/Clockwork, which only
+	// an import of the install reaches.
+	fixtureUserExtensions   = 1
+	fixtureGlobalExtensions = 1
 
 	generatedCards     = 12
 	generatedChatsEach = 4  // per generated card, plus the big chat
@@ -69,13 +74,15 @@ func copyTree(t testing.TB, src, dst string) {
 	}
 }
 
-// install copies the fixture into a new SillyTavern install layout and
-// returns the install's folder and its user folder.
+// install copies the fixture into a new SillyTavern install layout (the
+// user folder, and testdata/install's global extension) and returns the
+// install's folder and its user folder.
 func install(t testing.TB) (installDir, userDir string) {
 	t.Helper()
 	installDir = t.TempDir()
 	userDir = filepath.Join(installDir, "data", "default-user")
 	copyTree(t, filepath.Join("testdata", "default-user"), userDir)
+	copyTree(t, filepath.Join("testdata", "install"), installDir)
 	return installDir, userDir
 }
 

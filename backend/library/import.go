@@ -2,6 +2,7 @@ package library
 
 import (
 	"context"
+	"encoding/json"
 	"path"
 	"strings"
 
@@ -22,14 +23,25 @@ type importRun struct {
 	avatars map[string]string
 	// personas maps a persona's SillyTavern avatar file to its Hearth id.
 	personas map[string]string
+	// install is the SillyTavern install the import was pointed at (real
+	// path), whose global extensions come in too; zero for a user folder
+	// alone.
+	install folder
+	// extSettings is settings.json's extension_settings, by key; the
+	// extensions phase hands each extension its own.
+	extSettings map[string]json.RawMessage
+	// extIDs maps the extension ids this run installed (lower case) to
+	// the folder each came from.
+	extIDs map[string]string
 }
 
 // Import reads the SillyTavern library at path (an absolute path Access
 // allows: a user folder data/<user>, or an install, which names one) into
 // Hearth: lorebooks, characters,
 // their chats, legacy group files (kept as they are), personas and the
-// global World Info selection from settings.json, and chat-completion
-// presets. Each item is stored in its own transaction by the service that
+// global World Info selection from settings.json, chat-completion
+// presets, and third-party extensions — the user's, and an install's
+// global ones — installed turned off. Each item is stored in its own transaction by the service that
 // imports its format; one that fails is listed with the service's message
 // and the others go on. Items the ledger knows from an earlier import are
 // skipped, so importing the same folder twice duplicates nothing.
@@ -56,8 +68,13 @@ func (s *Service) Import(ctx context.Context, path string, progress func(Progres
 	sum := Summary{Folder: root, Skipped: []Skipped{}, Failed: []Failed{}}
 	r := &importRun{s: s, ctx: ctx, f: folder{root: root}, sum: &sum,
 		rep:     &reporter{op: "import", bus: s.d.Bus, progress: progress},
-		avatars: map[string]string{}, personas: map[string]string{}}
-	for _, phase := range []func() error{r.lorebooks, r.characters, r.chats, r.groups, r.settings, r.presets} {
+		avatars: map[string]string{}, personas: map[string]string{}, extIDs: map[string]string{}}
+	// A path that is not the user folder itself is an install (or its
+	// data folder): the extensions it keeps for all users come along.
+	if real != root {
+		r.install, sum.Install = folder{root: real}, real
+	}
+	for _, phase := range []func() error{r.lorebooks, r.characters, r.chats, r.groups, r.settings, r.presets, r.installExtensions} {
 		if err := phase(); err != nil {
 			return sum, err
 		}
@@ -138,11 +155,17 @@ func (r *importRun) each(phase string, items []entry, fn func(e entry) error) er
 // recorded as skipped and known returns true, with the Hearth id it
 // became.
 func (r *importRun) known(kind, rel, sha string) (bool, string, error) {
-	prev, err := r.s.lookup(r.ctx, r.f.root, kind, rel, sha)
+	return r.knownIn(r.f.root, kind, rel, sha)
+}
+
+// knownIn is known for an item of the folder library, which is not the
+// user folder for an install's global extensions.
+func (r *importRun) knownIn(library, kind, rel, sha string) (bool, string, error) {
+	prev, err := r.s.lookup(r.ctx, library, kind, rel, sha)
 	if err != nil || !prev.found {
 		return false, "", err
 	}
-	r.skip(kind, rel, prev.reason(r.f.root))
+	r.skip(kind, rel, prev.reason(library))
 	return true, prev.hearthID, nil
 }
 

@@ -23,6 +23,9 @@ type stSettings struct {
 		DefaultPersona json.RawMessage            `json:"default_persona"`
 	} `json:"power_user"`
 	WorldInfo json.RawMessage `json:"world_info_settings"`
+	// ExtensionSettings is read apart (extensionSettings), so that a
+	// value of another shape spoils only the extensions' settings.
+	ExtensionSettings json.RawMessage `json:"extension_settings"`
 }
 
 // settingsKeyWorldInfo is the ledger key of settings.json's World Info
@@ -73,6 +76,7 @@ func (r *importRun) settings() error {
 	if err := r.worldInfo(st); err != nil {
 		return err
 	}
+	r.extensionSettings(st)
 	r.rep.report(Progress{Phase: "settings", Done: 1, Total: 1})
 	return nil
 }

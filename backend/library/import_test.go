@@ -59,7 +59,8 @@ func TestImportLibrary(t *testing.T) {
 		t.Errorf("folder = %s, want the install's default-user %s", sum.Folder, userDir)
 	}
 	want := library.Counts{Characters: fixtureCards + generatedCards, Chats: fixtureChats + generatedCards*generatedChatsEach + 1,
-		Lorebooks: fixtureLorebooks, Personas: fixturePersonas, Presets: fixturePresets, GroupFiles: fixtureGroupFiles}
+		Lorebooks: fixtureLorebooks, Personas: fixturePersonas, Presets: fixturePresets, GroupFiles: fixtureGroupFiles,
+		Extensions: fixtureUserExtensions + fixtureGlobalExtensions}
 	if sum.Imported != want {
 		t.Errorf("imported %+v, want %+v", sum.Imported, want)
 	}
@@ -81,7 +82,7 @@ func TestImportLibrary(t *testing.T) {
 			t.Errorf("no skipped %s %s (%q) in %+v", want.kind, want.path, want.reason, sum.Skipped)
 		}
 	}
-	if len(steps) == 0 || steps[len(steps)-1].Phase != "presets" {
+	if len(steps) == 0 || steps[len(steps)-1].Phase != "extensions" {
 		t.Errorf("progress: %d steps, last %+v", len(steps), steps[len(steps)-1:])
 	}
 
@@ -90,6 +91,7 @@ func TestImportLibrary(t *testing.T) {
 		t.Errorf("Hearth holds %+v after the import", got)
 	}
 	checkImportedContent(t, a)
+	checkImportedExtensions(t, a, installDir)
 
 	again, err := a.Library.Import(ctx, userDir, nil)
 	if err != nil {
@@ -104,11 +106,16 @@ func TestImportLibrary(t *testing.T) {
 			already++
 		}
 	}
-	if n := want.Characters + want.Chats + want.Lorebooks + want.Personas + want.Presets + want.GroupFiles + 1; already != n {
+	// The user folder alone: its own extension is known, the install's
+	// global one is not reached.
+	if n := want.Characters + want.Chats + want.Lorebooks + want.Personas + want.Presets + want.GroupFiles + fixtureUserExtensions + 1; already != n {
 		t.Errorf("re-import: %d items already imported, want %d", already, n)
 	}
 	if after := stateOf(t, a); after != got {
 		t.Errorf("re-import changed Hearth: %+v, was %+v", after, got)
+	}
+	if list, err := a.Extensions.List(ctx); err != nil || len(list) != want.Extensions {
+		t.Errorf("re-import: %d extensions installed (%v), want %d", len(list), err, want.Extensions)
 	}
 
 	// A file changed since is skipped and says so; Hearth's copy stays.

@@ -8,6 +8,7 @@ import (
 	"hearth/backend/characters"
 	"hearth/backend/chats"
 	"hearth/backend/events"
+	"hearth/backend/extensions"
 	"hearth/backend/personas"
 	"hearth/backend/presets"
 	"hearth/backend/store"
@@ -38,6 +39,7 @@ const (
 	KindPersona   = "persona"
 	KindPreset    = "preset"
 	KindSettings  = "settings"
+	KindExtension = "extension"
 )
 
 // Deps are the services an import stores through and an export reads.
@@ -49,6 +51,9 @@ type Deps struct {
 	WorldInfo  *worldinfo.Service
 	Personas   *personas.Service
 	Presets    *presets.Service
+	// Extensions installs the library's third-party extensions (turned
+	// off) and keeps their SillyTavern settings in their storage.
+	Extensions *extensions.Service
 	// Access is which folders imports and exports may use; the zero
 	// value allows any absolute path.
 	Access Access
@@ -89,6 +94,9 @@ type Counts struct {
 	Personas   int `json:"personas"`
 	Presets    int `json:"presets"`
 	GroupFiles int `json:"groupFiles"`
+	// Extensions are the third-party extensions an import installed,
+	// each turned off; an export writes none, so it is 0 there.
+	Extensions int `json:"extensions"`
 }
 
 // Skipped is an item left alone on purpose, and why.
@@ -107,9 +115,14 @@ type Failed struct {
 }
 
 // Summary is an import's answer. Paths are relative to Folder, the
-// SillyTavern user folder the import read.
+// SillyTavern user folder the import read, except those of the install's
+// global extensions, which are relative to Install.
 type Summary struct {
-	Folder   string    `json:"folder"`
+	Folder string `json:"folder"`
+	// Install is the SillyTavern install the import was pointed at (its
+	// real path), when it was one rather than a user folder: the global
+	// extensions come from there. Empty for a user folder alone.
+	Install  string    `json:"install,omitempty"`
 	Imported Counts    `json:"imported"`
 	Skipped  []Skipped `json:"skipped"`
 	Failed   []Failed  `json:"failed"`

@@ -141,6 +141,8 @@ func Middleware(token string, router Invoker, avatars AvatarSource, opts ...Midd
 				serveMedia(w, r, cfg.media)
 			case strings.HasPrefix(r.URL.Path, extframe.PathPrefix):
 				httpapi.ServeExtensionFile(w, r, cfg.exts, AppOrigin)
+			case strings.HasPrefix(r.URL.Path, extframe.PagePathPrefix):
+				httpapi.ServePageExtensionFile(w, r, cfg.exts)
 			case isMainDocument(r):
 				if cfg.onBoot != nil {
 					cfg.onBoot()

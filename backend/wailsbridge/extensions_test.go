@@ -16,14 +16,22 @@ import (
 	"hearth/backend/internal/extframe"
 )
 
-// fakeFrames serves the frame files of the extensions it holds.
+// fakeFrames serves the frame files of the sandboxed extensions it holds
+// and, under "page:"+id, the folder of a page extension.
 type fakeFrames map[string]extframe.Files
 
 func (f fakeFrames) FrameFiles(_ context.Context, id string) (extframe.Files, error) {
-	if files, ok := f[id]; ok {
+	if files, ok := f[id]; ok && files.Entry != "" {
 		return files, nil
 	}
 	return extframe.Files{}, apperr.New("extension.not_found", "no extension %q", id)
+}
+
+func (f fakeFrames) PageDir(_ context.Context, id string) (string, error) {
+	if files, ok := f["page:"+id]; ok {
+		return files.Dir, nil
+	}
+	return "", apperr.New("extension.not_found", "no extension %q", id)
 }
 
 // extensionPackage writes a sandboxed extension's installed folder.
@@ -154,6 +162,40 @@ func TestMiddlewareServesExtensionFrames(t *testing.T) {
 	bare := Middleware(testToken, nil, nil)(distWithRuntime())
 	if res := get(t, bare, "/ext/mood/app.js", nil); res.StatusCode != http.StatusNotFound {
 		t.Errorf("without extensions: %d", res.StatusCode)
+	}
+}
+
+// TestMiddlewareServesPageExtensions: a page extension's files are the
+// shared handler's in the window too, an index.html among them as
+// written (Wails' injection never reaches it), never with the token.
+func TestMiddlewareServesPageExtensions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, body := range map[string]string{"index.js": "export const x = 1;", "index.html": "<html><head></head><body>{{x}}</body></html>"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	frames := fakeFrames{"page:notes": {Dir: dir}}
+	h := wailsRuntimeInjection(Middleware(testToken, nil, nil, WithExtensions(frames))(distWithRuntime()))
+	navigation := map[string]string{"Accept": "text/html,application/xhtml+xml", "Sec-Fetch-Dest": "document"}
+
+	res := get(t, h, extframe.PagePathPrefix+"notes/index.js", nil)
+	if text := body(t, res); res.StatusCode != http.StatusOK || text != "export const x = 1;" || res.Header.Get("Content-Type") != "text/javascript; charset=utf-8" {
+		t.Errorf("module: %d %q %v", res.StatusCode, text, res.Header)
+	}
+	if got := res.Header.Get("Content-Security-Policy"); got != extframe.PageCSP {
+		t.Errorf("module policy %q", got)
+	}
+	res = get(t, h, extframe.PagePathPrefix+"notes/index.html", navigation)
+	if text := body(t, res); res.StatusCode != http.StatusNonAuthoritativeInfo || text != "<html><head></head><body>{{x}}</body></html>" {
+		t.Errorf("template: %d %q", res.StatusCode, text)
+	}
+	for _, p := range []string{"notes/", "notes/../../index.html", "mood/index.js", "nobody/index.js"} {
+		res := get(t, h, extframe.PagePathPrefix+p, navigation)
+		if text := body(t, res); res.StatusCode != http.StatusNotFound || strings.Contains(text, testToken) {
+			t.Errorf("%s: %d %s, want a 404 without the token", p, res.StatusCode, text)
+		}
 	}
 }
 

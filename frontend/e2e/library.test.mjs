@@ -3,9 +3,10 @@
 // backend/library/testdata/default-user with a truncated card and a chat
 // broken on line 3 is imported by its path, its real LIBRARY_PROGRESS events
 // let through one at a time so the phases' bars are seen mid-way (and the
-// dialog asks before closing meanwhile); the summary counts each kind, lists
-// the two failed items open and the skipped ones folded; the character list
-// fills by itself. Importing again stores nothing and duplicates nothing; a
+// dialog asks before closing meanwhile); the summary counts each kind, says
+// the fixture's third-party extension came in turned off (and where to turn
+// it on), lists the two failed items open and the skipped ones folded; the
+// character list fills by itself. Importing again stores nothing and duplicates nothing; a
 // folder that is not SillyTavern's, a missing path and an install with two
 // users are refused next to the field (the users offered as folders); an
 // export writes a SillyTavern user folder, and a non-empty folder is refused.
@@ -20,6 +21,8 @@ import { fromMoreSettings, launchBrowser, openApp, repoRoot, screenshot, startHe
 const FIXTURE = join(repoRoot, 'backend/library/testdata/default-user');
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const HEADLINE = 'Imported 10 characters, 4 chats (11 messages), 5 lorebooks, 3 personas, 2 presets, 2 group files.';
+/** The fixture's extensions/Echo Notes, installed off. */
+const EXTENSIONS = 'Extensions: 1 added, turned off — turn it on in Extensions…';
 
 /** still waits until no animation runs (endless ones aside), for a screenshot of the end state. */
 const still = (page) =>
@@ -55,7 +58,7 @@ async function holdProgress(context) {
     hold: () => ((gate.holding = true), (gate.kept = [])),
     kept: () => gate.kept.map((k) => k.payload),
     /** settled waits until the last phase's end has come in (events may trail the call's answer). */
-    settled: () => waitFor(() => gate.kept.some(({ payload: p }) => p.phase === 'presets' && p.done === p.total), 'the import’s last progress event'),
+    settled: () => waitFor(() => gate.kept.some(({ payload: p }) => p.phase === 'extensions' && p.done === p.total), 'the import’s last progress event'),
     /** next lets the kept events through until one matches stop (all when none does); returns it. */
     next(stop = () => false) {
       while (gate.kept.length > 0) {
@@ -176,7 +179,7 @@ describe('the SillyTavern library screen', () => {
     assert.equal(summary.failed.length, 2);
     await events.settled();
     const phases = [...new Set(events.kept().map((p) => p.phase))];
-    assert.deepEqual(phases, ['lorebooks', 'characters', 'chats', 'groups', 'settings', 'personas', 'presets'], 'progress of every phase, in order');
+    assert.deepEqual(phases, ['lorebooks', 'characters', 'chats', 'groups', 'settings', 'personas', 'presets', 'extensions'], 'progress of every phase, in order');
     const at = events.next((p) => p.phase === 'chats' && p.current !== '');
     assert.ok(at, 'a progress event names a chat being imported');
     const chats = dialog.getByRole('progressbar', { name: 'Chats' });
@@ -201,6 +204,9 @@ describe('the SillyTavern library screen', () => {
     const headline = dialog.getByRole('status').filter({ hasText: 'Imported 10 characters' });
     await headline.waitFor();
     assert.equal((await headline.innerText()).trim(), HEADLINE);
+    assert.equal((await dialog.getByText(/^Extensions: /).innerText()).trim(), EXTENSIONS);
+    const installed = await page.evaluate(async () => (await window.__HEARTH__.api.extensions.list()).map((e) => [e.id, e.enabled, e.status]));
+    assert.deepEqual(installed, [['Echo-Notes', false, 'disabled']], 'the extension is installed, turned off');
     const failed = dialog.getByRole('list', { name: 'Failed items' });
     await failed.waitFor();
     await failed.getByText('characters/broken.png').waitFor();
@@ -234,6 +240,7 @@ describe('the SillyTavern library screen', () => {
     await field.fill(join(tmp, 'st', 'default-user'));
     await field.press('Enter');
     await dialog.getByRole('status').filter({ hasText: 'Nothing was imported.' }).waitFor();
+    assert.equal((await dialog.getByText(/^Extensions: /).innerText()).trim(), 'Extensions: 1 skipped.');
     await dialog.getByRole('list', { name: 'Failed items' }).getByText('characters/broken.png').waitFor();
     await dialog.getByText(/items skipped$/).click();
     await dialog.getByRole('list', { name: 'Skipped items' }).getByText('already imported').first().waitFor();
@@ -347,6 +354,7 @@ describe('the SillyTavern library screen', () => {
       phoneEvents.release();
       await answer.release();
       await dialog.getByRole('status').filter({ hasText: HEADLINE }).waitFor();
+      await dialog.getByText(EXTENSIONS).waitFor();
       await fitsWidth(phone, dialog, 390);
       const done = dialog.getByRole('button', { name: 'Done' });
       const d = await done.boundingBox();

@@ -128,3 +128,15 @@ func EntryHead(csp string) []byte {
 func PolicyHead(csp string) []byte {
 	return []byte(`<meta http-equiv="Content-Security-Policy" content="` + html.EscapeString(csp) + `">`)
 }
+
+// PagePathPrefix is where a page-tier (SillyTavern) extension's files are
+// served in the app's own origin, where SillyTavern serves third-party
+// extensions, so their imports by relative path ("../../../../script.js")
+// reach Hearth's compat modules.
+const PagePathPrefix = "/scripts/extensions/third-party/"
+
+// PageCSP goes on every answer under PagePathPrefix. A policy on a
+// script or style sheet does nothing to the window that loads it, but a
+// package's HTML opened as a document of its own gets an opaque origin
+// and runs nothing, so no file of a package can become a page of the app.
+const PageCSP = "default-src 'none'; sandbox"

@@ -22,6 +22,8 @@ import (
 // safe mode.
 type ExtensionFiles interface {
 	FrameFiles(ctx context.Context, id string) (extframe.Files, error)
+	// PageDir is the folder of an active page-tier extension.
+	PageDir(ctx context.Context, id string) (string, error)
 }
 
 // codeExtensionNotFound is backend/extensions' not-found code (the
@@ -67,6 +69,11 @@ func (s *Server) handleExtension(w http.ResponseWriter, r *http.Request) {
 		scheme = "https"
 	}
 	ServeExtensionFile(w, r, s.extensions, scheme+"://"+r.Host)
+}
+
+// handlePageExtension serves /scripts/extensions/third-party/{id}/{path...}.
+func (s *Server) handlePageExtension(w http.ResponseWriter, r *http.Request) {
+	ServePageExtensionFile(w, r, s.extensions)
 }
 
 // ServeExtensionFile answers a request under extframe.PathPrefix
@@ -125,28 +132,12 @@ func ServeExtensionFile(w http.ResponseWriter, r *http.Request, files ExtensionF
 		writeError(w, http.StatusMethodNotAllowed, apperr.Invalid("method %s not allowed", r.Method))
 		return
 	}
-	name, ok := packagePath(rest)
+	file, info, name, ok := openPackageFile(f.Dir, rest)
 	if !ok {
 		notFound()
 		return
 	}
-	root, err := os.OpenRoot(f.Dir)
-	if err != nil {
-		notFound()
-		return
-	}
-	defer root.Close()
-	file, err := root.Open(name)
-	if err != nil {
-		notFound()
-		return
-	}
 	defer file.Close()
-	info, err := file.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		notFound()
-		return
-	}
 	ctype, known := extensionTypes[strings.ToLower(path.Ext(name))]
 	if !known {
 		ctype = "application/octet-stream"
@@ -177,6 +168,31 @@ func ServeExtensionFile(w http.ResponseWriter, r *http.Request, files ExtensionF
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(doc)
 	}
+}
+
+// openPackageFile opens the regular file an escaped path names inside
+// dir, through os.OpenRoot, so no symbolic link leads out of it; ok is
+// false for anything else (see packagePath). The caller closes file.
+func openPackageFile(dir, escaped string) (file *os.File, info fs.FileInfo, name string, ok bool) {
+	name, ok = packagePath(escaped)
+	if !ok {
+		return nil, nil, "", false
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, "", false
+	}
+	defer root.Close()
+	file, err = root.Open(name)
+	if err != nil {
+		return nil, nil, "", false
+	}
+	info, err = file.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		file.Close()
+		return nil, nil, "", false
+	}
+	return file, info, name, true
 }
 
 // packagePath turns the escaped rest of a path under an extension's

@@ -23,7 +23,8 @@ const extEntryHTML = `<!doctype html><html><head><title>Mood</title><script src=
 // installExtensions installs, into a: "mood", an enabled sandboxed
 // extension with a file of every served type, a network grant, a
 // symbolic link out of its folder and a dot-file; "notes", an enabled
-// page extension; "off", a disabled sandboxed one. It returns the folder
+// page extension with a settings template; "paused", a disabled page
+// extension; "off", a disabled sandboxed one. It returns the folder
 // outside the package the link points into.
 func installExtensions(t *testing.T, a *app.App) string {
 	t.Helper()
@@ -52,7 +53,9 @@ func installExtensions(t *testing.T, a *app.App) string {
 		"anim.gif": "gif", "font.woff2": "woff2", "mod.wasm": "wasm", "notes.txt": "hi", "blob.bin": "bin",
 		"sub/page.html": "<html><head><title>p</title></head></html>",
 	}), true)
-	install(pkg("notes", map[string]string{"manifest.json": `{"js":"index.js"}`, "index.js": "1"}), true)
+	install(pkg("notes", map[string]string{"manifest.json": `{"js":"index.js","css":"style.css"}`, "index.js": "1",
+		"style.css": "p{}", "settings.html": "<div>{{name}}</div>", "sub/index.html": "<html><head></head></html>"}), true)
+	install(pkg("paused", map[string]string{"manifest.json": `{"js":"p.js"}`, "p.js": "2"}), false)
 	install(pkg("off", map[string]string{"manifest.json": `{"hearth":{"mode":"sandboxed","entry":"i.html"}}`, "i.html": "<p>"}), false)
 
 	outside := t.TempDir()

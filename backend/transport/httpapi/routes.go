@@ -35,11 +35,16 @@ func (s *Server) routes() http.Handler {
 // ("/ext/x/../../y" to "/y"): it is refused there with the 404 the
 // desktop gives too. Sandboxed frames have an opaque origin, so no
 // session reaches them: their files are served like the frontend's,
-// without one.
+// without one. Page extensions' files (extframe.PagePathPrefix) are the
+// window's own scripts and need its session.
 func (s *Server) extensionFiles(mux http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, extframe.PathPrefix) {
 			s.handleExtension(w, r)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, extframe.PagePathPrefix) {
+			s.requireSession(http.HandlerFunc(s.handlePageExtension)).ServeHTTP(w, r)
 			return
 		}
 		mux.ServeHTTP(w, r)

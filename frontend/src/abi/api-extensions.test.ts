@@ -18,6 +18,7 @@ describe('api.extensions', () => {
     await api.enable('mood');
     await api.update('mood');
     await api.reportFailure('mood', 'load threw');
+    await api.compatReport('mood');
     await api.storage.set('k', { v: 1 }, opts);
     await api.storage.get('k', opts);
     await api.storage.list('k', opts);
@@ -32,6 +33,7 @@ describe('api.extensions', () => {
       { method: 'extensions.enable', args: ['mood'] },
       { method: 'extensions.update', args: ['mood'] },
       { method: 'extensions.reportFailure', args: ['mood', 'load threw'] },
+      { method: 'extensions.compatReport', args: ['mood'] },
       { method: 'extensions.storage.set', args: ['k', { v: 1 }, opts] },
       { method: 'extensions.storage.get', args: ['k', opts] },
       { method: 'extensions.storage.list', args: ['k', opts] },

@@ -8,7 +8,7 @@ import type { ExtensionsApi, ExtensionStorageApi } from './types-extensions';
 export function createExtensionsApi(call: Call): ExtensionsApi {
   const storage = bind<ExtensionStorageApi>(call, 'extensions.storage')(['get', 'set', 'delete', 'list']);
   return Object.freeze({
-    ...bind<ExtensionsApi>(call, 'extensions')(['list', 'install', 'remove', 'update', 'enable', 'disable', 'grant', 'revoke', 'reportFailure', 'safeMode', 'setSafeMode']),
+    ...bind<ExtensionsApi>(call, 'extensions')(['list', 'install', 'remove', 'update', 'enable', 'disable', 'grant', 'revoke', 'compatReport', 'reportFailure', 'safeMode', 'setSafeMode']),
     storage: Object.freeze(storage),
   });
 }

@@ -13,6 +13,7 @@ import { HostError } from './errors';
 import type { Call } from './host';
 import { ensureMessageMediaIsArray, getMediaDisplay, getMediaIndex } from './media';
 import { appendMediaToMessage, scrollChatToBottom, scrollOnMediaLoad } from './media-dom';
+import { definePageMembers } from './page-extras';
 import { readonlyView } from './readonly';
 import type { EventSource, HearthContext, MessageUpdate, StMessage } from './types';
 
@@ -177,5 +178,5 @@ export function createContext(deps: ContextDeps): HearthContext {
       return deps.types();
     },
   } as HearthContext;
-  return Object.freeze(life.attach(ctx));
+  return Object.freeze(definePageMembers(life.attach(ctx)));
 }

@@ -1,5 +1,6 @@
 // install publishes the ABI on window: window.__HEARTH__ plus the
 // SillyTavern/Luker compatibility aliases, and nothing else (HOST-ABI §0).
+import { pageExtra } from './page-extras';
 import type { HearthAbi } from './types';
 
 const ALIASES = ['SillyTavern', 'Luker'] as const;
@@ -17,7 +18,13 @@ export function install(w: object, abi: HearthAbi): void {
     const existing = g[name];
     if (existing === undefined || existing === null) {
       Object.defineProperty(w, name, {
-        value: Object.freeze({ getContext: abi.getContext }),
+        value: Object.freeze({
+          getContext: abi.getContext,
+          // SillyTavern.libs: the compat runtime's libraries once a page extension runs.
+          get libs() {
+            return pageExtra('libs');
+          },
+        }),
         enumerable: true,
         writable: false,
         configurable: false,

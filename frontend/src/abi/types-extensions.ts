@@ -38,6 +38,8 @@ export interface ExtensionEntry {
   error?: string;
   loadingOrder: number;
   dependencies: string[];
+  /** The manifest's minimum_client_version (a later SillyTavern than capabilities().stCompat is 'blocked'). */
+  minimumClientVersion?: string;
   js?: string;
   css?: string;
   /** hearth.entry: the page a sandboxed extension's frame loads. */
@@ -47,6 +49,59 @@ export interface ExtensionEntry {
   source: { kind: 'path' | 'zip' | 'url'; value: string };
   installedAt: number;
   updatedAt: number;
+  /** A page extension's compatibility in short (compatReport has it all); absent for a sandboxed one and one not scanned yet. */
+  compat?: ExtensionCompatSummary;
+}
+
+/**
+ * A compatibility verdict (EXTENSIONS.md §5): 'works' — everything it was
+ * seen to use is in Hearth; 'partial' — it loads, and some of what it uses
+ * is not (or part of it was not read); 'wont_load' — it cannot start (a
+ * module it loads imports what Hearth does not provide, it asks for a newer
+ * SillyTavern, or a dependency is not installed).
+ */
+export type ExtensionVerdict = 'works' | 'partial' | 'wont_load';
+
+/** The verdict in short, on each page extension's list entry. */
+export interface ExtensionCompatSummary {
+  verdict: ExtensionVerdict;
+  /** How many things it uses that Hearth does not provide. */
+  unsupported: number;
+}
+
+/** A page extension's compatibility report: what of SillyTavern its code uses, each judged against Hearth. */
+export interface ExtensionCompatReport extends ExtensionCompatSummary {
+  /** The SillyTavern version Hearth's compat modules follow (capabilities().stCompat). */
+  stVersion: string;
+  /**
+   * The SillyTavern modules it imports, by resolved path. served: Hearth has a compat module there;
+   * linked: a module its entry loads imports it statically (so a failure stops it loading); dynamic: an import('…') does.
+   */
+  modules: {
+    path: string;
+    served: boolean;
+    linked: boolean;
+    dynamic: boolean;
+    /** exported by SillyTavern's module; backed by Hearth (else it throws ext.unsupported when called); linked: imported by name statically. */
+    names: { name: string; exported: boolean; backed: boolean; linked: boolean }[];
+  }[];
+  /** getContext() members it reads. */
+  context: { name: string; backed: boolean }[];
+  /** event_types names it listens to (or names). */
+  events: { name: string; supported: boolean }[];
+  /** SillyTavern element ids it reaches and does not make itself. */
+  domIds: { id: string; supported: boolean }[];
+  /** SillyTavern server paths (/api/…) it calls; Hearth has none. */
+  apiPaths: { path: string }[];
+  /** Other imports: a URL, a bare name, another extension's file, or a file of its own it lacks. */
+  others: { specifier: string; kind: 'url' | 'bare' | 'extension' | 'missing'; linked: boolean }[];
+  manifest: {
+    generateInterceptor?: { name: string; backed: boolean };
+    minimumClientVersion?: { version: string; satisfied: boolean };
+    dependencies: { id: string; installed: boolean }[];
+  };
+  notes: string[];
+  scanned: { files: number; bytes: number; skipped: { path: string; reason: string }[] };
 }
 
 /** Names whose storage a call from the UI or the console uses. */
@@ -90,6 +145,8 @@ export interface ExtensionsApi {
   /** Grants permissions the manifest declares. */
   grant(id: string, permissions: ExtensionPermission[]): Promise<ExtensionEntry>;
   revoke(id: string, permissions: ExtensionPermission[]): Promise<ExtensionEntry>;
+  /** A page extension's compatibility report (a sandboxed one has none: extension.not_page). */
+  compatReport(id: string): Promise<ExtensionCompatReport>;
   /** The runtime says the extension failed to load or run a hook: it shows as failed (until enabled again) and EXTENSION_FAILED fires. */
   reportFailure(id: string, error: string): Promise<ExtensionEntry>;
   /** Whether extensions are off for safety now, and whether they start off. */

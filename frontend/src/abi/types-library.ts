@@ -10,15 +10,19 @@ export interface LibraryCounts {
   personas: number;
   presets: number;
   groupFiles: number;
+  /** Third-party extensions an import installed, each turned off; an export writes none (0). */
+  extensions: number;
 }
 
 /** Kinds of library items. */
-export type LibraryItemKind = 'lorebook' | 'character' | 'chat' | 'group' | 'persona' | 'preset' | 'settings';
+export type LibraryItemKind = 'lorebook' | 'character' | 'chat' | 'group' | 'persona' | 'preset' | 'settings' | 'extension';
 
-/** library.importST's answer; paths are relative to folder. */
+/** library.importST's answer; paths are relative to folder (the install's global extensions': to install). */
 export interface LibraryImportSummary {
   /** The SillyTavern user folder read (absolute, on the host's machine). */
   folder: string;
+  /** The SillyTavern install the import was pointed at, whose global extensions came too; absent for a user folder alone. */
+  install?: string;
   imported: LibraryCounts;
   /** Items left alone on purpose: imported before, not SillyTavern's, no owner… */
   skipped: { kind: LibraryItemKind; path: string; reason: string }[];
@@ -38,8 +42,8 @@ export interface LibraryExportSummary {
 
 /**
  * The LIBRARY_PROGRESS event's payload while an import or export runs:
- * `phase` is lorebooks, characters, chats, groups, settings, personas or
- * presets; `current` the item being worked on, relative to the folder
+ * `phase` is lorebooks, characters, chats, groups, settings, personas,
+ * presets or extensions (an import's last); `current` the item being worked on, relative to the folder
  * ('' at a phase's end).
  */
 export type LibraryProgress = LibraryProgressPayload;

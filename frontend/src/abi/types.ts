@@ -549,6 +549,8 @@ export interface Capabilities {
   features: string[];
   /** The backend's event constants (names → values), as in api.events.types. */
   eventTypes: Record<string, string>;
+  /** The SillyTavern version the page tier's compat modules follow; a manifest's minimum_client_version is compared with it. */
+  stCompat: string;
 }
 
 export interface HearthAbi {

@@ -198,6 +198,7 @@ const rules: Record<string, MethodRule> = {
   'extensions.grant': 'never',
   'extensions.revoke': 'never',
   'extensions.reportFailure': 'never',
+  'extensions.compatReport': 'never',
   'extensions.safeMode': 'never',
   'extensions.setSafeMode': 'never',
   'extensions.storage.get': 'own-storage',

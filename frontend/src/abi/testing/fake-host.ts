@@ -174,6 +174,7 @@ export class FakeHost implements Transport {
       methods: Object.keys(this.methods),
       features: ['chat.revision'],
       eventTypes: { CHAT_CHANGED: 'chat_id_changed', MESSAGE_SENT: 'message_sent', HEARTH_TEST: 'hearth_test' },
+      stCompat: '1.18.0',
     });
     // Generation: no connection, the built-in preset; run answers with a
     // scripted result (generations) and records nothing else.

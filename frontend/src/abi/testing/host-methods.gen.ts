@@ -75,6 +75,7 @@ export const HOST_METHODS = [
   'connections.save',
   'connections.select',
   'connections.test',
+  'extensions.compatReport',
   'extensions.disable',
   'extensions.enable',
   'extensions.grant',

@@ -125,7 +125,7 @@ export function fakePage(extensions: ExtensionEntry[] = []): FakePage {
   page.hearth = {
     ready: Promise.resolve(),
     api: page.api,
-    capabilities: () => ({ abiVersion: 1, namespaces: { chat: 1 }, methods: [], features: ['chat.revision'], eventTypes: {} }),
+    capabilities: () => ({ abiVersion: 1, namespaces: { chat: 1 }, methods: [], features: ['chat.revision'], eventTypes: {}, stCompat: '1.18.0' }),
   };
   return page;
 }

@@ -5,6 +5,7 @@ import {
   countsText,
   ellipsizeStart,
   exportHeadline,
+  extensionsLine,
   fieldError,
   finishPhases,
   importHeadline,
@@ -15,11 +16,11 @@ import {
   userFolder,
 } from './library';
 
-const none = { characters: 0, chats: 0, lorebooks: 0, personas: 0, presets: 0, groupFiles: 0 };
+const none = { characters: 0, chats: 0, lorebooks: 0, personas: 0, presets: 0, groupFiles: 0, extensions: 0 };
 
 describe('phases', () => {
   it('names phases in words', () => {
-    expect(initialPhases('import').map((p) => p.label)).toEqual(['Lorebooks', 'Characters', 'Chats', 'Group files', 'Settings', 'Personas', 'Presets']);
+    expect(initialPhases('import').map((p) => p.label)).toEqual(['Lorebooks', 'Characters', 'Chats', 'Group files', 'Settings', 'Personas', 'Presets', 'Extensions']);
     expect(initialPhases('export').map((p) => p.phase)).toEqual(['lorebooks', 'characters', 'personas', 'presets', 'groups']);
     expect(phaseLabel('vectors')).toBe('Vectors');
     expect(phaseLabel('')).toBe('Working');
@@ -41,7 +42,7 @@ describe('phases', () => {
     ps = applyProgress(ps, { phase: 'settings', done: 1, total: 1 });
     expect(ps.find((p) => p.phase === 'settings')!.state).toBe('done');
     const finished = finishPhases(ps);
-    expect(finished.map((p) => p.state)).toEqual(['done', 'none', 'done', 'none', 'done', 'done', 'none']);
+    expect(finished.map((p) => p.state)).toEqual(['done', 'none', 'done', 'none', 'done', 'done', 'none', 'none']);
   });
 
   it('a phase with nothing to do is done at once; an unknown phase is appended; counts are clamped', () => {
@@ -62,7 +63,7 @@ describe('phases', () => {
 
 describe('summary text', () => {
   it('lists the counts, kinds with none left out, with thousands separators', () => {
-    expect(countsText({ characters: 22, chats: 53, lorebooks: 5, personas: 3, presets: 2, groupFiles: 0 }, 61234)).toBe(
+    expect(countsText({ characters: 22, chats: 53, lorebooks: 5, personas: 3, presets: 2, groupFiles: 0, extensions: 4 }, 61234)).toBe(
       '22 characters, 53 chats (61,234 messages), 5 lorebooks, 3 personas, 2 presets',
     );
     expect(countsText({ ...none, characters: 1, chats: 1, groupFiles: 2 }, 1)).toBe('1 character, 1 chat (1 message), 2 group files');
@@ -77,6 +78,20 @@ describe('summary text', () => {
     expect(importHeadline({ ...base, skipped: [{ kind: 'chat', path: 'a', reason: 'already imported' }] })).toMatch(/^Nothing new/);
     expect(importHeadline({ ...base, failed: [{ kind: 'chat', path: 'a', error: 'x' }] })).toBe('Nothing was imported.');
     expect(importHeadline(base)).toBe('The folder holds nothing to import.');
+    expect(importHeadline({ ...base, imported: { ...none, extensions: 2 } })).toBe('Imported 2 extensions.');
+  });
+
+  it('says what became of the extensions, and where to turn them on', () => {
+    const base = { folder: '/st', imported: none, skipped: [], failed: [], messages: 0 };
+    const skip = (kind: 'extension' | 'settings', path: string) => ({ kind, path, reason: 'already imported' });
+    const fail = { kind: 'extension' as const, path: 'extensions/Broken', error: 'manifest.json: is not a JSON object' };
+    expect(extensionsLine({ ...base, imported: { ...none, characters: 3 } })).toBe('');
+    expect(extensionsLine({ ...base, imported: { ...none, extensions: 3 } })).toBe('Extensions: 3 added, turned off — turn them on in Extensions…');
+    expect(extensionsLine({ ...base, imported: { ...none, extensions: 1 } })).toBe('Extensions: 1 added, turned off — turn it on in Extensions…');
+    expect(
+      extensionsLine({ ...base, imported: { ...none, extensions: 2 }, skipped: [skip('extension', 'extensions/A'), skip('settings', 'settings.json#extension_settings/B')], failed: [fail] }),
+    ).toBe('Extensions: 2 added, turned off, 1 skipped, 1 failed — turn them on in Extensions…');
+    expect(extensionsLine({ ...base, skipped: [skip('extension', 'extensions/A'), skip('extension', 'extensions/B')] })).toBe('Extensions: 2 skipped.');
   });
 
   it('heads an export by what it wrote', () => {
@@ -86,6 +101,7 @@ describe('summary text', () => {
 
   it('names item kinds', () => {
     expect(kindLabel('group')).toBe('Group file');
+    expect(kindLabel('extension')).toBe('Extension');
     expect(kindLabel('character')).toBe('Character');
     expect(kindLabel('other')).toBe('Other');
   });

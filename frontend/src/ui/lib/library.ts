@@ -11,7 +11,7 @@ export type LibraryOp = 'import' | 'export';
  * import's personas run inside its settings phase, so settings comes first.
  */
 export const PHASES: Readonly<Record<LibraryOp, readonly string[]>> = {
-  import: ['lorebooks', 'characters', 'chats', 'groups', 'settings', 'personas', 'presets'],
+  import: ['lorebooks', 'characters', 'chats', 'groups', 'settings', 'personas', 'presets', 'extensions'],
   export: ['lorebooks', 'characters', 'personas', 'presets', 'groups'],
 };
 
@@ -23,6 +23,7 @@ const PHASE_LABELS: Record<string, string> = {
   settings: 'Settings',
   personas: 'Personas',
   presets: 'Presets',
+  extensions: 'Extensions',
 };
 
 /** phaseLabel names a phase in words; an unknown one is capitalized. */
@@ -87,7 +88,8 @@ export function count(n: number, one: string, many = `${one}s`): string {
 /**
  * countsText lists what was stored or written, kinds with none left out:
  * "22 characters, 53 chats (61,234 messages), 5 lorebooks, 3 personas,
- * 2 presets, 2 group files". Nothing at all is "".
+ * 2 presets, 2 group files". Nothing at all is "". Extensions have their
+ * own line (extensionsLine).
  */
 export function countsText(c: LibraryCounts, messages: number): string {
   const parts: string[] = [];
@@ -104,8 +106,28 @@ export function countsText(c: LibraryCounts, messages: number): string {
 export function importHeadline(s: LibraryImportSummary): string {
   const what = countsText(s.imported, s.messages);
   if (what) return `Imported ${what}.`;
+  if (s.imported.extensions) return `Imported ${count(s.imported.extensions, 'extension')}.`;
   if (s.failed.length > 0) return 'Nothing was imported.';
   return s.skipped.length > 0 ? 'Nothing new: everything in this folder is in Hearth already, or was left out.' : 'The folder holds nothing to import.';
+}
+
+/**
+ * extensionsLine says what an import did with the library's third-party
+ * extensions, and where to turn the added ones on: "Extensions: 3 added,
+ * turned off — turn them on in Extensions…" ("1 skipped", "1 failed"
+ * after the added). "" when the library held none.
+ */
+export function extensionsLine(s: LibraryImportSummary): string {
+  const added = s.imported.extensions ?? 0;
+  const skipped = s.skipped.filter((i) => i.kind === 'extension').length;
+  const failed = s.failed.filter((i) => i.kind === 'extension').length;
+  const parts: string[] = [];
+  if (added) parts.push(`${NUMBER.format(added)} added, turned off`);
+  if (skipped) parts.push(`${NUMBER.format(skipped)} skipped`);
+  if (failed) parts.push(`${NUMBER.format(failed)} failed`);
+  if (parts.length === 0) return '';
+  const where = added === 1 ? ' — turn it on in Extensions…' : added ? ' — turn them on in Extensions…' : '.';
+  return `Extensions: ${parts.join(', ')}${where}`;
 }
 
 /** exportHeadline is the first line of an export's summary. */
@@ -122,6 +144,7 @@ const KIND_LABELS: Record<LibraryItemKind, string> = {
   persona: 'Persona',
   preset: 'Preset',
   settings: 'Settings',
+  extension: 'Extension',
 };
 
 /** kindLabel names an item's kind. */

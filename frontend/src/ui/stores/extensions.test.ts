@@ -62,6 +62,12 @@ function setup(opts: { safeMode?: 'missing' | 'broken' } = {}) {
       return safe;
     }),
     setSafeMode: vi.fn(async (o: { active?: boolean; atStart?: boolean }) => (safe = { ...safe, ...o })),
+    compatReport: vi.fn(async (id: string) => {
+      if (rows.get(id)?.mode !== 'page') {
+        throw Object.assign(new Error(`${id} is a sandboxed extension: it has no compatibility report`), { code: 'extension.not_page', details: { id } });
+      }
+      return { verdict: 'works', unsupported: 0 };
+    }),
   };
   const hearth = {
     api: {
@@ -222,5 +228,14 @@ describe('extension store', () => {
     emit('extension_installed', { id: 'late' });
     await settle();
     expect(get(store.list).map((e) => e.id)).toEqual(['mood']);
+  });
+
+  it('reads a compatibility report, and says why there is none', async () => {
+    const { rows, store } = setup();
+    rows.set('page', entry('page', { mode: 'page' }));
+    expect(await store.compatReport('page')).toEqual({ report: { verdict: 'works', unsupported: 0 } });
+    const out = await store.compatReport('mood');
+    expect('failure' in out && out.failure.code).toBe('extension.not_page');
+    expect('failure' in out && out.failure.sentence).toContain('sandboxed');
   });
 });

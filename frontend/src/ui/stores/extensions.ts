@@ -5,7 +5,7 @@
 // kept as a sentence by the extension it was about (failures), for the
 // manager to show where the control is, rather than as a toast.
 import { get, writable, type Readable } from 'svelte/store';
-import type { ExtensionEntry, ExtensionPermission, ExtensionSafeMode, ExtensionSource, HearthAbi } from '../../abi/types';
+import type { ExtensionCompatReport, ExtensionEntry, ExtensionPermission, ExtensionSafeMode, ExtensionSource, HearthAbi } from '../../abi/types';
 import { describeError } from '../lib/errors';
 import { eventType, type EventName } from '../lib/events';
 import { failureSentence, type ExplainedFailure } from '../lib/extension-install';
@@ -37,6 +37,9 @@ export interface ActionFailure extends ExplainedFailure {
 /** What install came to: the new entry, or why it was refused. */
 export type InstallOutcome = { entry: ExtensionEntry } | { failure: ExplainedFailure };
 
+/** What asking for a compatibility report came to: the report, or why there is none. */
+export type ReportOutcome = { report: ExtensionCompatReport } | { failure: ExplainedFailure };
+
 export interface ExtensionStore {
   /** list is every installed extension in load order. */
   list: Readable<ExtensionEntry[]>;
@@ -60,6 +63,8 @@ export interface ExtensionStore {
   remove(id: string, clean: boolean): Promise<ExplainedFailure | null>;
   /** setSafeMode turns safe mode on or off now (active) or for later starts (atStart); the failure, or null when it worked. */
   setSafeMode(opts: { active?: boolean; atStart?: boolean }): Promise<ExplainedFailure | null>;
+  /** compatReport reads a page extension's compatibility report (api.extensions.compatReport). */
+  compatReport(id: string): Promise<ReportOutcome>;
   /** dismiss forgets the failure shown for id. */
   dismiss(id: string): void;
   /** start follows the extension events; returns the unsubscribe. */
@@ -181,6 +186,16 @@ export function createExtensionStore(hearth: HearthAbi, toasts: ToastStore): Ext
         return null;
       } catch (err) {
         return failureSentence(err);
+      }
+    },
+    async compatReport(id) {
+      try {
+        const report = await api.compatReport(id);
+        // One installed before reports existed was scanned just now: its card shows the verdict too.
+        if (get(store.list).some((e) => e.id === id && e.mode === 'page' && !e.compat)) void refreshSoon();
+        return { report };
+      } catch (err) {
+        return { failure: failureSentence(err) };
       }
     },
     dismiss(id) {

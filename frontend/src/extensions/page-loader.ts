@@ -1,0 +1,141 @@
+// The page tier's loader (EXTENSIONS.md §5): once the window is ready, it
+// loads every active page extension the way SillyTavern loads third-party
+// extensions — in load order (loading_order, then display name, as
+// api.extensions.list() gives them), its css as a style sheet, its js as a
+// module from /scripts/extensions/third-party/<id>/ — after installing
+// the SillyTavern compat runtime, which it fetches only when there is at
+// least one to load. Each extension's module has 5 s to evaluate and each
+// hook 5 s to finish; one that throws or takes longer is reported
+// (api.extensions.reportFailure: it shows as failed, with its error, and
+// does not load next time until turned on again) and the rest go on.
+import type { HearthAbi } from '../abi/types';
+import type { ExtensionEntry } from '../abi/types-extensions';
+import { ST_SETTINGS_KEY } from './st/settings';
+import { makeMounts } from './st-mounts';
+import type { StRuntime, RuntimeDeps } from './st/runtime';
+import type { ToastSink } from './st/toastr';
+
+/** Where SillyTavern serves third-party extensions (and Hearth page extensions). */
+export const PAGE_PREFIX = '/scripts/extensions/third-party/';
+
+/** PAGE_TIMEOUT_MS bounds a module's evaluation and each hook. */
+export const PAGE_TIMEOUT_MS = 5000;
+
+/** The storage key recording the version a page extension last started at (for its install and update hooks). */
+export const STARTED_KEY = 'hearth.page.startedVersion';
+
+export interface PageLoaderDeps {
+  hearth: Pick<HearthAbi, 'ready' | 'api' | 'getContext'>;
+  toasts: ToastSink;
+  /** failure tells the person an extension failed (a toast). */
+  failure(message: string): void;
+  /** loadRuntime fetches the compat runtime (a separate chunk). */
+  loadRuntime?: () => Promise<{ installStRuntime(w: Window & typeof globalThis, deps: RuntimeDeps): StRuntime }>;
+  /** importModule imports an extension's js (import() by default). */
+  importModule?: (url: string) => Promise<Record<string, unknown>>;
+  readManifest?: (id: string) => Promise<Record<string, unknown>>;
+  timeoutMs?: number;
+  window?: Window & typeof globalThis;
+}
+
+/** PageLoadResult says what happened to each page extension. */
+export interface PageLoadResult {
+  loaded: string[];
+  failed: { id: string; error: string }[];
+}
+
+/** pageUrl is the address of a file in a page extension's package. */
+export function pageUrl(id: string, path: string): string {
+  return PAGE_PREFIX + encodeURIComponent(id) + '/' + path.split('/').filter(Boolean).map(encodeURIComponent).join('/');
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([p, limit]).finally(() => clearTimeout(timer));
+}
+
+/** macrotask lets jQuery's ready handlers (which run on a timer) run before the next step. */
+const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+async function fetchPageManifest(id: string): Promise<Record<string, unknown>> {
+  const res = await fetch(pageUrl(id, 'manifest.json'), { cache: 'no-store', credentials: 'same-origin' });
+  if (!res.ok) throw new Error(`its manifest.json could not be read (HTTP ${res.status})`);
+  const m = (await res.json()) as unknown;
+  if (!m || typeof m !== 'object' || Array.isArray(m)) throw new Error('its manifest.json is not a JSON object');
+  return m as Record<string, unknown>;
+}
+
+function hookName(manifest: Record<string, unknown>, hook: string): string | null {
+  const hooks = manifest.hooks;
+  if (!hooks || typeof hooks !== 'object') return null;
+  const name = (hooks as Record<string, unknown>)[hook];
+  return typeof name === 'string' && name !== '' ? name : null;
+}
+
+/** startPageExtensions loads the active page extensions; with none it loads nothing at all. */
+export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoadResult> {
+  const w = deps.window ?? window;
+  const ms = deps.timeoutMs ?? PAGE_TIMEOUT_MS;
+  const result: PageLoadResult = { loaded: [], failed: [] };
+  await deps.hearth.ready;
+  const active = (await deps.hearth.api.extensions.list()).filter((e) => e.mode === 'page' && e.status === 'active' && e.js);
+  if (active.length === 0) return result;
+
+  const storage = deps.hearth.api.extensions.storage;
+  const { installStRuntime } = await (deps.loadRuntime ?? (() => import('./st/runtime')))();
+  const rt = installStRuntime(w, {
+    hearth: deps.hearth,
+    toasts: deps.toasts,
+    storage: {
+      get: (id) => storage.get(ST_SETTINGS_KEY, { extensionId: id }),
+      set: (id, value) => storage.set(ST_SETTINGS_KEY, value, { extensionId: id }),
+    },
+  });
+  await rt.settings.load(active.map((e) => e.id));
+  makeMounts(w.document);
+  const importModule = deps.importModule ?? ((url: string) => import(/* @vite-ignore */ url) as Promise<Record<string, unknown>>);
+  const readManifest = deps.readManifest ?? fetchPageManifest;
+
+  for (const e of active) {
+    try {
+      await loadOne(e);
+      result.loaded.push(e.id);
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      result.failed.push({ id: e.id, error });
+      deps.failure(`${e.displayName} failed to start: ${error}`);
+      await deps.hearth.api.extensions.reportFailure(e.id, error).catch(() => undefined);
+    }
+  }
+  return result;
+
+  async function loadOne(e: ExtensionEntry): Promise<void> {
+    const manifest = await readManifest(e.id);
+    if (e.css) {
+      const link = w.document.createElement('link');
+      link.rel = 'stylesheet';
+      link.href = pageUrl(e.id, e.css);
+      link.dataset.extension = e.id;
+      w.document.head.append(link);
+    }
+    const before = rt.settings.keys();
+    const mod = await withTimeout(importModule(pageUrl(e.id, e.js!)), ms, 'its script');
+    await macrotask();
+    rt.settings.claim(e.id, before);
+    const started = await storage.get(STARTED_KEY, { extensionId: e.id }).catch(() => null);
+    const reason = started === null ? 'install' : started !== e.version ? 'update' : null;
+    for (const hook of [reason, 'activate']) {
+      const name = hook && hookName(manifest, hook);
+      if (!name) continue;
+      const fn = mod[name];
+      if (typeof fn !== 'function') throw new Error(`its ${hook} hook ${name} is not a function its script exports`);
+      const beforeHook = rt.settings.keys();
+      await withTimeout(Promise.resolve().then(() => (fn as () => unknown)()), ms, `its ${hook} hook`);
+      rt.settings.claim(e.id, beforeHook);
+    }
+    if (reason) await storage.set(STARTED_KEY, e.version, { extensionId: e.id }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,223 @@
+// What Hearth gives for each backed SillyTavern export (stcompat.Backed),
+// mapped onto window.__HEARTH__: static values (functions, constants) per
+// module, and the live ones (the modules' `let` exports) recomputed by
+// live() whenever the window's chat, characters or settings move. A test
+// holds this file to the generated table: every backed name has a value
+// here and nothing else does, so the compatibility report and what runs
+// agree.
+import DOMPurify from 'dompurify';
+import lodash from 'lodash';
+import type { HearthAbi, HearthContext } from '../../abi/types';
+import type { ExtensionSettings } from './settings';
+import { compileTemplate, type CompiledTemplate } from './template';
+import { POPUP_RESULT, POPUP_TYPE, callGenericPopup, callPopup } from './popup';
+
+export interface BackingDeps {
+  hearth: Pick<HearthAbi, 'getContext' | 'api'>;
+  settings: ExtensionSettings;
+  /** fetchText reads a package file (a template); fetch by default. */
+  fetchText?: ((url: string) => Promise<string>) | undefined;
+}
+
+/** SillyTavern's extension_prompt_types and extension_prompt_roles. */
+export const extension_prompt_types = Object.freeze({ NONE: -1, IN_PROMPT: 0, IN_CHAT: 1, BEFORE_PROMPT: 2 });
+export const extension_prompt_roles = Object.freeze({ SYSTEM: 0, USER: 1, ASSISTANT: 2 });
+
+/** debounce is SillyTavern's utils.debounce: the last call's arguments, timeout ms after the last call. */
+export function debounce<A extends unknown[]>(fn: (...args: A) => unknown, timeout = 300): (...args: A) => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return (...args: A) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void fn(...args), timeout);
+  };
+}
+
+export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function uuidv4(): string {
+  return crypto.randomUUID();
+}
+
+/**
+ * substituteParams replaces SillyTavern's name macros — {{user}}, {{char}},
+ * <USER>, <BOT>, <CHAR>, {{group}} (the character, with no group chats
+ * yet), {{newline}} — and the caller's dynamicMacros, case-insensitively.
+ * Other macros stay as written: the prompt's macros are evaluated by the
+ * backend when it assembles a prompt, not in the window. Both of
+ * SillyTavern's signatures are taken: (content, name1, name2) and
+ * (content, { name1Override, name2Override, dynamicMacros }).
+ */
+export function substituteParams(ctx: Pick<HearthContext, 'name1' | 'name2'>, content: unknown, a?: unknown, b?: unknown): string {
+  if (content === null || content === undefined || content === '') return '';
+  const text = String(content);
+  const options = a && typeof a === 'object' && !Array.isArray(a) ? (a as Record<string, unknown>) : null;
+  const user = String((options ? options.name1Override : a) ?? ctx.name1);
+  const char = String((options ? options.name2Override : b) ?? ctx.name2);
+  const dynamic = (options?.dynamicMacros ?? {}) as Record<string, unknown>;
+  const macros: Record<string, () => string> = { user: () => user, char: () => char, group: () => char, newline: () => '\n' };
+  for (const [k, v] of Object.entries(dynamic)) macros[k.toLowerCase()] = () => String(typeof v === 'function' ? v() : v);
+  return text
+    .replace(/\{\{([a-z0-9_]+)\}\}/gi, (m, name: string) => macros[name.toLowerCase()]?.() ?? m)
+    .replace(/<USER>/gi, user)
+    .replace(/<(BOT|CHAR)>/gi, char);
+}
+
+/** templateUrl is where SillyTavern's renderExtensionTemplate reads from (extensionName is usually 'third-party/<id>'). */
+export function templateUrl(extensionName: string, templateId: string): string {
+  const parts = `${extensionName}/${templateId}.html`.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.some((p) => p === '..')) throw new Error(`template path ${extensionName}/${templateId} leaves the extensions folder`);
+  return `/scripts/extensions/${parts.map(encodeURIComponent).join('/')}`;
+}
+
+/** render applies a compiled template and SillyTavern's sanitizing. */
+function render(t: CompiledTemplate, data: unknown, sanitize: boolean): string {
+  const html = t(data ?? {});
+  return sanitize ? DOMPurify.sanitize(html) : html;
+}
+
+/** POWER_USER_DEFAULTS are the power_user fields page extensions commonly read, at SillyTavern's defaults. */
+const POWER_USER_DEFAULTS = {
+  auto_fix_generated_markdown: true,
+  chat_display: 0,
+  custom_stopping_strings: '',
+  custom_stopping_strings_macro: true,
+  disable_group_trimming: false,
+  encode_tags: false,
+  forbid_external_media: true,
+  instruct: { enabled: false },
+  context: { story_string: '' },
+  persona_description: '',
+  personas: {},
+  prefer_character_prompt: true,
+  prefer_character_jailbreak: true,
+  sysprompt: { enabled: false },
+  token_padding: 64,
+  user_prompt_bias: '',
+};
+
+export interface Backing {
+  /** values are each module's backed static exports. */
+  values: Record<string, Record<string, unknown>>;
+  /** live are each module's backed `let` exports now. */
+  live(): Record<string, Record<string, unknown>>;
+}
+
+export function createBacking(deps: BackingDeps): Backing {
+  const { hearth, settings } = deps;
+  const ctx = () => hearth.getContext();
+  const fetchText =
+    deps.fetchText ??
+    (async (url: string) => {
+      const res = await fetch(url, { credentials: 'same-origin' });
+      if (!res.ok) throw new Error(`${url}: ${res.status} ${res.statusText}`);
+      return res.text();
+    });
+  const templates = new Map<string, Promise<CompiledTemplate>>();
+  const power_user = structuredClone(POWER_USER_DEFAULTS);
+  let worldInfo: Record<string, unknown> = { globalSelect: [] };
+  void hearth.api.worldinfo
+    .getSettings()
+    .then((s) => (worldInfo = s))
+    .catch(() => undefined);
+
+  async function renderExtensionTemplateAsync(extensionName: string, templateId: string, data?: unknown, sanitize = true): Promise<string> {
+    const url = templateUrl(extensionName, templateId);
+    let t = templates.get(url);
+    if (!t) {
+      t = fetchText(url).then(compileTemplate);
+      templates.set(url, t);
+      t.catch(() => templates.delete(url));
+    }
+    return render(await t, data, sanitize);
+  }
+
+  /** renderExtensionTemplate is the synchronous form SillyTavern still exports: a synchronous request, as there. */
+  function renderExtensionTemplate(extensionName: string, templateId: string, data?: unknown, sanitize = true): string {
+    const xhr = new XMLHttpRequest();
+    xhr.open('GET', templateUrl(extensionName, templateId), false);
+    xhr.send();
+    if (xhr.status !== 200 && xhr.status !== 203) throw new Error(`${extensionName}/${templateId}.html: ${xhr.status}`);
+    return render(compileTemplate(xhr.responseText), data, sanitize);
+  }
+
+  async function writeExtensionField(characterId: number | string, key: string, value: unknown): Promise<void> {
+    const c = ctx().characters[Number(characterId)];
+    if (!c) throw new Error(`no character at index ${String(characterId)}`);
+    await hearth.api.characters.update(c.avatar, { extensions: { ...(c.extensions ?? {}), [key]: value } });
+  }
+
+  async function loadWorldInfo(name: string): Promise<unknown> {
+    if (!name) return null;
+    try {
+      return await hearth.api.worldinfo.get(name);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'worldinfo.not_found') return null;
+      throw err;
+    }
+  }
+
+  const saveChat = () => ctx().saveChat();
+  const saveMetadata = () => ctx().saveChatMetadata().then(() => undefined);
+
+  return {
+    values: {
+      '/script.js': {
+        callPopup,
+        eventSource: ctx().eventSource,
+        event_types: ctx().event_types,
+        extension_prompt_roles,
+        extension_prompt_types,
+        generateQuietPrompt: (...args: unknown[]) => (ctx().generateQuietPrompt as (...a: unknown[]) => unknown)(...args),
+        getCurrentChatId: () => ctx().getCurrentChatId(),
+        getRequestHeaders: () => ({ 'Content-Type': 'application/json' }),
+        reloadCurrentChat: () => ctx().reloadCurrentChat(),
+        saveChat,
+        saveChatConditional: saveChat,
+        saveChatDebounced: debounce(saveChat, 1000),
+        saveMetadata,
+        saveSettingsDebounced: () => settings.saveDebounced(),
+        sendSystemMessage: (type: string, text?: string, extra?: Record<string, unknown>) => ctx().sendSystemMessage(type, text, extra),
+        setExtensionPrompt: (...args: unknown[]) => (ctx().setExtensionPrompt as (...a: unknown[]) => unknown)(...args),
+        substituteParams: (content: unknown, a?: unknown, b?: unknown) => substituteParams(ctx(), content, a, b),
+      },
+      '/scripts/extensions.js': {
+        extension_settings: settings.object,
+        getContext: () => hearth.getContext(),
+        renderExtensionTemplate,
+        renderExtensionTemplateAsync,
+        saveMetadataDebounced: debounce(saveMetadata, 1000),
+        writeExtensionField,
+      },
+      '/scripts/power-user.js': { power_user },
+      '/scripts/world-info.js': {
+        loadWorldInfo,
+        saveWorldInfo: (name: string, data: unknown) => hearth.api.worldinfo.save(name, data as never),
+      },
+      '/scripts/utils.js': { debounce, delay, uuidv4 },
+      '/scripts/popup.js': { POPUP_RESULT, POPUP_TYPE, callGenericPopup },
+      '/scripts/i18n.js': {
+        t: (strings: TemplateStringsArray | string, ...values: unknown[]) =>
+          typeof strings === 'string' ? strings : strings.reduce((out, s, i) => out + s + (i < values.length ? String(values[i]) : ''), ''),
+        translate: (text: string) => text,
+      },
+      '/lib.js': { DOMPurify, lodash },
+    },
+    live() {
+      const c = ctx();
+      return {
+        '/script.js': {
+          characters: c.characters,
+          chat: c.chat,
+          chat_metadata: c.chat_metadata,
+          main_api: 'openai',
+          name1: c.name1,
+          name2: c.name2,
+          online_status: c.online_status,
+          this_chid: c.characterId,
+        },
+        '/scripts/group-chats.js': { groups: [], is_group_generating: false, selected_group: null },
+        '/scripts/world-info.js': { world_info: worldInfo },
+      };
+    },
+  };
+}
