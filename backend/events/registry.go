@@ -46,11 +46,11 @@ const (
 	ChatCompletionPromptReady = "chat_completion_prompt_ready"
 	// PromptHookRequest asks the window that started a generation to run
 	// its CHAT_COMPLETION_PROMPT_READY handlers (a Hearth addition).
-	PromptHookRequest = "prompt_hook_request"
-	GenerateAfterData         = "generate_after_data"
-	PersonaChanged            = "persona_changed"
-	PresetChanged             = "oai_preset_changed_after"
-	ConnectionsChanged        = "connections_changed"
+	PromptHookRequest  = "prompt_hook_request"
+	GenerateAfterData  = "generate_after_data"
+	PersonaChanged     = "persona_changed"
+	PresetChanged      = "oai_preset_changed_after"
+	ConnectionsChanged = "connections_changed"
 
 	// LibraryProgress reports a SillyTavern library import or export
 	// (backend/library).
