@@ -62,7 +62,8 @@ func (s *Service) StartFromLegacyGenerate(ctx context.Context, in StartInput) (r
 			return runstore.Handle{}, apperr.Invalid("generateOptions: %v", err)
 		}
 	}
-	opts.ChatID, opts.Type = chatID, typ
+	// A run has no window: SillyTavern's prompt hooks never shape its prompt.
+	opts.ChatID, opts.Type, opts.Hooks = chatID, typ, nil
 	snap, err := s.d.Generate.DryRun(ctx, opts)
 	if err != nil {
 		return runstore.Handle{}, err

@@ -43,12 +43,30 @@ type GenerationStoppedPayload struct {
 }
 
 // PromptReadyPayload is CHAT_COMPLETION_PROMPT_READY's: Chat is the
-// prompt's messages. A dry run has no GenerationID.
+// prompt's messages. A dry run has no GenerationID. Hooked says the
+// starting window's eventSource listeners already had the prompt, and
+// could change it, through PROMPT_HOOK_REQUEST: windows do not call
+// their SillyTavern-style listeners again with this announcement.
 type PromptReadyPayload struct {
 	ChatID       string `json:"chatId"`
 	GenerationID string `json:"generationId,omitempty"`
 	Chat         any    `json:"chat" ts:"PayloadMessage[]"`
 	DryRun       bool   `json:"dryRun"`
+	Hooked       bool   `json:"hooked,omitempty"`
+}
+
+// PromptHookRequestPayload is PROMPT_HOOK_REQUEST's: the assembled
+// prompt's messages (Chat), for the window that started the generation
+// with Token, which runs its CHAT_COMPLETION_PROMPT_READY listeners on
+// them and answers with generate.promptHookReply(token, chat). A dry run
+// has no GenerationID. Every window receives it; only the one that
+// made the token answers.
+type PromptHookRequestPayload struct {
+	Token        string `json:"token"`
+	ChatID       string `json:"chatId"`
+	GenerationID string `json:"generationId,omitempty"`
+	DryRun       bool   `json:"dryRun"`
+	Chat         any    `json:"chat" ts:"PayloadMessage[]"`
 }
 
 // GenerateAfterDataPayload is GENERATE_AFTER_DATA's: the chat-completion

@@ -74,6 +74,14 @@ func TestPayloadJSON(t *testing.T) {
 			&PromptReadyPayload{ChatID: "c", GenerationID: "g", Chat: []any{}},
 			`{"chatId":"c","generationId":"g","chat":[],"dryRun":false}`,
 		},
+		"hooked prompt": {
+			&PromptReadyPayload{ChatID: "c", GenerationID: "g", Chat: []any{}, Hooked: true},
+			`{"chatId":"c","generationId":"g","chat":[],"dryRun":false,"hooked":true}`,
+		},
+		"prompt hook request": {
+			&PromptHookRequestPayload{Token: "t", ChatID: "c", DryRun: true, Chat: []any{}},
+			`{"token":"t","chatId":"c","dryRun":true,"chat":[]}`,
+		},
 		"persona to none": {
 			&PersonaChangedPayload{Change: "active"},
 			`{"personaId":null,"change":"active","activeId":null,"defaultId":null}`,

@@ -44,10 +44,13 @@ const (
 	GenerationEnded           = "generation_ended"
 	GenerationStopped         = "generation_stopped"
 	ChatCompletionPromptReady = "chat_completion_prompt_ready"
-	GenerateAfterData         = "generate_after_data"
-	PersonaChanged            = "persona_changed"
-	PresetChanged             = "oai_preset_changed_after"
-	ConnectionsChanged        = "connections_changed"
+	// PromptHookRequest asks the window that started a generation to run
+	// its CHAT_COMPLETION_PROMPT_READY handlers (a Hearth addition).
+	PromptHookRequest  = "prompt_hook_request"
+	GenerateAfterData  = "generate_after_data"
+	PersonaChanged     = "persona_changed"
+	PresetChanged      = "oai_preset_changed_after"
+	ConnectionsChanged = "connections_changed"
 
 	// LibraryProgress reports a SillyTavern library import or export
 	// (backend/library).
@@ -161,7 +164,9 @@ var registry = []Spec{
 	declare[GenerationStoppedPayload]("GENERATION_STOPPED", GenerationStopped, PermGenerate,
 		"a generation was stopped; index is where what streamed landed, null when nothing did"),
 	declare[PromptReadyPayload]("CHAT_COMPLETION_PROMPT_READY", ChatCompletionPromptReady, PermGenerate,
-		"a prompt was assembled (by a generation, or by dryRun without generationId); chat is its messages"),
+		"a prompt was assembled (by a generation, or by dryRun without generationId); chat is its messages, hooked when the starting window's listeners already had them"),
+	declare[PromptHookRequestPayload]("PROMPT_HOOK_REQUEST", PromptHookRequest, PermNone,
+		"the window whose token this is runs its CHAT_COMPLETION_PROMPT_READY listeners on chat and answers with generate.promptHookReply"),
 	declare[GenerateAfterDataPayload]("GENERATE_AFTER_DATA", GenerateAfterData, PermGenerate,
 		"the request a generation sends to the model"),
 	declare[PersonaChangedPayload]("PERSONA_CHANGED", PersonaChanged, PermChatRead,

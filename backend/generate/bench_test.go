@@ -30,7 +30,8 @@ import (
 // with the default 8k context and with a 128k one; Hearth's own work in
 // one generation (prompt, records, events, commit — the provider's stream
 // excluded) ≤ 5 ms; a streamed chunk's text on the event bus ≤ 5 ms after
-// the provider wrote it.
+// the provider wrote it; issue 37: a prompt-hook round trip with one
+// handler adds ≤ 20 ms to a generation's start.
 
 func benchHarness(b *testing.B) *harness {
 	b.Helper()
@@ -125,6 +126,63 @@ func BenchmarkGenerate(b *testing.B) {
 		b.ReportMetric(median(overhead), "overhead-ms")
 	})
 	b.Run("chunkToEvent", func(b *testing.B) { benchChunkToEvent(b, h) })
+	b.Run("promptHookRoundTrip", func(b *testing.B) { benchPromptHook(b, h) })
+}
+
+// benchPromptHook measures what the CHAT_COMPLETION_PROMPT_READY round
+// trip adds to a generation's start (issue 37: at most 20 ms): the next
+// reply's prompt of the 10k chat assembled with a window whose one
+// handler answers at once (adding a message), against the same without a
+// window, back to back; hook-ms is the difference of the medians. The
+// window is a bus subscriber that takes the request and sends its answer
+// through JSON, as a transport does; the webview's own hops (an IPC call
+// each way, about a millisecond on the desktop) are not in it. Dry runs
+// go through the same promptReady as a start and leave no reply behind.
+func benchPromptHook(b *testing.B, h *harness) {
+	ctx := context.Background()
+	unsub := h.bus.Subscribe(func(e events.Event) {
+		if e.Type != events.PromptHookRequest {
+			return
+		}
+		raw, err := json.Marshal(e.Payload)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		var req struct {
+			Token string           `json:"token"`
+			Chat  []map[string]any `json:"chat"`
+		}
+		if err := json.Unmarshal(raw, &req); err != nil {
+			b.Error(err)
+			return
+		}
+		answer, _ := json.Marshal(append(req.Chat, map[string]any{"role": "system", "content": "A handler's note."}))
+		if _, err := h.gen.PromptHookReply(req.Token, answer); err != nil {
+			b.Error(err)
+		}
+	})
+	defer unsub()
+	var with, without []float64
+	n := 0
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := h.gen.DryRun(ctx, Options{ChatID: h.chatID}); err != nil {
+			b.Fatal(err)
+		}
+		without = append(without, float64(time.Since(t0))/1e6)
+		n++
+		t0 = time.Now()
+		snap, err := h.gen.DryRun(ctx, Options{ChatID: h.chatID, Hooks: &Hooks{PromptReady: fmt.Sprintf("bench-token-%016d", n)}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		with = append(with, float64(time.Since(t0))/1e6)
+		if pr := snap.Hooks.PromptReady; pr == nil || !pr.Changed {
+			b.Fatalf("the handler's answer was not used: %+v", pr)
+		}
+	}
+	b.ReportMetric(median(with)-median(without), "hook-ms")
 }
 
 // benchChunkToEvent streams chunks whose text is the time the server wrote

@@ -31,12 +31,17 @@ type built struct {
 	activation  *worldinfo.Activation
 	timed       *worldinfo.TimedState
 	timedBefore json.RawMessage
+	// hooks is what the window's prompt hooks did (hooks.go).
+	hooks HooksRecord
 }
 
 // build reads the chat, card, persona and preset and assembles the prompt
 // of one generation, all from one snapshot of the chat.
 func (s *Service) build(ctx context.Context, o *Options, preset prompt.Preset, model string, vision bool, dry bool) (*built, error) {
 	b := &built{}
+	if o.Hooks == nil {
+		b.hooks.Skipped = SkippedNoWindow
+	}
 	err := s.src.Chats.ReadForPrompt(ctx, o.ChatID, func(v *chats.PromptView) error {
 		b.revision = v.Revision
 		in := prompt.Input{
@@ -86,8 +91,18 @@ func (s *Service) build(ctx context.Context, o *Options, preset prompt.Preset, m
 			}
 		}
 		in.History = hist
+		if o.Hooks != nil && o.Hooks.Interceptor != nil {
+			ih, rec, err := intercept(o.Hooks.Interceptor, v)
+			if err != nil {
+				return err
+			}
+			b.hooks.Interceptor = rec
+			if ih != nil {
+				in.History = ih
+			}
+		}
 		b.timedBefore = v.Metadata[worldinfo.MetadataKey]
-		if b.activation, b.timed, err = s.scanWorldInfo(ctx, o, v, &in, hist, charWorld, dry); err != nil {
+		if b.activation, b.timed, err = s.scanWorldInfo(ctx, o, v, &in, in.History, charWorld, dry); err != nil {
 			return err
 		}
 		p, err := prompt.Assemble(in, s.tok)

@@ -14,6 +14,8 @@ type Snapshot struct {
 	ChatCompletionPayload prompt.Payload      `json:"chatCompletionPayload"`
 	WorldInfoActivation   WorldInfoActivation `json:"worldInfoActivation"`
 	TokenCounts           prompt.TokenCounts  `json:"tokenCounts"`
+	// Hooks says what the window's prompt hooks did to this prompt.
+	Hooks HooksRecord `json:"hooks"`
 }
 
 // WorldInfoActivation lists the lorebook entries a prompt used; the
@@ -40,9 +42,10 @@ type WorldInfoEntry struct {
 
 // DryRun assembles the prompt the generation o would send, without
 // sending it or writing anything. It works without a connection (the
-// payload then names no model). Like SillyTavern's dry run it announces
-// CHAT_COMPLETION_PROMPT_READY with dryRun: true, so extensions that
-// inspect prompts see this one too.
+// payload then names no model). Like SillyTavern's dry run it hands the
+// prompt to the window's CHAT_COMPLETION_PROMPT_READY listeners with
+// dryRun: true (the snapshot is what they left) and announces it, so
+// extensions that inspect prompts see this one too.
 func (s *Service) DryRun(ctx context.Context, o Options) (*Snapshot, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -63,12 +66,17 @@ func (s *Service) DryRun(ctx context.Context, o Options) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b.hooks.PromptReady, err = s.promptReady(ctx, &o, b, "", model, true); err != nil {
+		return nil, err
+	}
 	snap := &Snapshot{
 		ChatCompletionPayload: b.prompt.Payload(model),
 		WorldInfoActivation:   activationOf(b.activation, s.now().UnixMilli(), o.Type),
 		TokenCounts:           b.prompt.Tokens,
+		Hooks:                 b.hooks,
 	}
-	s.publish(events.ChatCompletionPromptReady, &events.PromptReadyPayload{ChatID: o.ChatID, Chat: snap.ChatCompletionPayload.Messages, DryRun: true})
+	s.publish(events.ChatCompletionPromptReady, &events.PromptReadyPayload{ChatID: o.ChatID, Chat: snap.ChatCompletionPayload.Messages, DryRun: true,
+		Hooked: b.hooks.PromptReady != nil})
 	return snap, nil
 }
 

@@ -29,6 +29,9 @@ type Options struct {
 	ExtensionPrompts []prompt.ExtensionPrompt `json:"extensionPrompts"`
 	ConnectionID     *string                  `json:"connectionId"`
 	PresetID         *string                  `json:"presetId"`
+	// Hooks is what the starting window brings of SillyTavern's prompt
+	// hooks (hooks.go); nil when no window started the generation.
+	Hooks *Hooks `json:"hooks"`
 }
 
 // UnmarshalJSON decodes o and refuses an extension prompt whose position,
@@ -100,5 +103,5 @@ func (o *Options) validate() error {
 		}
 		seen[ep.Key] = true
 	}
-	return nil
+	return o.Hooks.validate()
 }

@@ -39,13 +39,24 @@ type Record struct {
 	SwipeID      *int          `json:"swipeId"`
 	StartedAt    int64         `json:"startedAt"`
 	EndedAt      *int64        `json:"endedAt"`
+	// Hooks is what the window's prompt hooks did (nil for a generation
+	// recorded before Hearth kept it).
+	Hooks *HooksRecord `json:"hooks,omitempty"`
 }
 
 // insertRecord writes the running row of a generation.
 func (s *Service) insertRecord(ctx context.Context, r *run) error {
 	return s.db.InTx(ctx, func(tx *store.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO generations (id, chat_id, type, status, started_at) VALUES (?, ?, ?, 'running', ?)`,
-			r.id, r.chatID, r.typ, r.started.UnixMilli())
+		var hooks sql.NullString
+		if r.built != nil {
+			raw, err := json.Marshal(r.built.hooks)
+			if err != nil {
+				return err
+			}
+			hooks = sql.NullString{String: string(raw), Valid: true}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO generations (id, chat_id, type, status, started_at, hooks) VALUES (?, ?, ?, 'running', ?, ?)`,
+			r.id, r.chatID, r.typ, r.started.UnixMilli(), hooks)
 		if err != nil {
 			return fmt.Errorf("record generation: %w", err)
 		}
@@ -106,10 +117,10 @@ func (s *Service) markInterrupted(ctx context.Context) error {
 // record reads one generation's record.
 func (s *Service) record(ctx context.Context, id string) (*Record, error) {
 	var r Record
-	var errJSON, msgID sql.NullString
+	var errJSON, msgID, hooks sql.NullString
 	var idx, swipe, ended sql.NullInt64
-	err := s.db.Reader().QueryRowContext(ctx, `SELECT id, chat_id, type, status, error, message_id, idx, swipe_id, started_at, ended_at
-		FROM generations WHERE id = ?`, id).Scan(&r.GenerationID, &r.ChatID, &r.Type, &r.Status, &errJSON, &msgID, &idx, &swipe, &r.StartedAt, &ended)
+	err := s.db.Reader().QueryRowContext(ctx, `SELECT id, chat_id, type, status, error, message_id, idx, swipe_id, started_at, ended_at, hooks
+		FROM generations WHERE id = ?`, id).Scan(&r.GenerationID, &r.ChatID, &r.Type, &r.Status, &errJSON, &msgID, &idx, &swipe, &r.StartedAt, &ended, &hooks)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, apperr.New(CodeNotFound, "no generation %q", inputs.Short(id)).WithDetails(map[string]any{"generationId": id})
 	}
@@ -133,6 +144,10 @@ func (s *Service) record(ctx context.Context, id string) (*Record, error) {
 	}
 	if ended.Valid {
 		r.EndedAt = &ended.Int64
+	}
+	if hooks.Valid {
+		r.Hooks = &HooksRecord{}
+		_ = json.Unmarshal([]byte(hooks.String), r.Hooks)
 	}
 	return &r, nil
 }

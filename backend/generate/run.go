@@ -95,7 +95,8 @@ func (s *Service) execute(r *run) {
 	b := r.built
 	s.publish(events.GenerationStarted, &events.GenerationStartedPayload{ChatID: r.chatID, GenerationID: r.id, Type: r.typ})
 	payload := b.prompt.Payload(r.conn.Model)
-	s.publish(events.ChatCompletionPromptReady, &events.PromptReadyPayload{ChatID: r.chatID, GenerationID: r.id, Chat: payload.Messages})
+	s.publish(events.ChatCompletionPromptReady, &events.PromptReadyPayload{ChatID: r.chatID, GenerationID: r.id, Chat: payload.Messages,
+		Hooked: b.hooks.PromptReady != nil})
 	s.publish(events.GenerateAfterData, &events.GenerateAfterDataPayload{ChatID: r.chatID, GenerationID: r.id, GenerateData: payload})
 
 	var reasonStart, reasonEnd time.Time

@@ -71,6 +71,12 @@ type Service struct {
 	byChat map[string]*run
 	latest *run
 	closed bool
+
+	// The prompt-ready round trips waiting for their window, by token
+	// (hooks_prompt.go), and how long each waits.
+	hookMu      sync.Mutex
+	hookWaits   map[string]*hookWait
+	hookTimeout time.Duration
 }
 
 // New returns the service. It fails the generations a previous process
@@ -78,7 +84,8 @@ type Service struct {
 func New(ctx context.Context, db *store.Store, bus *events.Bus, src Sources, now func() time.Time) (*Service, error) {
 	base, cancel := context.WithCancel(context.Background())
 	s := &Service{db: db, bus: bus, src: src, tok: prompt.NewTokenizer(), now: now, log: slog.Default(),
-		base: base, cancel: cancel, runs: map[string]*run{}, byChat: map[string]*run{}}
+		base: base, cancel: cancel, runs: map[string]*run{}, byChat: map[string]*run{},
+		hookWaits: map[string]*hookWait{}, hookTimeout: defaultHookTimeout}
 	if err := s.markInterrupted(ctx); err != nil {
 		cancel()
 		return nil, err
@@ -216,14 +223,18 @@ func (s *Service) prepare(ctx context.Context, o *Options) (*run, error) {
 }
 
 // buildFor assembles run r's prompt under the caller's context and the
-// run's: generate.stop, or Close, ends a long assembly (a lorebook scan
-// above all) as it ends the stream. Such a run fails with
-// generate.interrupted and leaves nothing behind.
+// run's, and runs the starting window's prompt-ready listeners on it:
+// generate.stop, or Close, ends a long assembly (a lorebook scan above
+// all) or the wait for the window as it ends the stream. Such a run fails
+// with generate.interrupted and leaves nothing behind.
 func (s *Service) buildFor(ctx context.Context, r *run, o *Options, preset prompt.Preset, conn *connections.Connection) (*built, error) {
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(r.ctx, cancel)()
 	b, err := s.build(bctx, o, preset, conn.Model, vision(conn.Provider, conn.Model), false)
+	if err == nil {
+		b.hooks.PromptReady, err = s.promptReady(bctx, o, b, r.id, conn.Model, false)
+	}
 	if err != nil && r.ctx.Err() != nil && ctx.Err() == nil {
 		why := "Hearth is shutting down"
 		if r.wasStopped() {

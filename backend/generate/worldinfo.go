@@ -15,10 +15,13 @@ import (
 // scanWorldInfo activates the lorebooks of the chat for the prompt in in
 // (the history and card already set) and places what they add: before
 // and after the character definitions, around the Author's Note, and at
-// depth. Without any book attached it costs nothing. The chat's timed
+// depth. It scans hist, the messages the prompt is assembled from: the
+// stored chat's, or what the window's interceptors made of them (the scan
+// reads what the model will). Without any book attached it costs nothing.
+// The chat's timed
 // effects are read from metadata timedWorldInfo; the new state is
 // returned for the caller to store after a real generation.
-func (s *Service) scanWorldInfo(ctx context.Context, o *Options, v *chats.PromptView, in *prompt.Input, hist *history, charWorld string, dry bool) (*worldinfo.Activation, *worldinfo.TimedState, error) {
+func (s *Service) scanWorldInfo(ctx context.Context, o *Options, v *chats.PromptView, in *prompt.Input, hist prompt.History, charWorld string, dry bool) (*worldinfo.Activation, *worldinfo.TimedState, error) {
 	wi := s.src.WorldInfo
 	if wi == nil {
 		return nil, nil, nil

@@ -341,19 +341,8 @@ func (a *assembler) tail() []Block {
 
 // cost counts a block's tokens (and remembers them on it).
 func (a *assembler) cost(b *Block) int {
-	n := tokensPerMessage + a.c.Count(b.Message.Content)
-	for _, p := range b.Message.Parts {
-		if p.ImageURL != "" {
-			n += tokensPerImage
-		} else {
-			n += a.c.Count(p.Text)
-		}
-	}
-	if b.Message.Name != "" {
-		n += tokensPerName
-	}
-	b.Tokens = n
-	return n
+	b.Tokens = blockCost(b, a.c)
+	return b.Tokens
 }
 
 // counts sums the blocks per source.
@@ -365,6 +354,12 @@ func (a *assembler) counts(blocks []Block, sent, dropped, examplesDropped int) T
 		HistoryMessages: sent, HistoryDropped: dropped, ExamplesDropped: examplesDropped,
 		Tokenizer: Encoding,
 	}
+	tc.sum(blocks)
+	return tc
+}
+
+// sum adds blocks' tokens to the total and to their sources' parts.
+func (tc *TokenCounts) sum(blocks []Block) {
 	at := map[string]int{}
 	for _, b := range blocks {
 		tc.Total += b.Tokens
@@ -376,7 +371,6 @@ func (a *assembler) counts(blocks []Block, sent, dropped, examplesDropped int) T
 		}
 		tc.Parts[i].Tokens += b.Tokens
 	}
-	return tc
 }
 
 func hasSlot(items []item, slot string) bool {

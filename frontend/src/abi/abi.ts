@@ -22,6 +22,7 @@ import { createEmitter } from './emitter';
 import { createExtensionPrompts } from './extension-prompts';
 import { createGenerations } from './generations';
 import { createPersonaCache } from './persona-cache';
+import { createPromptHooks } from './prompt-hooks';
 import { HostError } from './errors';
 import { createEmitQueue, createEventSource } from './event-source';
 import { CHAT_LIST_EVENTS, mergeEventTypes, stArgs, T } from './event-types';
@@ -66,7 +67,8 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
   const personaCache = createPersonaCache(call);
   const prompts = createExtensionPrompts();
   const generations = createGenerations(call);
-  const generateApi = createGenerateApi(call, prompts);
+  const hooks = createPromptHooks({ call, cache: { committed: () => cache.committed(), waitFor: (...a) => cache.waitFor(...a) }, eventSource, maxContext: () => generations.maxContext() });
+  const generateApi = createGenerateApi(call, prompts, hooks);
 
   /** publish sends a window-made event to both fan-outs. */
   function publish(type: string, payload: EventPayload): void {
@@ -96,10 +98,15 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
     characters.ingest(ev);
     personaCache.ingest(ev);
     generations.ingest(ev);
+    hooks.ingest(ev);
     const chatId = ev.payload.chatId;
     const current = cache.current()?.chatId;
+    // A hooked prompt's announcement: the starting window's listeners had
+    // it already (PROMPT_HOOK_REQUEST), and no other window's would in
+    // SillyTavern; api.events still hears it.
+    const hooked = ev.type === T.CHAT_COMPLETION_PROMPT_READY && ev.payload.hooked === true;
     // The cache reports its own events (in revision order) through applied.
-    if (!cache.ingest(ev) && (chatId === undefined || chatId === current || CHAT_LIST_EVENTS.has(ev.type))) toSource(ev);
+    if (!cache.ingest(ev) && !hooked && (chatId === undefined || chatId === current || CHAT_LIST_EVENTS.has(ev.type))) toSource(ev);
     events.emit(ev.type, ev.payload);
   }
 

@@ -1,12 +1,15 @@
 // api.generate: the generate.* host methods (HOST-ABI §6). start, run and
-// dryRun send this window's extension prompts (filters evaluated now);
-// prompts passed in options.extensionPrompts win over them by key.
+// dryRun run this window's prompt hooks first (prompt-hooks.ts: the
+// interceptors may set extension prompts), then send its extension
+// prompts (filters evaluated now); prompts passed in
+// options.extensionPrompts win over them by key.
 import type { ExtensionPrompts, ExtensionPromptWire } from './extension-prompts';
 import type { Call } from './host';
+import type { PromptHooks } from './prompt-hooks';
 import type { GenerateApi, GenerateOptions } from './types';
 
-/** createGenerateApi returns the frozen api.generate. */
-export function createGenerateApi(call: Call, prompts: ExtensionPrompts): GenerateApi {
+/** createGenerateApi returns the frozen api.generate; without hooks it sends none (tests). */
+export function createGenerateApi(call: Call, prompts: ExtensionPrompts, hooks?: PromptHooks): GenerateApi {
   async function withPrompts(options: GenerateOptions): Promise<GenerateOptions> {
     if (typeof options !== 'object' || options === null) return options;
     const own = await prompts.resolve();
@@ -14,16 +17,18 @@ export function createGenerateApi(call: Call, prompts: ExtensionPrompts): Genera
     const keys = new Set(given.map((p) => (p as ExtensionPromptWire).key));
     return { ...options, extensionPrompts: [...own.filter((p) => !keys.has(p.key)), ...given] };
   }
+  async function send(method: string, options: GenerateOptions): Promise<unknown> {
+    const prepared = hooks ? await hooks.prepare(options, method === 'generate.dryRun') : { options, settled: () => {} };
+    try {
+      return await call(method, await withPrompts(prepared.options));
+    } finally {
+      prepared.settled();
+    }
+  }
   return Object.freeze({
-    async start(options: GenerateOptions) {
-      return call('generate.start', await withPrompts(options)) as ReturnType<GenerateApi['start']>;
-    },
-    async run(options: GenerateOptions) {
-      return call('generate.run', await withPrompts(options)) as ReturnType<GenerateApi['run']>;
-    },
-    async dryRun(options: GenerateOptions) {
-      return call('generate.dryRun', await withPrompts(options)) as ReturnType<GenerateApi['dryRun']>;
-    },
+    start: (options: GenerateOptions) => send('generate.start', options) as ReturnType<GenerateApi['start']>,
+    run: (options: GenerateOptions) => send('generate.run', options) as ReturnType<GenerateApi['run']>,
+    dryRun: (options: GenerateOptions) => send('generate.dryRun', options) as ReturnType<GenerateApi['dryRun']>,
     stop(generationId?: string) {
       return (generationId === undefined ? call('generate.stop') : call('generate.stop', generationId)) as ReturnType<GenerateApi['stop']>;
     },

@@ -23,9 +23,11 @@ describe('extension prompts', () => {
     expect(Object.keys(ctx.extensionPrompts).sort()).toEqual(['a-gated', 'b-note', 'thrower']);
     expect(Object.isFrozen(ctx.extensionPrompts)).toBe(true);
 
+    // The window sends its prompt hooks with every call: none here.
     await h.api.generate.dryRun({ chatId: 'c1' });
     expect(lastCall(host, 'generate.dryRun')!.args[0]).toEqual({
       chatId: 'c1',
+      hooks: {},
       extensionPrompts: [{ key: 'b-note', value: 'in chat', position: 1, depth: 2, scan: false, role: 1 }],
     });
     allow = true;
@@ -33,6 +35,7 @@ describe('extension prompts', () => {
     await h.api.generate.start({ chatId: 'c1', extensionPrompts: [{ key: 'b-note', value: 'given', position: 0 }] });
     expect(lastCall(host, 'generate.start')!.args[0]).toEqual({
       chatId: 'c1',
+      hooks: {},
       extensionPrompts: [
         { key: 'a-gated', value: 'only when allowed', position: 0, depth: 0, scan: false, role: 0 },
         { key: 'b-note', value: 'given', position: 0 },
@@ -59,7 +62,7 @@ describe('getContext() generation', () => {
   it('generate, generateQuietPrompt and dry runs go to api.generate for the current chat', async () => {
     const { host, ctx } = await open();
     const text = await ctx.generateQuietPrompt('Summarize.');
-    expect(text).toBe('reply to {"chatId":"c1","type":"quiet","quietPrompt":"Summarize.","extensionPrompts":[]}');
+    expect(text).toBe('reply to {"chatId":"c1","type":"quiet","quietPrompt":"Summarize.","hooks":{},"extensionPrompts":[]}');
     await ctx.generateQuietPrompt({ quietPrompt: 'Again.' });
     expect(lastCall(host, 'generate.run')!.args[0]).toMatchObject({ type: 'quiet', quietPrompt: 'Again.' });
     await expect(ctx.generateQuietPrompt('  ')).rejects.toMatchObject({ code: 'validation.invalid_argument' });

@@ -218,6 +218,16 @@ export type PromptReadyPayload = {
   generationId?: string;
   chat: PayloadMessage[];
   dryRun: boolean;
+  hooked?: boolean;
+};
+
+/** The payload of PROMPT_HOOK_REQUEST. */
+export type PromptHookRequestPayload = {
+  token: string;
+  chatId: string;
+  generationId?: string;
+  dryRun: boolean;
+  chat: PayloadMessage[];
 };
 
 /** The payload of GENERATE_AFTER_DATA. */
@@ -377,8 +387,10 @@ export const EVENT_TYPES = Object.freeze({
   GENERATION_ENDED: 'generation_ended',
   /** a generation was stopped; index is where what streamed landed, null when nothing did. */
   GENERATION_STOPPED: 'generation_stopped',
-  /** a prompt was assembled (by a generation, or by dryRun without generationId); chat is its messages. */
+  /** a prompt was assembled (by a generation, or by dryRun without generationId); chat is its messages, hooked when the starting window's listeners already had them. */
   CHAT_COMPLETION_PROMPT_READY: 'chat_completion_prompt_ready',
+  /** the window whose token this is runs its CHAT_COMPLETION_PROMPT_READY listeners on chat and answers with generate.promptHookReply. */
+  PROMPT_HOOK_REQUEST: 'prompt_hook_request',
   /** the request a generation sends to the model. */
   GENERATE_AFTER_DATA: 'generate_after_data',
   /** a persona was saved or deleted, or the active or default persona changed. */
@@ -444,6 +456,7 @@ export const EVENT_PERMISSIONS: Readonly<Record<EventTypeName, EventPermission>>
   GENERATION_ENDED: 'generate',
   GENERATION_STOPPED: 'generate',
   CHAT_COMPLETION_PROMPT_READY: 'generate',
+  PROMPT_HOOK_REQUEST: 'none',
   GENERATE_AFTER_DATA: 'generate',
   PERSONA_CHANGED: 'chat.read',
   OAI_PRESET_CHANGED_AFTER: 'generate',
@@ -494,6 +507,7 @@ export interface EventPayloads {
   GENERATION_ENDED: GenerationEndedPayload;
   GENERATION_STOPPED: GenerationStoppedPayload;
   CHAT_COMPLETION_PROMPT_READY: PromptReadyPayload;
+  PROMPT_HOOK_REQUEST: PromptHookRequestPayload;
   GENERATE_AFTER_DATA: GenerateAfterDataPayload;
   PERSONA_CHANGED: PersonaChangedPayload;
   OAI_PRESET_CHANGED_AFTER: PresetChangedPayload;

@@ -10,6 +10,26 @@ function report(event: string, err: unknown): void {
   console.error(`Hearth: an eventSource listener for "${event}" threw`, err);
 }
 
+/** Listeners Hearth registers itself (the compat runtime's live bindings): no extension's. */
+const internal = new WeakSet<Listener>();
+
+/** Each eventSource's listener table, for hasListeners. */
+const tables = new WeakMap<EventSource, Map<string, Listener[]>>();
+
+/** markInternal marks a listener as Hearth's own, so hasListeners does not count it. */
+export function markInternal<F extends Listener>(listener: F): F {
+  internal.add(listener);
+  return listener;
+}
+
+/**
+ * hasListeners says whether anything but Hearth itself listens for event
+ * on source: the prompt hook asks the backend for a round trip only then.
+ */
+export function hasListeners(source: EventSource, event: string): boolean {
+  return (tables.get(source)?.get(event) ?? []).some((l) => !internal.has(l));
+}
+
 /**
  * createEventSource returns an emitter whose autoFire events replay to late
  * listeners; onEmit, when given, sees every emit before the listeners do.
@@ -102,7 +122,9 @@ export function createEventSource(autoFire: readonly string[], onEmit?: (event: 
       if (autoFireEvents.has(event)) lastArgs.set(event, args);
     },
   };
-  return Object.freeze(source);
+  const frozen = Object.freeze(source);
+  tables.set(frozen, listeners);
+  return frozen;
 }
 
 /**

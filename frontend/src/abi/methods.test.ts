@@ -34,6 +34,7 @@ const NOT_ON_API: Readonly<Record<string, string>> = {
   'state.floorGet': "a floor-state instance's get()",
   'state.floorUpdate': "a floor-state instance's update()",
   'state.floorPatch': "a floor-state instance's patch()",
+  'generate.promptHookReply': "the window's prompt hook answers PROMPT_HOOK_REQUEST with it (prompt-hooks.ts); no frame may",
 };
 
 /** ARG is every positional argument of the calls below: enough for each method to reach its call. */

@@ -52,6 +52,42 @@ export interface GenerateOptions {
   extensionPrompts?: ExtensionPromptInput[];
   connectionId?: string;
   presetId?: string;
+  /**
+   * hooks is what this window brings of SillyTavern's prompt hooks
+   * (EXTENSIONS.md §6). api.generate sets it itself; a value passed in
+   * is replaced.
+   */
+  hooks?: PromptHooksOption;
+}
+
+/**
+ * One message of an interceptor's chat as the backend receives it: `{ ref }`
+ * is the stored message at that index, unchanged; with `mes` it is a message
+ * of its own (with ref: the stored message it came from, for its media).
+ */
+export interface InterceptedItem {
+  ref?: number;
+  mes?: string;
+  name?: string;
+  is_user?: boolean;
+  is_system?: boolean;
+  narrator?: boolean;
+}
+
+/** The `hooks` option: the window's interceptor run and its prompt-ready token. */
+export interface PromptHooksOption {
+  /** promptReady is the token PROMPT_HOOK_REQUEST will carry, when the window listens for CHAT_COMPLETION_PROMPT_READY. */
+  promptReady?: string;
+  /** interceptor is what the generate_interceptor functions did; chat only when they changed it. */
+  interceptor?: { ms: number; timedOut?: boolean; chat?: { revision: number; items: InterceptedItem[] } };
+}
+
+/** What a generation's prompt hooks did (its record, a dry run's snapshot). */
+export interface PromptHooksRecord {
+  interceptor?: { ms: number; changed: boolean; timedOut?: boolean; ignored?: string };
+  promptReady?: { ms: number; changed: boolean; timedOut?: boolean; error?: string };
+  /** skipped: 'no window' when no window started it (an agent run, a script over HTTP). */
+  skipped?: 'no window';
 }
 
 /** generate.run's answer; index and swipeId are null for impersonate and quiet. */
@@ -83,6 +119,8 @@ export interface GenerationRecord {
   swipeId: number | null;
   startedAt: number;
   endedAt: number | null;
+  /** hooks is what the window's prompt hooks did; absent for generations recorded before Hearth kept it. */
+  hooks?: PromptHooksRecord;
 }
 
 /** One message of a chat-completion payload; source names the prompt part it came from. */
@@ -119,6 +157,8 @@ export interface PromptSnapshot {
     disabledKeys?: WorldInfoDisabledKey[];
   };
   tokenCounts: TokenCounts;
+  /** hooks says what the window's prompt hooks did to this prompt. */
+  hooks: PromptHooksRecord;
 }
 
 export interface GenerateApi {

@@ -7,7 +7,12 @@
 // least one to load. Each extension's module has 5 s to evaluate and each
 // hook 5 s to finish; one that throws or takes longer is reported
 // (api.extensions.reportFailure: it shows as failed, with its error, and
-// does not load next time until turned on again) and the rest go on.
+// does not load next time until turned on again) and the rest go on. A
+// loaded extension whose manifest names a generate_interceptor has it
+// registered, in load order, for the window's prompt hooks
+// (abi/prompt-hooks.ts), which look the function up on the window when
+// a generation starts, as SillyTavern does.
+import { registerInterceptor } from '../abi/prompt-hooks';
 import type { HearthAbi } from '../abi/types';
 import type { ExtensionEntry } from '../abi/types-extensions';
 import { ST_SETTINGS_KEY } from './st/settings';
@@ -101,8 +106,12 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
 
   for (const e of active) {
     try {
-      await loadOne(e);
+      const manifest = await loadOne(e);
       result.loaded.push(e.id);
+      const interceptor = manifest.generate_interceptor;
+      if (typeof interceptor === 'string' && interceptor !== '') {
+        registerInterceptor({ extensionId: e.id, displayName: e.displayName, name: interceptor });
+      }
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
       result.failed.push({ id: e.id, error });
@@ -112,7 +121,7 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
   }
   return result;
 
-  async function loadOne(e: ExtensionEntry): Promise<void> {
+  async function loadOne(e: ExtensionEntry): Promise<Record<string, unknown>> {
     const manifest = await readManifest(e.id);
     if (e.css) {
       const link = w.document.createElement('link');
@@ -137,5 +146,6 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
       rt.settings.claim(e.id, beforeHook);
     }
     if (reason) await storage.set(STARTED_KEY, e.version, { extensionId: e.id }).catch(() => undefined);
+    return manifest;
   }
 }

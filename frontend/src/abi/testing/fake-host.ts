@@ -185,6 +185,7 @@ export class FakeHost implements Transport {
     m['generate.dryRun'] = ([o]) => ({ chatCompletionPayload: { model: '', messages: [], stream: true, options: o }, worldInfoActivation: { timestampMs: 0, trigger: 'normal', entries: [] }, tokenCounts: {} });
     m['generate.start'] = () => ({ generationId: 'g-1' });
     m['generate.stop'] = ([id]) => id !== undefined;
+    m['generate.promptHookReply'] = ([, chat]) => ({ accepted: true, changed: chat !== null });
     m['characters.list'] = () => this.characters.map((c) => ({ avatar: c.avatar, name: c.name, tags: [], createdAt: 0, lastChatAt: null, chatCount: 0, hasImage: false }));
     m['characters.get'] = ([avatar]) => {
       const c = this.characters.find((x) => x.avatar === avatar);

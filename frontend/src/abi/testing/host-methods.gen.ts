@@ -92,6 +92,7 @@ export const HOST_METHODS = [
   'extensions.storage.set',
   'extensions.update',
   'generate.dryRun',
+  'generate.promptHookReply',
   'generate.run',
   'generate.start',
   'generate.status',

@@ -11,6 +11,7 @@
 // toggling, which extension settings drawers rely on.
 import jQuery from 'jquery';
 import lodash from 'lodash';
+import { markInternal } from '../../abi/event-source';
 import { setPageExtras, type PageExtras } from '../../abi/page-extras';
 import type { HearthAbi } from '../../abi/types';
 import { createBacking, substituteParams, uuidv4 } from './backing';
@@ -150,8 +151,10 @@ export function installStRuntime(w: Window & typeof globalThis, deps: RuntimeDep
   };
   setPageExtras(extras);
 
-  // Live bindings move before any extension's handler of the same event reads them.
-  const refresh = () => rt.refresh();
+  // Live bindings move before any extension's handler of the same event
+  // reads them. The listener is Hearth's own: it alone does not make the
+  // window ask for the prompt-ready round trip (abi/prompt-hooks.ts).
+  const refresh = markInternal(() => rt.refresh());
   for (const type of new Set(Object.values(ctx.event_types))) ctx.eventSource.makeFirst(type, refresh);
 
   // SillyTavern toggles every .inline-drawer by its .inline-drawer-toggle (one delegated handler in its page).

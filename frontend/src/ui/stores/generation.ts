@@ -180,6 +180,9 @@ export function generationErrorText(err: unknown): { code: string; message: stri
       return { code: e.code, message: `The model server refused the request.${said || ` ${e.message}`}` };
     case 'generate.interrupted':
       return { code: e.code, message: 'The reply was cut short: Hearth was shutting down.' };
+    case 'generate.aborted':
+      // An extension's generate interceptor said no (SillyTavern's abort()).
+      return { code: e.code, message: `No reply: ${e.message}.` };
     default:
       return { code: e.code, message: `Generation failed: ${e.message}` };
   }
