@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"hearth/backend/app"
 	"hearth/backend/app/apptest"
+	"hearth/backend/apperr"
 	"hearth/backend/providers/providertest"
 )
 
@@ -333,5 +335,45 @@ func TestConnectionKeysFromBeforeBindingsSurviveAnUpgrade(t *testing.T) {
 	call(a, &c, "connections.save", map[string]any{"id": c.ID, "baseUrl": "http://127.0.0.1:1/v1"})
 	if c.APIKeySet {
 		t.Fatal("the bound key survived a move to another server")
+	}
+}
+
+// A wrong address reads as a sentence naming it, in a test's result, in
+// the model list's error and in a failed generation, with the code it
+// always had.
+func TestConnectionWrongAddressReadsAsASentence(t *testing.T) {
+	t.Parallel()
+	e := apptest.NewEnv(t, nil)
+	e.SetupChat(map[string]any{"is_user": true, "name": "User", "mes": "Hello?"})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	want := "Nothing answered at " + addr
+
+	var c connDTO
+	e.Must(&c, "connections.save", map[string]any{"name": "Nowhere", "provider": "openai-compatible", "baseUrl": "http://" + addr + "/v1", "model": "m"})
+	var res struct {
+		OK    bool `json:"ok"`
+		Error *struct {
+			Code    string         `json:"code"`
+			Message string         `json:"message"`
+			Details map[string]any `json:"details"`
+		} `json:"error"`
+	}
+	e.Must(&res, "connections.test", c.ID)
+	if res.OK || res.Error == nil || res.Error.Code != "model.unreachable" || res.Error.Message != want || res.Error.Details["address"] != addr {
+		t.Fatalf("test: %+v", res.Error)
+	}
+	_, err = e.Call("connections.models", c.ID)
+	if ae := apperr.As(err); ae == nil || ae.Code != "model.unreachable" || ae.Message != want {
+		t.Fatalf("models: %v", err)
+	}
+	e.Must(nil, "connections.select", c.ID)
+	_, err = e.Call("generate.run", map[string]any{"chatId": e.ChatID})
+	if ae := apperr.As(err); ae == nil || ae.Code != "model.unreachable" || ae.Message != want {
+		t.Fatalf("generate.run: %v", err)
 	}
 }
