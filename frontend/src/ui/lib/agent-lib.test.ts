@@ -63,6 +63,12 @@ describe('agent words', () => {
     const authFailed = { code: 'model.request_failed', message: 'x', details: { cause: 'model.auth_failed', status: 401 } };
     expect(agentErrorText(authFailed)).toEqual({ code: 'model.request_failed', message: expect.stringMatching(/API key/) });
     expect(agentErrorText({ code: 'model.request_failed', message: 'x', details: { cause: 'model.request_failed', providerMessage: 'no such model' } }).message).toMatch(/refused the request.*no such model/);
+    const unreachable = {
+      code: 'model.request_failed',
+      message: 'the model request failed (model.unreachable): Nothing answered at 127.0.0.1:9999',
+      details: { cause: 'model.unreachable', address: '127.0.0.1:9999' },
+    };
+    expect(agentErrorText(unreachable).message).toBe('Nothing answered at 127.0.0.1:9999. Is the server running, and is its address right in Connections?');
     expect(agentErrorText({ code: 'odd.code', message: 'as is' })).toEqual({ code: 'odd.code', message: 'as is' });
   });
 
