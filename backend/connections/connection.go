@@ -97,8 +97,20 @@ func credentialHeader(name string) (string, bool) {
 	return "", false
 }
 
-// apply sets in's fields on c, validating each.
+// apply sets in's fields on c, validating each, and checks that c is a
+// whole connection: a name and a server.
 func (in Input) apply(c *Connection) error {
+	if err := in.set(c); err != nil {
+		return err
+	}
+	if c.Name == "" {
+		return apperr.Invalid("name is required")
+	}
+	return reachable(c)
+}
+
+// set sets in's fields on c, validating each.
+func (in Input) set(c *Connection) error {
 	if in.Name != nil {
 		n := strings.TrimSpace(*in.Name)
 		if n == "" || utf8.RuneCountInString(n) > maxName || inputs.HasControl(n) {
@@ -138,9 +150,12 @@ func (in Input) apply(c *Connection) error {
 	if in.APIKey != nil && (len(*in.APIKey) > maxAPIKey || inputs.HasControl(*in.APIKey)) {
 		return apperr.Invalid("apiKey must be at most %d characters without control characters", maxAPIKey)
 	}
-	if c.Name == "" {
-		return apperr.Invalid("name is required")
-	}
+	return nil
+}
+
+// reachable checks that c names a server: a provider, and an address
+// where the provider has no default one.
+func reachable(c *Connection) error {
 	if c.Provider == "" {
 		return apperr.Invalid("provider is required")
 	}

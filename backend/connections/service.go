@@ -404,7 +404,7 @@ func (s *Service) Test(ctx context.Context, id string) (*TestResult, error) {
 		return &TestResult{OK: true, Models: &n}, nil
 	}
 	if ae := apperr.As(err); ae == nil || ae.Code != providers.CodeRequestFailed || (ae.Details["status"] != 404 && ae.Details["status"] != 405) {
-		return failed(err)
+		return failed(c, err)
 	}
 	if c.Model == "" {
 		return &TestResult{Error: apperr.New(providers.CodeRequestFailed, "the server lists no models; set a model to test it with")}, nil
@@ -412,16 +412,17 @@ func (s *Service) Test(ctx context.Context, id string) (*TestResult, error) {
 	one := 1
 	if _, err := p.Stream(ctx, providers.Request{Messages: []providers.Message{{Role: providers.RoleUser, Content: "Hi"}},
 		Sampling: providers.Sampling{MaxTokens: &one}}, nil); err != nil {
-		return failed(err)
+		return failed(c, err)
 	}
 	return &TestResult{OK: true}, nil
 }
 
-// failed reports a provider failure as a test result; other errors (a
+// failed reports a provider failure of connection c as a test result; a
+// test that ran out of time says so of c's server; other errors (a
 // cancelled call) stay errors.
-func failed(err error) (*TestResult, error) {
+func failed(c *Connection, err error) (*TestResult, error) {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &TestResult{Error: apperr.New(providers.CodeTimeout, "the provider did not answer within %s", testTimeout)}, nil
+		return &TestResult{Error: providers.TookTooLong(c.Provider, c.BaseURL, testTimeout)}, nil
 	}
 	if ae := apperr.As(err); ae != nil {
 		return &TestResult{Error: ae}, nil

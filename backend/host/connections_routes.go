@@ -15,6 +15,13 @@ func registerConnections(r *Router, svc *connections.Service) {
 		}
 		return svc.Save(ctx, in)
 	})
+	r.Register("connections.probe", func(ctx context.Context, a Args) (any, error) {
+		var in connections.Input
+		if err := a.Object(0, "settings", &in); err != nil {
+			return nil, err
+		}
+		return svc.Probe(ctx, in)
+	})
 	r.Register("connections.list", func(ctx context.Context, a Args) (any, error) {
 		return svc.List(ctx)
 	})

@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"hearth/backend/app"
 	"hearth/backend/app/apptest"
+	"hearth/backend/apperr"
 	"hearth/backend/providers/providertest"
 )
 
@@ -333,5 +335,135 @@ func TestConnectionKeysFromBeforeBindingsSurviveAnUpgrade(t *testing.T) {
 	call(a, &c, "connections.save", map[string]any{"id": c.ID, "baseUrl": "http://127.0.0.1:1/v1"})
 	if c.APIKeySet {
 		t.Fatal("the bound key survived a move to another server")
+	}
+}
+
+// A wrong address reads as a sentence naming it, in a test's result, in
+// the model list's error and in a failed generation, with the code it
+// always had.
+func TestConnectionWrongAddressReadsAsASentence(t *testing.T) {
+	t.Parallel()
+	e := apptest.NewEnv(t, nil)
+	e.SetupChat(map[string]any{"is_user": true, "name": "User", "mes": "Hello?"})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	want := "Nothing answered at " + addr
+
+	var c connDTO
+	e.Must(&c, "connections.save", map[string]any{"name": "Nowhere", "provider": "openai-compatible", "baseUrl": "http://" + addr + "/v1", "model": "m"})
+	var res struct {
+		OK    bool `json:"ok"`
+		Error *struct {
+			Code    string         `json:"code"`
+			Message string         `json:"message"`
+			Details map[string]any `json:"details"`
+		} `json:"error"`
+	}
+	e.Must(&res, "connections.test", c.ID)
+	if res.OK || res.Error == nil || res.Error.Code != "model.unreachable" || res.Error.Message != want || res.Error.Details["address"] != addr {
+		t.Fatalf("test: %+v", res.Error)
+	}
+	_, err = e.Call("connections.models", c.ID)
+	if ae := apperr.As(err); ae == nil || ae.Code != "model.unreachable" || ae.Message != want {
+		t.Fatalf("models: %v", err)
+	}
+	e.Must(nil, "connections.select", c.ID)
+	_, err = e.Call("generate.run", map[string]any{"chatId": e.ChatID})
+	if ae := apperr.As(err); ae == nil || ae.Code != "model.unreachable" || ae.Message != want {
+		t.Fatalf("generate.run: %v", err)
+	}
+}
+
+// probe lists a server's models before anything is saved, writes nothing
+// and sends no event; with an id it sends the stored key only to the
+// server that key was entered for.
+func TestConnectionProbe(t *testing.T) {
+	t.Parallel()
+	e := apptest.NewEnv(t, nil)
+	first, second := providertest.NewOpenAI(), providertest.NewOpenAI()
+	t.Cleanup(first.Close)
+	t.Cleanup(second.Close)
+	first.Models, second.Models = []string{"m1", "m2"}, []string{"other"}
+	type probe struct {
+		OK     bool     `json:"ok"`
+		Models []string `json:"models"`
+		Error  *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+
+	var res probe
+	e.Must(&res, "connections.probe", map[string]any{"provider": "openai-compatible", "baseUrl": first.URL, "apiKey": "sk-typed"})
+	if !res.OK || len(res.Models) != 2 || res.Models[0] != "m1" {
+		t.Fatalf("probe of unsaved settings: %+v", res)
+	}
+	if got := first.Requests()[0].Header.Get("Authorization"); got != "Bearer sk-typed" {
+		t.Errorf("the typed key was not sent: %q", got)
+	}
+	var list []connDTO
+	e.Must(&list, "connections.list")
+	if len(list) != 0 {
+		t.Fatalf("a probe saved a connection: %+v", list)
+	}
+	if evs := e.Events(); len(evs) != 0 {
+		t.Fatalf("a probe sent events: %+v", evs)
+	}
+
+	const key = "sk-stored-for-the-first-server"
+	var c connDTO
+	e.Must(&c, "connections.save", map[string]any{"name": "Local", "provider": "openai-compatible", "baseUrl": first.URL, "model": "m1", "apiKey": key})
+	e.Events()
+	res = probe{}
+	e.Must(&res, "connections.probe", map[string]any{"id": c.ID})
+	if !res.OK || first.Requests()[len(first.Requests())-1].Header.Get("Authorization") != "Bearer "+key {
+		t.Fatalf("probe by id did not use the stored key: %+v", res)
+	}
+	res = probe{}
+	e.Must(&res, "connections.probe", map[string]any{"id": c.ID, "baseUrl": second.URL})
+	if !res.OK || len(res.Models) != 1 || res.Models[0] != "other" {
+		t.Fatalf("probe of another address: %+v", res)
+	}
+	for _, r := range second.Requests() {
+		if strings.Contains(r.Header.Get("Authorization"), key) {
+			t.Fatal("the stored key went to a server it was not entered for")
+		}
+	}
+	e.Must(&c, "connections.get", c.ID)
+	if c.BaseURL != first.URL || !c.APIKeySet {
+		t.Fatalf("a probe changed the connection: %+v", c)
+	}
+	if evs := e.Events(); len(evs) != 0 {
+		t.Fatalf("a probe sent events: %+v", evs)
+	}
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	res = probe{}
+	e.Must(&res, "connections.probe", map[string]any{"provider": "openai-compatible", "baseUrl": "http://" + addr + "/v1"})
+	if res.OK || res.Models == nil || len(res.Models) != 0 || res.Error == nil || res.Error.Code != "model.unreachable" || res.Error.Message != "Nothing answered at "+addr {
+		t.Fatalf("probe of a closed port: %+v", res)
+	}
+
+	for _, bad := range []map[string]any{
+		{"provider": "openai-compatible"},
+		{"provider": "openai-compatible", "baseUrl": "ftp://127.0.0.1/v1"},
+		{"provider": "nope", "baseUrl": first.URL},
+		{"provider": "openai-compatible", "baseUrl": first.URL, "headers": map[string]string{"X-Api-Key": "k"}},
+	} {
+		if _, err := e.Call("connections.probe", bad); apperr.CodeOf(err) != "validation.invalid_argument" {
+			t.Errorf("probe(%v): %v, want validation.invalid_argument", bad, err)
+		}
+	}
+	if _, err := e.Call("connections.probe", map[string]any{"id": "no-such-id"}); apperr.CodeOf(err) != "connection.not_found" {
+		t.Errorf("probe of an unknown id: %v", err)
 	}
 }

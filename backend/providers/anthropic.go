@@ -74,7 +74,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 }
 
 func (p *anthropicProvider) failure(ctx context.Context, err error) error {
-	if err := interrupted(ctx, p.cfg.IdleTimeout); err != nil {
+	if err := interrupted(ctx, p.cfg); err != nil {
 		return err
 	}
 	var apiErr *anthropic.Error

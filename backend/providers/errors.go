@@ -3,7 +3,6 @@ package providers
 import (
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -97,7 +96,9 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// transportError maps a failure below HTTP (dialing, reading, decoding).
+// transportError maps a failure below HTTP (dialing, reading, decoding);
+// one to reach or hear from the server reads as a sentence naming it
+// (networkError).
 func transportError(err error) *apperr.Error {
 	var redirect *redirectError
 	if errors.As(err, &redirect) {
@@ -109,25 +110,21 @@ func transportError(err error) *apperr.Error {
 	if errors.As(err, &syntax) || errors.As(err, &typ) {
 		return apperr.New(CodeBadResponse, "the provider sent a malformed chunk: %s", shorten(err.Error()))
 	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return apperr.New(CodeTimeout, "the provider did not answer in time: %s", shorten(err.Error()))
-	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return apperr.New(CodeUnreachable, "cannot reach the provider: %s", shorten(err.Error()))
-	}
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return apperr.New(CodeUnreachable, "cannot reach the provider: %s", shorten(err.Error()))
+	if e := networkError(err); e != nil {
+		return e
 	}
 	return apperr.New(CodeRequestFailed, "the request to the provider failed: %s", shorten(err.Error()))
 }
 
-// stalled is the error of a stream silent for longer than idle.
-func stalled(idle time.Duration) *apperr.Error {
-	return apperr.New(CodeTimeout, "the provider sent nothing for %s", idle).
-		WithDetails(map[string]any{"idleMs": idle.Milliseconds()})
+// stalled is the error of a call to the server at addr (Address) that
+// sent nothing for longer than idle.
+func stalled(addr string, idle time.Duration) *apperr.Error {
+	e := tookTooLong(addr, seconds(idle))
+	details := map[string]any{"idleMs": idle.Milliseconds()}
+	if addr != unnamedServer {
+		details["address"] = addr
+	}
+	return e.WithDetails(details)
 }
 
 // shorten keeps the first maxProviderMessage bytes of s (on a rune

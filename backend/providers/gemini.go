@@ -106,7 +106,7 @@ func (s *pulled[T]) Err() error   { return s.err }
 func (s *pulled[T]) Close() error { s.stop(); return nil }
 
 func (p *geminiProvider) failure(ctx context.Context, err error) error {
-	if err := interrupted(ctx, p.cfg.IdleTimeout); err != nil {
+	if err := interrupted(ctx, p.cfg); err != nil {
 		return err
 	}
 	if status, apiErr, ok := geminiAPIError(ctx, err); ok {

@@ -35,16 +35,17 @@ func (w *idleWatch) stop() {
 	w.cancel(nil)
 }
 
-// interrupted is the error of a call whose context ended: silence as
-// model.timeout, the caller's cancel or deadline as is; nil while ctx is
-// live (the failure is the provider's).
-func interrupted(ctx context.Context, idle time.Duration) error {
+// interrupted is the error of a call of cfg's provider whose context
+// ended: silence (longer than cfg.IdleTimeout) as model.timeout naming
+// the server, the caller's cancel or deadline as is; nil while ctx is live
+// (the failure is the provider's).
+func interrupted(ctx context.Context, cfg Config) error {
 	cause := context.Cause(ctx)
 	if cause == nil {
 		return nil
 	}
 	if errors.Is(cause, errStalled) {
-		return stalled(idle)
+		return stalled(Address(cfg.Kind, cfg.BaseURL), cfg.IdleTimeout)
 	}
 	return cause
 }

@@ -90,7 +90,7 @@ func (p *openAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 // failure turns a stream's error into what the caller sees: the caller's
 // own cancel as is, silence as model.timeout, the rest as model.* codes.
 func (p *openAI) failure(ctx context.Context, err error) error {
-	if err := interrupted(ctx, p.cfg.IdleTimeout); err != nil {
+	if err := interrupted(ctx, p.cfg); err != nil {
 		return err
 	}
 	if ae := apperr.As(err); ae != nil {

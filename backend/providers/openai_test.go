@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -243,8 +244,9 @@ func TestStalledStreamTimesOutKeepingWhatArrived(t *testing.T) {
 	}, Stall: true})
 	_, res, err := collect(context.Background(), p, hello())
 	ae := wantCode(t, err, providers.CodeTimeout)
-	if ae.Details["idleMs"] != int64(1500) {
-		t.Errorf("details %#v", ae.Details)
+	u, _ := url.Parse(srv.URL)
+	if ae.Details["idleMs"] != int64(1500) || ae.Message != u.Host+" took too long to answer (nothing for 1.5 s)" {
+		t.Errorf("%q, details %#v", ae.Message, ae.Details)
 	}
 	if res.Text != "The tavern fell quiet" {
 		t.Errorf("partial text %q", res.Text)
@@ -277,6 +279,9 @@ func TestCancelKeepsPartialText(t *testing.T) {
 	}
 }
 
+// TestUnreachableServer: a server that does not listen reads as a
+// sentence naming its address, for every kind, from a reply and from the
+// model list alike.
 func TestUnreachableServer(t *testing.T) {
 	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -285,12 +290,24 @@ func TestUnreachableServer(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	p, err := providers.New(providers.Config{Kind: providers.KindOpenAICompatible, BaseURL: "http://" + addr + "/v1", Model: "m"})
-	if err != nil {
-		t.Fatal(err)
+	want := "Nothing answered at " + addr
+	for _, kind := range []string{providers.KindOpenAICompatible, providers.KindAnthropic, providers.KindGoogle} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			p, err := providers.New(providers.Config{Kind: kind, BaseURL: "http://" + addr + "/v1", Model: "m", APIKey: "sk-unreachable-1234"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = collect(context.Background(), p, hello())
+			if ae := wantCode(t, err, providers.CodeUnreachable); ae.Message != want || ae.Details["address"] != addr {
+				t.Errorf("stream: %q %v, want %q", ae.Message, ae.Details, want)
+			}
+			_, err = p.Models(context.Background())
+			if ae := wantCode(t, err, providers.CodeUnreachable); ae.Message != want {
+				t.Errorf("models: %q, want %q", ae.Message, want)
+			}
+		})
 	}
-	_, _, err = collect(context.Background(), p, hello())
-	wantCode(t, err, providers.CodeUnreachable)
 }
 
 func TestOversizedReplyFails(t *testing.T) {

@@ -1,9 +1,10 @@
 // The Connections dialog against a real `hearth serve` and a scripted
 // OpenAI-compatible server on loopback (GET /v1/models only; nothing
 // generates yet): add a connection with a key, test it, pick a model from
-// the server's list, see a refused key reported, switch and delete. The
-// key is checked to never come back to the page. A send with no connection
-// in use gets a toast whose button opens the dialog.
+// the server's list (a listbox under the model field), see a refused key
+// reported, switch and delete. The key is checked to never come back to
+// the page. A send with no connection in use gets a toast whose button
+// opens the dialog.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -51,10 +52,10 @@ describe('connections in the UI', () => {
     await dialog().getByText('No connections yet.', { exact: false }).waitFor();
     await screenshot(page, 'connections-empty');
     await dialog().getByRole('button', { name: 'Add connection' }).click();
-    await dialog().getByLabel('Name').fill('Local llama');
-    await dialog().getByLabel('Server address').fill(llm.url);
-    await dialog().getByLabel('API key').fill(KEY);
-    await dialog().getByLabel('Model').fill('llama-3.1-8b-instruct');
+    await dialog().getByLabel('Name', { exact: true }).fill('Local llama');
+    await dialog().getByLabel('Server address', { exact: true }).fill(llm.url);
+    await dialog().getByLabel('API key', { exact: true }).fill(KEY);
+    await dialog().getByLabel('Model', { exact: true }).fill('llama-3.1-8b-instruct');
     await screenshot(page, 'connections-form');
     await dialog().getByRole('button', { name: 'Save' }).click();
 
@@ -78,14 +79,18 @@ describe('connections in the UI', () => {
   it('lists the server models in the edit form', async () => {
     const item = dialog().getByRole('listitem').filter({ hasText: 'Local llama' });
     await item.getByRole('button', { name: 'Edit Local llama' }).click();
-    await dialog().getByLabel('API key').waitFor();
-    assert.equal(await dialog().getByLabel('API key').inputValue(), '', 'the key field starts empty');
-    assert.match(await dialog().getByLabel('API key').getAttribute('placeholder'), /Stored/);
+    await dialog().getByLabel('API key', { exact: true }).waitFor();
+    assert.equal(await dialog().getByLabel('API key', { exact: true }).inputValue(), '', 'the key field starts empty');
+    assert.match(await dialog().getByLabel('API key', { exact: true }).getAttribute('placeholder'), /Stored/);
+    // The edit form asks the server for its models at once (with the stored key); Load models asks again.
+    await dialog().getByText('2 models on the server', { exact: false }).waitFor();
     await dialog().getByRole('button', { name: 'Load models' }).click();
     await dialog().getByText('2 models on the server', { exact: false }).waitFor();
-    const options = await page.locator('#connection-models option').evaluateAll((els) => els.map((e) => e.value));
-    assert.deepEqual(options, ['llama-3.1-8b-instruct', 'qwen2.5-14b-instruct']);
-    await dialog().getByLabel('Model').fill('qwen2.5-14b-instruct');
+    await dialog().getByRole('button', { name: 'Show the server’s models' }).click();
+    const models = dialog().getByRole('listbox', { name: 'Models on the server' });
+    assert.deepEqual(await models.getByRole('option').allInnerTexts(), ['llama-3.1-8b-instruct', 'qwen2.5-14b-instruct']);
+    await models.getByRole('option', { name: 'qwen2.5-14b-instruct' }).click();
+    assert.equal(await dialog().getByLabel('Model', { exact: true }).inputValue(), 'qwen2.5-14b-instruct');
     await dialog().getByRole('button', { name: 'Save' }).click();
     await dialog().getByRole('listitem').filter({ hasText: 'qwen2.5-14b-instruct' }).waitFor();
     const [c] = await page.evaluate(() => window.__HEARTH__.api.connections.list());
@@ -95,9 +100,13 @@ describe('connections in the UI', () => {
 
   it('reports a refused key beside the connection, and switches and deletes', async () => {
     await dialog().getByRole('button', { name: 'Add connection' }).click();
-    await dialog().getByLabel('Name').fill('Wrong key');
-    await dialog().getByLabel('Server address').fill(llm.url);
-    await dialog().getByLabel('API key').fill('sk-wrong');
+    await dialog().getByLabel('Name', { exact: true }).fill('Wrong key');
+    await dialog().getByLabel('Server address', { exact: true }).fill(llm.url);
+    await dialog().getByLabel('API key', { exact: true }).fill('sk-wrong');
+    // Listing the models with that key is refused, said beside the key.
+    await dialog().getByRole('button', { name: 'Load models' }).click();
+    await dialog().locator('#conn-probe-error').filter({ hasText: 'Incorrect API key provided' }).waitFor();
+    await dialog().getByLabel('Model', { exact: true }).fill('llama-3.1-8b-instruct');
     await dialog().getByRole('button', { name: 'Save' }).click();
     const wrong = dialog().getByRole('listitem').filter({ hasText: 'Wrong key' });
     await wrong.getByRole('status').filter({ hasText: 'Incorrect API key provided' }).waitFor();

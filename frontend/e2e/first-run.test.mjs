@@ -62,9 +62,9 @@ describe('the first-run checklist', () => {
     await list.getByRole('button', { name: 'Add a connection…' }).click();
     const dialog = page.getByRole('dialog', { name: /^(Connections|Add connection)$/ });
     await dialog.getByRole('button', { name: 'Add connection' }).click();
-    await dialog.getByLabel('Name').fill('Scripted');
-    await dialog.getByLabel('Server address').fill(llm.url);
-    await dialog.getByLabel('Model').fill('scripted');
+    await dialog.getByLabel('Name', { exact: true }).fill('Scripted');
+    await dialog.getByLabel('Server address', { exact: true }).fill(llm.url);
+    await dialog.getByLabel('Model', { exact: true }).fill('scripted');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.getByRole('listitem').filter({ hasText: 'Scripted' }).getByText('In use').waitFor();
     await dialog.getByRole('button', { name: 'Done' }).click();

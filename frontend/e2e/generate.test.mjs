@@ -166,7 +166,9 @@ describe('generation in the UI', () => {
     await page.getByRole('menuitem', { name: /Regenerate/ }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'refused the API key' });
     await alert.waitFor();
-    assert.match(await alert.innerText(), /model\.auth_failed/);
+    assert.doesNotMatch(await alert.innerText(), /model\.auth_failed/, 'the code is folded under Details');
+    await alert.getByText('Details', { exact: true }).click();
+    await alert.getByText('model.auth_failed', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Send message' }).waitFor();
     assert.deepEqual(await env.server.invoke('chat.getStMessages', chatId), before, 'the chat is unchanged');
     assert.equal(await liveRow().count(), 0);

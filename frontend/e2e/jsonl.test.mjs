@@ -121,7 +121,9 @@ describe('JSONL chat files in the UI', () => {
     const alert = page.getByRole('alert').filter({ hasText: 'line 7' });
     await alert.waitFor();
     assert.match(await alert.innerText(), /Could not import Broken\.jsonl: line 7/);
-    assert.match(await alert.innerText(), /validation\.invalid_argument/);
+    assert.doesNotMatch(await alert.innerText(), /validation\.invalid_argument/, 'the code is folded under Details');
+    await alert.getByText('Details', { exact: true }).click();
+    await alert.getByText('validation.invalid_argument', { exact: true }).waitFor();
     await still(page);
     await screenshot(page, 'jsonl-desktop-error');
     const afterList = await chatsOf(page, avatar);

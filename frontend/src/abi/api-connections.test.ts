@@ -16,6 +16,7 @@ describe('api.connections', () => {
     await api.active();
     await api.test('c1');
     await api.models('c1');
+    await api.probe({ id: 'c1', baseUrl: 'http://127.0.0.1:8081/v1' });
     await api.delete('c1');
     expect(calls).toEqual([
       { method: 'connections.save', args: [{ name: 'Local', provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:8080/v1', apiKey: 'sk-x' }] },
@@ -26,6 +27,7 @@ describe('api.connections', () => {
       { method: 'connections.active', args: [] },
       { method: 'connections.test', args: ['c1'] },
       { method: 'connections.models', args: ['c1'] },
+      { method: 'connections.probe', args: [{ id: 'c1', baseUrl: 'http://127.0.0.1:8081/v1' }] },
       { method: 'connections.delete', args: ['c1'] },
     ]);
     expect(Object.isFrozen(api)).toBe(true);

@@ -5,7 +5,7 @@ import { bind } from './bind';
 import type { Call } from './host';
 import type { ConnectionsApi } from './types';
 
-const CONNECTION_METHODS = ['save', 'list', 'get', 'delete', 'select', 'active', 'test', 'models'] as const;
+const CONNECTION_METHODS = ['save', 'list', 'get', 'delete', 'select', 'active', 'test', 'models', 'probe'] as const;
 
 /** createConnectionsApi returns the frozen api.connections. */
 export function createConnectionsApi(call: Call): ConnectionsApi {

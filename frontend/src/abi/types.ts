@@ -372,6 +372,16 @@ export interface ConnectionTest {
   error?: { code: string; message: string; details?: Record<string, unknown> };
 }
 
+/**
+ * connections.probe's answer: the models a server lists for settings not
+ * saved yet (models is [] when not ok), or the model.* error that says why not.
+ */
+export interface ConnectionProbe {
+  ok: boolean;
+  models: string[];
+  error?: { code: string; message: string; details?: Record<string, unknown> };
+}
+
 export interface ConnectionsApi {
   save(connection: ConnectionInput): Promise<Connection>;
   list(): Promise<Connection[]>;
@@ -382,6 +392,12 @@ export interface ConnectionsApi {
   active(): Promise<Connection | null>;
   test(id: string): Promise<ConnectionTest>;
   models(id: string): Promise<string[]>;
+  /**
+   * probe lists the models of a server before its connection is saved: settings as save reads
+   * them (with an id, the stored fields fill in the rest; a stored key goes only to the server
+   * and provider it was entered for). Nothing is stored.
+   */
+  probe(settings: ConnectionInput): Promise<ConnectionProbe>;
 }
 
 /** A preset's sampler settings (HOST-ABI §6); null leaves a sampler to the provider. */

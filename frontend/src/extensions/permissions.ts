@@ -178,6 +178,7 @@ const rules: Record<string, MethodRule> = {
   'connections.active': 'never',
   'connections.test': 'never',
   'connections.models': 'never',
+  'connections.probe': 'never',
   'personas.list': 'never',
   'personas.get': 'never',
   'personas.active': 'never',

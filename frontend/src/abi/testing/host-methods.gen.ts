@@ -72,6 +72,7 @@ export const HOST_METHODS = [
   'connections.get',
   'connections.list',
   'connections.models',
+  'connections.probe',
   'connections.save',
   'connections.select',
   'connections.test',

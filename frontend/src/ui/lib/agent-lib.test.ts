@@ -68,6 +68,12 @@ describe('agent words', () => {
       "The model answered in plain text instead of using Hearth's tools. Pick a model that supports tool calling in the connection, or send without the agent.",
     );
     expect(agentErrorText({ code: 'agent.no_tool_calls', message: 'x', details: { rounds: 2, toolCalls: 3 } }).message).toMatch(/^The model stopped using Hearth's tools/);
+    const unreachable = {
+      code: 'model.request_failed',
+      message: 'the model request failed (model.unreachable): Nothing answered at 127.0.0.1:9999',
+      details: { cause: 'model.unreachable', address: '127.0.0.1:9999' },
+    };
+    expect(agentErrorText(unreachable).message).toBe('Nothing answered at 127.0.0.1:9999. Is the server running, and is its address right in Connections?');
     expect(agentErrorText({ code: 'odd.code', message: 'as is' })).toEqual({ code: 'odd.code', message: 'as is' });
   });
 

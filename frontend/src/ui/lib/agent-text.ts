@@ -60,7 +60,9 @@ export function agentErrorText(err: unknown): { code: string; message: string } 
       // A run's failed model request names the provider's code in details.cause; say what that one means.
       const cause = typeof details.cause === 'string' && details.cause !== e.code ? details.cause : null;
       if (cause === null) return generationErrorText(err);
-      return { code: e.code, message: generationErrorText({ code: cause, message: e.message, details }).message };
+      // The run's message is "the model request failed (<cause>): <the provider's message>"; the cause's words say it better.
+      const said = e.message.replace(/^the model request failed \([^)]*\): /, '');
+      return { code: e.code, message: generationErrorText({ code: cause, message: said, details }).message };
     }
     default:
       if (e.code.startsWith('model.') || e.code === 'prompt.too_large') return generationErrorText(err);

@@ -7,6 +7,14 @@ describe('chatTitle', () => {
     expect(chatTitle('Seraphina - 2024-1-5 @15h30m00s', 'Seraphina')).toBe('Jan 5, 2024, 3:30 PM');
     expect(chatTitle('2026-11-22@13h04m05s123ms')).toBe('Nov 22, 2026, 1:04 PM');
   });
+  it('writes the date as the browser’s language does', () => {
+    expect(chatTitle('Ada - 2026-11-28@14h05m35s883ms', 'Ada', 'en-GB')).toBe('28 Nov 2026, 14:05');
+    expect(chatTitle('Ada - 2026-11-28@14h05m35s883ms', 'Ada', 'de-DE')).toMatch(/^28\.\s?Nov\.? 2026, 14:05$/);
+  });
+  it('reads a default name whose character is not known or was renamed', () => {
+    expect(chatTitle('Ada - 2026-11-28@14h05m35s883ms', undefined, 'en-US')).toBe('Ada · Nov 28, 2026, 2:05 PM');
+    expect(chatTitle('Kai - 2026-11-22@03h04m05s123ms', 'Seraphina', 'en-US')).toBe('Kai · Nov 22, 2026, 3:04 AM');
+  });
   it('leads with the kind of a default checkpoint or branch name', () => {
     expect(chatTitle('Seraphina - 2026-11-22@03h04m05s123ms - Branch #2', 'Seraphina')).toBe('Branch #2 · Nov 22, 2026, 3:04 AM');
     expect(chatTitle('Seraphina - 2026-11-22@03h04m05s123ms - Checkpoint #1 - Branch #3', 'Seraphina')).toBe(
@@ -17,7 +25,7 @@ describe('chatTitle', () => {
   it('keeps names the user chose', () => {
     expect(chatTitle('Evening in the glade', 'Seraphina')).toBe('Evening in the glade');
     expect(chatTitle('Seraphina - Branch #2', 'Seraphina')).toBe('Branch #2');
-    expect(chatTitle('Kai - 2026-11-22@03h04m05s123ms', 'Seraphina')).toBe('Kai - 2026-11-22@03h04m05s123ms');
+    expect(chatTitle('Notes - 2026 plans', 'Seraphina')).toBe('Notes - 2026 plans');
     expect(chatTitle('Seraphina - ', 'Seraphina')).toBe('Seraphina - ');
   });
 });

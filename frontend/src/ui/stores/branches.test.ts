@@ -208,7 +208,7 @@ describe('the branch store', () => {
     expect(opened).toEqual(['cp']);
     chat.resolve.mockRejectedValueOnce(Object.assign(new Error('no such chat'), { code: 'chat.not_found' }));
     expect(await store.openByName('Gone', 'branch')).toBe(false);
-    expect(get(toasts).at(-1)?.message).toBe('Could not open the branch “Gone”: no such chat');
+    expect(get(toasts).at(-1)?.message).toBe('Could not open the branch “Gone”: That chat no longer exists.');
   });
 
   it('asks for a checkpoint name for the open chat', () => {

@@ -247,7 +247,7 @@ export function createBranchStore({ hearth, toasts, layout, view, openChat, char
       await open(chatId);
       return true;
     } catch (err) {
-      toasts.error(err, `Could not open the ${what} “${fileName}”`);
+      toasts.error(err, `Could not open the ${what} “${chatTitle(fileName, characterName?.())}”`);
       return false;
     }
   }

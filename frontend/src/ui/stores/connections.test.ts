@@ -17,6 +17,7 @@ function setup() {
     select: vi.fn(async (id: string | null) => (id ? conn(id, id) : null)),
     test: vi.fn(async () => ({ ok: true, models: 2 })),
     models: vi.fn(async () => ['m1']),
+    probe: vi.fn(async () => ({ ok: true, models: ['m1', 'm2'] })),
     get: vi.fn(),
   };
   const toasts = { error: vi.fn(), info: vi.fn(), dismiss: vi.fn(), subscribe: vi.fn() } as unknown as ToastStore;
@@ -66,6 +67,19 @@ describe('connection store', () => {
     expect(await store.test('b')).toEqual({ ok: true, models: 2 });
     api.test.mockRejectedValueOnce({ code: 'connection.not_found', message: 'no connection "b"' });
     expect(await store.test('b')).toEqual({ ok: false, error: { code: 'connection.not_found', message: 'no connection "b"' } });
+  });
+
+  it('reports a probe that could not be made as a failed probe, and passes the settings as given', async () => {
+    const { store, api } = setup();
+    const settings = { provider: 'openai-compatible' as const, baseUrl: 'http://127.0.0.1:8080/v1' };
+    expect(await store.probe(settings)).toEqual({ ok: true, models: ['m1', 'm2'] });
+    expect(api.probe).toHaveBeenCalledWith(settings);
+    api.probe.mockRejectedValueOnce({ code: 'validation.invalid_argument', message: 'baseUrl "ftp://x" is not an http:// or https:// URL' });
+    expect(await store.probe({ provider: 'openai-compatible', baseUrl: 'ftp://x' })).toEqual({
+      ok: false,
+      models: [],
+      error: { code: 'validation.invalid_argument', message: 'baseUrl "ftp://x" is not an http:// or https:// URL' },
+    });
   });
 
   it('selects and unselects', async () => {

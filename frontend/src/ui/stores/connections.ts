@@ -2,7 +2,7 @@
 // the calls behind its buttons. Failures become toasts; a test's outcome is
 // returned for the dialog to show beside the connection.
 import { writable, type Readable } from 'svelte/store';
-import type { Connection, ConnectionInput, ConnectionTest, HearthAbi } from '../../abi/types';
+import type { Connection, ConnectionInput, ConnectionProbe, ConnectionTest, HearthAbi } from '../../abi/types';
 import { createListStore } from './list-store';
 import type { ToastAction, ToastStore } from './toasts';
 
@@ -35,10 +35,18 @@ export interface ConnectionStore {
   test(id: string): Promise<ConnectionTest>;
   /** models lists the server's models ([] when that failed; a toast says why). */
   models(id: string): Promise<string[]>;
+  /** probe lists the models of settings not saved yet; a call that could not be made is reported as a failed probe. */
+  probe(settings: ConnectionInput): Promise<ConnectionProbe>;
   /** dialogOpen is true while the Connections dialog is open; any part of the UI may open it (a toast's "Open Connections"). */
   dialogOpen: Readable<boolean>;
   openDialog(): void;
   closeDialog(): void;
+}
+
+/** failure is a rejected call as a test's error. */
+function failure(err: unknown): { code: string; message: string } {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return { code: typeof e?.code === 'string' ? e.code : 'internal', message: String(e?.message ?? err) };
 }
 
 /** byName orders connections by name, in any case. */
@@ -91,8 +99,14 @@ export function createConnectionStore(hearth: HearthAbi, toasts: ToastStore): Co
       try {
         return await api.test(id);
       } catch (err) {
-        const e = err as { code?: unknown; message?: unknown } | null;
-        return { ok: false, error: { code: typeof e?.code === 'string' ? e.code : 'internal', message: String(e?.message ?? err) } };
+        return { ok: false, error: failure(err) };
+      }
+    },
+    async probe(settings) {
+      try {
+        return await api.probe(settings);
+      } catch (err) {
+        return { ok: false, models: [], error: failure(err) };
       }
     },
     models: async (id) => (await store.attempt('Could not list the models', () => api.models(id))) ?? [],

@@ -358,7 +358,10 @@ describe('generation helpers', () => {
     expect(t('generate.busy')).toMatch(/stop it first/);
     expect(t('generate.interrupted')).toMatch(/shutting down/);
     expect(t('model.request_failed')).toBe('The model server refused the request. raw model.request_failed');
-    expect(t('chat.not_found')).toBe('Generation failed: raw chat.not_found');
+    expect(t('chat.name_taken')).toBe('Generation failed: raw chat.name_taken');
+    // A server that did not answer is named in the backend's own sentence.
+    expect(t('model.unreachable', { address: '127.0.0.1:9999' })).toBe('raw model.unreachable. Is the server running, and is its address right in Connections?');
+    expect(t('model.timeout', { address: '127.0.0.1:9999' })).toBe('raw model.timeout.');
   });
 
   it('checks a note before it is saved', () => {

@@ -169,13 +169,20 @@ export function generationErrorText(err: unknown): { code: string; message: stri
     case 'model.unavailable':
       return { code: e.code, message: `The model server is unavailable or overloaded; try again shortly.${said}` };
     case 'model.timeout':
-      return { code: e.code, message: 'The model server did not answer in time.' };
+      // A server Hearth waited for is named in the backend's sentence (details.address): "127.0.0.1:8080 took too long to answer".
+      return { code: e.code, message: typeof d.address === 'string' ? `${e.message}.` : 'The model server did not answer in time.' };
     case 'model.bad_response':
       return { code: e.code, message: `The model server sent a reply Hearth could not read.${said}` };
     case 'model.empty_reply':
       return { code: e.code, message: 'The model returned an empty reply.' };
     case 'model.unreachable':
-      return { code: e.code, message: 'Could not reach the model server — is it running, and is its address right in Connections?' };
+      return {
+        code: e.code,
+        message:
+          typeof d.address === 'string'
+            ? `${e.message}. Is the server running, and is its address right in Connections?`
+            : 'Could not reach the model server — is it running, and is its address right in Connections?',
+      };
     case 'model.request_failed':
       return { code: e.code, message: `The model server refused the request.${said || ` ${e.message}`}` };
     case 'generate.interrupted':

@@ -7,6 +7,7 @@
 import { get, writable, type Readable } from 'svelte/store';
 import type { HearthAbi, WorldInfoActivation, WorldInfoBook } from '../../abi/types';
 import type { ActivationLike, ChatLore } from '../lib/lorebook-activation';
+import { chatTitle } from '../lib/chatname';
 import { eventType } from '../lib/events';
 import { createListStore } from './list-store';
 import type { ToastStore } from './toasts';
@@ -28,7 +29,7 @@ export type Outcome = { ok: true } | { ok: false; error: unknown };
 /** ChatInfo is the open chat as the lorebook screen shows it. */
 export interface ChatInfo extends ChatLore {
   chatId: string;
-  /** chatName is the chat's file name. */
+  /** chatName is the chat's title as the chat list shows it (chatTitle), not its file name. */
   chatName: string;
 }
 
@@ -197,7 +198,7 @@ export function createLorebookStore(hearth: HearthAbi, toasts: ToastStore): Lore
         const bound = chat.metadata?.world_info;
         return {
           chatId,
-          chatName: chat.fileName,
+          chatName: chatTitle(chat.fileName, character?.name),
           characterWorld: typeof world === 'string' ? world : '',
           chatWorld: typeof bound === 'string' ? bound : '',
           personaWorld: typeof persona?.lorebook === 'string' ? persona.lorebook : '',

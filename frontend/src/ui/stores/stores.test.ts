@@ -41,7 +41,7 @@ describe('toasts', () => {
     vi.useFakeTimers();
     const toasts = createToasts(1000);
     toasts.error(Object.assign(new Error('gone'), { code: 'chat.not_found' }), 'Could not open the chat');
-    expect(get(toasts)).toMatchObject([{ kind: 'error', message: 'Could not open the chat: gone', code: 'chat.not_found' }]);
+    expect(get(toasts)).toMatchObject([{ kind: 'error', message: 'Could not open the chat: That chat no longer exists.', code: 'chat.not_found' }]);
     vi.advanceTimersByTime(1600);
     expect(get(toasts)).toEqual([]);
     vi.useRealTimers();
