@@ -308,6 +308,10 @@ describe('first hour: connections, names and toasts', () => {
       const row = chats.getByRole('listitem').filter({ hasText: title });
       await row.waitFor();
       assert.doesNotMatch(await chats.innerText(), /@\d{2}h|\d{2}m\d{2}s/, 'no time stamp in the chat list');
+      if (viewport) {
+        await waitFor(async () => (await chats.boundingBox())?.x === 0, 'the chat list in place');
+        await screenshot(page, 'first-hour-conn-chat-list-phone');
+      }
 
       await row.getByText(title, { exact: true }).click();
       const header = page.getByRole('region', { name: 'Chat', exact: true }).locator('header .file');
@@ -376,13 +380,19 @@ describe('first hour: connections, names and toasts', () => {
       }
       const vp = page.viewportSize();
       assert.ok(toastBox.x >= 0 && toastBox.x + toastBox.width <= vp.width, `${size}: the toast is on screen`);
-      // Still reachable: its button works over the dialog.
+      // Check activation still works with the toast up.
       await check.click();
       await lore.getByText('This book is not used by this chat', { exact: false }).waitFor();
       await screenshot(page, `first-hour-conn-lorebook-toast-${size}`);
+      // Once the dialog closes the toast goes back to its corner, where it can be dismissed.
+      await page.keyboard.press('Escape');
+      await lore.waitFor({ state: 'hidden' });
+      await waitFor(async () => {
+        const box = await toast.boundingBox();
+        return box && box.y < 100;
+      }, 'the toast back at the top');
       await toast.getByRole('button', { name: 'Dismiss' }).click();
       await toast.waitFor({ state: 'detached' });
-      await page.keyboard.press('Escape');
     }
   });
 
