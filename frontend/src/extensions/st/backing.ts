@@ -9,14 +9,47 @@ import DOMPurify from 'dompurify';
 import lodash from 'lodash';
 import type { HearthAbi, HearthContext } from '../../abi/types';
 import type { ExtensionSettings } from './settings';
+import { EventEmitter } from './event-emitter';
+import {
+  commonEnumProviders,
+  createExecutor,
+  registerSlashCommand,
+  SlashCommand,
+  SlashCommandArgument,
+  SlashCommandEnumValue,
+  SlashCommandNamedArgument,
+  SlashCommandParser,
+} from './slash';
+import { ST_DATA, ST_EVENT_TYPES } from './st-compat.gen';
 import { compileTemplate, type CompiledTemplate } from './template';
-import { POPUP_RESULT, POPUP_TYPE, callGenericPopup, callPopup } from './popup';
+import { POPUP_RESULT, POPUP_TYPE, Popup, callGenericPopup, callPopup } from './popup';
 
 export interface BackingDeps {
   hearth: Pick<HearthAbi, 'getContext' | 'api'>;
   settings: ExtensionSettings;
   /** fetchText reads a package file (a template); fetch by default. */
   fetchText?: ((url: string) => Promise<string>) | undefined;
+  /** toastError shows a command line's error (executeSlashCommands' toasts); console by default. */
+  toastError?: ((message: string, title: string) => void) | undefined;
+}
+
+/** deepFreeze freezes SillyTavern's constant data, so one extension cannot change another's. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** dataValues are the ST_DATA tables, by module, as module values. */
+function dataValues(): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [path, names] of Object.entries(ST_DATA)) {
+    out[path] = {};
+    for (const [name, value] of Object.entries(names)) out[path][name] = deepFreeze(structuredClone(value));
+  }
+  return out;
 }
 
 /** SillyTavern's extension_prompt_types and extension_prompt_roles. */
@@ -156,6 +189,8 @@ export function createBacking(deps: BackingDeps): Backing {
     }
   }
 
+  const executor = createExecutor(deps.toastError ?? ((message, title) => console.error(`Hearth: ${title}: ${message}`)));
+  const data = dataValues();
   const saveChat = () => ctx().saveChat();
   const saveMetadata = () => ctx().saveChatMetadata().then(() => undefined);
 
@@ -164,7 +199,10 @@ export function createBacking(deps: BackingDeps): Backing {
       '/script.js': {
         callPopup,
         eventSource: ctx().eventSource,
-        event_types: ctx().event_types,
+        // SillyTavern's whole table, so `'X' in event_types` holds for its
+        // events Hearth never sends too (a chat-completion app never
+        // combines a text-completion prompt, say); Hearth's strings win.
+        event_types: Object.freeze({ ...ST_EVENT_TYPES, ...ctx().event_types }),
         extension_prompt_roles,
         extension_prompt_types,
         generateQuietPrompt: (...args: unknown[]) => (ctx().generateQuietPrompt as (...a: unknown[]) => unknown)(...args),
@@ -178,6 +216,7 @@ export function createBacking(deps: BackingDeps): Backing {
         saveSettingsDebounced: () => settings.saveDebounced(),
         sendSystemMessage: (type: string, text?: string, extra?: Record<string, unknown>) => ctx().sendSystemMessage(type, text, extra),
         setExtensionPrompt: (...args: unknown[]) => (ctx().setExtensionPrompt as (...a: unknown[]) => unknown)(...args),
+        stopGeneration: () => ctx().stopGeneration(),
         substituteParams: (content: unknown, a?: unknown, b?: unknown) => substituteParams(ctx(), content, a, b),
       },
       '/scripts/extensions.js': {
@@ -188,19 +227,35 @@ export function createBacking(deps: BackingDeps): Backing {
         saveMetadataDebounced: debounce(saveMetadata, 1000),
         writeExtensionField,
       },
-      '/scripts/power-user.js': { power_user },
+      '/scripts/group-chats.js': { ...data['/scripts/group-chats.js'] },
+      '/scripts/power-user.js': { power_user, ...data['/scripts/power-user.js'] },
       '/scripts/world-info.js': {
+        ...data['/scripts/world-info.js'],
         loadWorldInfo,
         saveWorldInfo: (name: string, data: unknown) => hearth.api.worldinfo.save(name, data as never),
       },
       '/scripts/utils.js': { debounce, delay, uuidv4 },
-      '/scripts/popup.js': { POPUP_RESULT, POPUP_TYPE, callGenericPopup },
+      '/scripts/popup.js': { POPUP_RESULT, POPUP_TYPE, Popup, callGenericPopup },
       '/scripts/i18n.js': {
         t: (strings: TemplateStringsArray | string, ...values: unknown[]) =>
           typeof strings === 'string' ? strings : strings.reduce((out, s, i) => out + s + (i < values.length ? String(values[i]) : ''), ''),
         translate: (text: string) => text,
       },
       '/lib.js': { DOMPurify, lodash },
+      '/lib/eventemitter.js': { EventEmitter },
+      '/scripts/slash-commands.js': { ...executor, registerSlashCommand },
+      '/scripts/slash-commands/SlashCommand.js': { SlashCommand },
+      '/scripts/slash-commands/SlashCommandArgument.js': {
+        ...data['/scripts/slash-commands/SlashCommandArgument.js'],
+        SlashCommandArgument,
+        SlashCommandNamedArgument,
+      },
+      '/scripts/slash-commands/SlashCommandCommonEnumsProvider.js': {
+        ...data['/scripts/slash-commands/SlashCommandCommonEnumsProvider.js'],
+        commonEnumProviders,
+      },
+      '/scripts/slash-commands/SlashCommandEnumValue.js': { ...data['/scripts/slash-commands/SlashCommandEnumValue.js'], SlashCommandEnumValue },
+      '/scripts/slash-commands/SlashCommandParser.js': { ...data['/scripts/slash-commands/SlashCommandParser.js'], SlashCommandParser },
     },
     live() {
       const c = ctx();

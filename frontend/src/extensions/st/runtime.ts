@@ -17,7 +17,7 @@ import type { HearthAbi } from '../../abi/types';
 import { createBacking, substituteParams, uuidv4 } from './backing';
 import { POPUP_RESULT, POPUP_TYPE, callGenericPopup } from './popup';
 import { createExtensionSettings, type ExtensionSettings, type SettingsStorage } from './settings';
-import { BACKED, ST_MODULES } from './st-compat.gen';
+import { BACKED, ST_EXTENSION_SETTINGS, ST_MODULES } from './st-compat.gen';
 import { createToastr, type ToastSink } from './toastr';
 import { unsupported } from './unsupported';
 import './runtime.css';
@@ -63,8 +63,14 @@ export function moduleValues(path: string, backed: Record<string, unknown>, live
 }
 
 export function createStRuntime(deps: RuntimeDeps): StRuntime {
-  const settings = createExtensionSettings(deps.storage);
-  const backing = createBacking({ hearth: deps.hearth, settings, fetchText: deps.fetchText });
+  const settings = createExtensionSettings(deps.storage, { defaults: ST_EXTENSION_SETTINGS });
+  const toastr = createToastr(deps.toasts);
+  const backing = createBacking({
+    hearth: deps.hearth,
+    settings,
+    fetchText: deps.fetchText,
+    toastError: (message, title) => toastr.error(message, title),
+  });
   let liveNow = backing.live();
   const modules = new Map<string, { values: Record<string, unknown>; binders: Set<(v: Values) => void> }>();
 
