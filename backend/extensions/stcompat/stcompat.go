@@ -64,7 +64,7 @@ var Backed = map[string][]string{
 	"/script.js": {
 		"callPopup", "characters", "chat", "chat_metadata", "eventSource", "event_types",
 		"extension_prompt_roles", "extension_prompt_types", "generateQuietPrompt",
-		"getCurrentChatId", "getRequestHeaders", "main_api", "name1", "name2", "online_status",
+		"getCurrentChatId", "getRequestHeaders", "is_send_press", "main_api", "name1", "name2", "online_status",
 		"reloadCurrentChat", "saveChat", "saveChatConditional", "saveChatDebounced", "saveMetadata",
 		"saveSettingsDebounced", "sendSystemMessage", "setExtensionPrompt", "stopGeneration", "substituteParams", "this_chid",
 	},
@@ -75,7 +75,7 @@ var Backed = map[string][]string{
 	"/scripts/group-chats.js":                         {"group_activation_strategy", "group_generation_mode", "groups", "is_group_generating", "selected_group"},
 	"/scripts/power-user.js":                          {"chat_styles", "persona_description_positions", "power_user", "send_on_enter_options"},
 	"/scripts/world-info.js":                          {"loadWorldInfo", "saveWorldInfo", "scan_state", "wi_anchor_position", "world_info", "world_info_insertion_strategy", "world_info_logic", "world_info_position"},
-	"/scripts/utils.js":                               {"debounce", "delay", "uuidv4"},
+	"/scripts/utils.js":                               {"debounce", "delay", "escapeHtml", "escapeRegex", "getStringHash", "isFalseBoolean", "isTrueBoolean", "onlyUnique", "regexFromString", "stringFormat", "uuidv4", "waitUntilCondition"},
 	"/scripts/popup.js":                               {"POPUP_RESULT", "POPUP_TYPE", "Popup", "callGenericPopup"},
 	"/scripts/i18n.js":                                {"t", "translate"},
 	"/scripts/slash-commands.js":                      {"executeSlashCommands", "executeSlashCommandsWithOptions", "registerSlashCommand"},
@@ -107,7 +107,7 @@ var Data = map[string][]string{
 // and the page tier's additions).
 var ContextMembers = []string{
 	"addMessages", "addOneMessage", "appendChatMessages", "appendMediaToMessage", "callGenericPopup",
-	"characterId", "characters", "chat", "chatMetadata", "chat_metadata", "clearChat", "closeCurrentChat",
+	"characterId", "characters", "chat", "chatId", "chatMetadata", "chat_metadata", "clearChat", "closeCurrentChat",
 	"createFloorState", "deleteCharacterChat", "deleteChatState", "deleteLastMessage", "deleteMessage",
 	"deleteMessages", "doNewChat", "ensureMessageMediaIsArray", "eventSource", "eventTypes", "event_types",
 	"extensionPrompts", "extensionSettings", "generate", "generateQuietPrompt",

@@ -10,6 +10,7 @@ import lodash from 'lodash';
 import type { HearthAbi, HearthContext } from '../../abi/types';
 import type { ExtensionSettings } from './settings';
 import { EventEmitter } from './event-emitter';
+import { createWorkingMetadata } from './metadata';
 import {
   commonEnumProviders,
   createExecutor,
@@ -21,6 +22,17 @@ import {
   SlashCommandParser,
 } from './slash';
 import { ST_DATA, ST_EVENT_TYPES } from './st-compat.gen';
+import {
+  escapeHtml,
+  escapeRegex,
+  getStringHash,
+  isFalseBoolean,
+  isTrueBoolean,
+  onlyUnique,
+  regexFromString,
+  stringFormat,
+  waitUntilCondition,
+} from './utils';
 import { compileTemplate, type CompiledTemplate } from './template';
 import { POPUP_RESULT, POPUP_TYPE, Popup, callGenericPopup, callPopup } from './popup';
 
@@ -133,10 +145,13 @@ export interface Backing {
   values: Record<string, Record<string, unknown>>;
   /** live are each module's backed `let` exports now. */
   live(): Record<string, Record<string, unknown>>;
+  /** setSending moves is_send_press: a generation started or ended (the runtime follows the events). */
+  setSending(on: boolean): void;
 }
 
 export function createBacking(deps: BackingDeps): Backing {
   const { hearth, settings } = deps;
+  let sending = false;
   const ctx = () => hearth.getContext();
   const fetchText =
     deps.fetchText ??
@@ -191,8 +206,16 @@ export function createBacking(deps: BackingDeps): Backing {
 
   const executor = createExecutor(deps.toastError ?? ((message, title) => console.error(`Hearth: ${title}: ${message}`)));
   const data = dataValues();
-  const saveChat = () => ctx().saveChat();
-  const saveMetadata = () => ctx().saveChatMetadata().then(() => undefined);
+  const metadata = createWorkingMetadata({
+    committed: () => ctx().chat_metadata,
+    chatKey: () => ctx().getCurrentChatId(),
+    save: (changes) => ctx().saveChatMetadata(changes),
+  });
+  const saveMetadata = () => metadata.save();
+  const saveChat = async () => {
+    await metadata.save();
+    await ctx().saveChat();
+  };
 
   return {
     values: {
@@ -234,7 +257,20 @@ export function createBacking(deps: BackingDeps): Backing {
         loadWorldInfo,
         saveWorldInfo: (name: string, data: unknown) => hearth.api.worldinfo.save(name, data as never),
       },
-      '/scripts/utils.js': { debounce, delay, uuidv4 },
+      '/scripts/utils.js': {
+        debounce,
+        delay,
+        escapeHtml,
+        escapeRegex,
+        getStringHash,
+        isFalseBoolean,
+        isTrueBoolean,
+        onlyUnique,
+        regexFromString,
+        stringFormat,
+        uuidv4,
+        waitUntilCondition,
+      },
       '/scripts/popup.js': { POPUP_RESULT, POPUP_TYPE, Popup, callGenericPopup },
       '/scripts/i18n.js': {
         t: (strings: TemplateStringsArray | string, ...values: unknown[]) =>
@@ -263,7 +299,8 @@ export function createBacking(deps: BackingDeps): Backing {
         '/script.js': {
           characters: c.characters,
           chat: c.chat,
-          chat_metadata: c.chat_metadata,
+          chat_metadata: c.getCurrentChatId() === undefined ? c.chat_metadata : metadata.current(),
+          is_send_press: sending,
           main_api: 'openai',
           name1: c.name1,
           name2: c.name2,
@@ -273,6 +310,9 @@ export function createBacking(deps: BackingDeps): Backing {
         '/scripts/group-chats.js': { groups: [], is_group_generating: false, selected_group: null },
         '/scripts/world-info.js': { world_info: worldInfo },
       };
+    },
+    setSending(on) {
+      sending = on;
     },
   };
 }

@@ -38,6 +38,8 @@ export interface StRuntime {
   module(path: string): StModule;
   /** refresh recomputes the live values and hands them to every module that binds them. */
   refresh(): void;
+  /** setSending moves is_send_press (a generation started or ended). */
+  setSending(on: boolean): void;
 }
 
 export interface RuntimeDeps {
@@ -90,6 +92,7 @@ export function createStRuntime(deps: RuntimeDeps): StRuntime {
 
   return {
     settings,
+    setSending: (on) => backing.setSending(on),
     module(path) {
       const m = entry(path);
       return {
@@ -162,6 +165,13 @@ export function installStRuntime(w: Window & typeof globalThis, deps: RuntimeDep
   // window ask for the prompt-ready round trip (abi/prompt-hooks.ts).
   const refresh = markInternal(() => rt.refresh());
   for (const type of new Set(Object.values(ctx.event_types))) ctx.eventSource.makeFirst(type, refresh);
+  // is_send_press follows generations; placed before the refresh, so the binding has moved when it runs.
+  const sendPress: Array<[string | undefined, boolean]> = [
+    [ctx.event_types.GENERATION_STARTED, true],
+    [ctx.event_types.GENERATION_ENDED, false],
+    [ctx.event_types.GENERATION_STOPPED, false],
+  ];
+  for (const [type, on] of sendPress) if (type) ctx.eventSource.makeFirst(type, markInternal(() => rt.setSending(on)));
 
   // SillyTavern toggles every .inline-drawer by its .inline-drawer-toggle (one delegated handler in its page).
   w.document.addEventListener('click', (e) => {

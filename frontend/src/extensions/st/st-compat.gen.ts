@@ -707,6 +707,7 @@ export const BACKED: Readonly<Record<string, readonly string[]>> = {
     "generateQuietPrompt",
     "getCurrentChatId",
     "getRequestHeaders",
+    "is_send_press",
     "main_api",
     "name1",
     "name2",
@@ -782,7 +783,16 @@ export const BACKED: Readonly<Record<string, readonly string[]>> = {
   "/scripts/utils.js": [
     "debounce",
     "delay",
-    "uuidv4"
+    "escapeHtml",
+    "escapeRegex",
+    "getStringHash",
+    "isFalseBoolean",
+    "isTrueBoolean",
+    "onlyUnique",
+    "regexFromString",
+    "stringFormat",
+    "uuidv4",
+    "waitUntilCondition"
   ],
   "/scripts/world-info.js": [
     "loadWorldInfo",
@@ -806,6 +816,7 @@ export const CONTEXT_MEMBERS: readonly string[] = [
   "characterId",
   "characters",
   "chat",
+  "chatId",
   "chatMetadata",
   "chat_metadata",
   "clearChat",
