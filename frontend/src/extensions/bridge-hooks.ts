@@ -18,6 +18,9 @@ import type { ExtensionRegistry } from './registry';
 /** FRAME_HOOK_TIMEOUT_MS is the most one frame's hook may take (less when the window's prompt hooks have less left). */
 export const FRAME_HOOK_TIMEOUT_MS = 5000;
 
+/** MIN_HOOK_MS is the least time worth asking a frame with: with less left, it is skipped. */
+export const MIN_HOOK_MS = 20;
+
 /** HOOK_EXTRA_MAX is how many messages the hooks may add to the prompt the backend sent (the backend's bound). */
 export const HOOK_EXTRA_MAX = 1000;
 
@@ -137,7 +140,7 @@ export function createHookRunner(deps: HookDeps): HookRunner {
       }
       if (!granted(frame.id) || !deps.subscribers(type).includes(frame)) continue;
       const left = deadline - now();
-      if (left <= 0) {
+      if (left < MIN_HOOK_MS) {
         warnings.push(`${nameOf(frame)} was skipped: the prompt hooks had no time left`);
         continue;
       }

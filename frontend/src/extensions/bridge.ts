@@ -44,8 +44,10 @@ export interface BridgeDeps {
   theme?: () => FrameTheme;
   /** notify shows an extension's ui.notify message to the person. */
   notify(extension: ExtensionEntry, message: string): void;
-  /** now is the clock of the rate limits (ms). */
+  /** now is the clock of the rate limits and of the prompt hooks' deadlines (ms). */
   now?: () => number;
+  /** hookTimeoutMs is the most one frame's prompt hook may take (bridge-hooks.ts FRAME_HOOK_TIMEOUT_MS). */
+  hookTimeoutMs?: number;
 }
 
 /** BridgeStats count what the bridge ignored, by reason (for tests and diagnostics). */
@@ -132,6 +134,7 @@ export function createBridge(deps: BridgeDeps): Bridge {
     subscribers: (type) => router.subscribers(type),
     post: (frame, message) => post(frame as FrameState, message),
     now,
+    ...(deps.hookTimeoutMs === undefined ? {} : { timeoutMs: deps.hookTimeoutMs }),
   });
   /** The api paths frames are offered, in the api's order. */
   const offered = apiMethods(deps.api).filter((m) => {
