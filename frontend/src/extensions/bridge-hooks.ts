@@ -24,7 +24,7 @@ export const MIN_HOOK_MS = 20;
 /** HOOK_EXTRA_MAX is how many messages the hooks may add to the prompt the backend sent (the backend's bound). */
 export const HOOK_EXTRA_MAX = 1000;
 
-/** HookMessage is the 'hook' message the window posts to a frame. */
+/** HookRequestMessage is the 'hook' message the window posts to a frame. */
 export type HookRequestMessage = Extract<PageMessage, { kind: 'hook' }>;
 
 /** HookDeps are what the hooks need of the bridge. */
