@@ -8,6 +8,7 @@
 // Svelte: the UI gives it a FrameDom (where frames go) and reads its
 // panels and open-panel stores.
 import { writable, type Readable } from 'svelte/store';
+import { registerFrameHooks } from '../abi/prompt-hooks';
 import type { HearthAbi } from '../abi/types';
 import type { ExtensionEntry } from '../abi/types-extensions';
 import { createBridge, type Bridge, type FrameWindow } from './bridge';
@@ -312,6 +313,8 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
             notify: (entry, message) => deps.notices.info(`${entry.displayName || entry.id}: ${message}`),
           });
           offs.push(bridge.listen(target));
+          // The window's prompt-ready step asks the frames granted prompt.hooks (bridge-hooks.ts).
+          offs.push(registerFrameHooks(bridge.promptHooks));
           if (deps.theme) {
             const b = bridge;
             offs.push(
