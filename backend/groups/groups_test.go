@@ -58,7 +58,9 @@ func newRig(t *testing.T) *rig {
 	}
 	r := &rig{t: t, db: db}
 	r.chars = characters.New(db, bus, files, nil, now, characters.WithHooks(characters.Hooks{
-		Deleting: func(ctx context.Context, tx *store.Tx, avatar string) error { return r.svc.DropMemberIn(ctx, tx, avatar) },
+		Deleting: func(ctx context.Context, tx *store.Tx, avatar string) error {
+			return r.svc.DropMemberIn(ctx, tx, avatar)
+		},
 	}))
 	r.svc = New(db, bus, r.chars, now)
 	for _, name := range []string{"Alice", "Bob", "Carol"} {
