@@ -192,7 +192,7 @@ func pooled(chat []Message, all, enabled, others []Member, r Random) []string {
 		if chat[i].IsSystem || chat[i].Narrator {
 			continue
 		}
-		if a := speaker(chat[i], all); a != "" {
+		if a := speaker(chat[i], all); a != "" && !slices.Contains(spoken, a) {
 			spoken = append(spoken, a)
 		}
 	}

@@ -39,7 +39,6 @@ func mentioned(text string, members []Member) []string {
 	if len(owner) == 0 {
 		return nil
 	}
-	folded := strings.ToLower(text)
 	first := make([]int, len(members))
 	for i := range first {
 		first[i] = -1
@@ -49,14 +48,22 @@ func mentioned(text string, members []Member) []string {
 			first[i] = at
 		}
 	}
-	eachWord(folded, func(w string, at int) {
-		if i, ok := owner[w]; ok {
+	// The text's words are folded one at a time into buf (a map lookup
+	// of string(buf) does not allocate); lower-casing the whole text
+	// first was a third of the time.
+	var buf []byte
+	eachWord(text, func(w string, at int) {
+		buf = appendLower(buf[:0], w)
+		if i, ok := owner[string(buf)]; ok {
 			found(i, at)
 		}
 	})
 	for w, i := range owner {
+		// An unspaced word has no case (its letters have none, and
+		// eachWord cut it from any that have), so the text is searched
+		// as it is.
 		if r, _ := utf8.DecodeRuneInString(w); unspaced(r) {
-			if at := strings.Index(folded, w); at >= 0 {
+			if at := strings.Index(text, w); at >= 0 {
 				found(i, at)
 			}
 		}
@@ -75,39 +82,72 @@ func mentioned(text string, members []Member) []string {
 	return out
 }
 
+// appendLower appends w in lower case to dst, as strings.ToLower would
+// write it.
+func appendLower(dst []byte, w string) []byte {
+	for i := 0; i < len(w); {
+		if c := w[i]; c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(w[i:])
+		dst = utf8.AppendRune(dst, unicode.ToLower(r))
+		i += size
+	}
+	return dst
+}
+
 // eachWord calls fn with every word of s and its byte offset. A word is a
 // run of letters, digits, marks and connector punctuation, cut where a
 // letter of an unspaced script meets a letter of another: "Alice你好" is
 // "Alice" and "你好". A mark belongs to the word it follows.
 func eachWord(s string, fn func(word string, at int)) {
 	start, startUnspaced := -1, false
-	for i, r := range s {
-		if !wordRune(r) {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		word, mark, u := classify(r)
+		switch {
+		case !word:
 			if start >= 0 {
 				fn(s[start:i], start)
 				start = -1
 			}
-			continue
-		}
-		if unicode.IsMark(r) && start >= 0 {
-			continue
-		}
-		u := unspaced(r)
-		switch {
+		case mark && start >= 0:
 		case start < 0:
 			start, startUnspaced = i, u
 		case u != startUnspaced:
 			fn(s[start:i], start)
 			start, startUnspaced = i, u
 		}
+		i += size
 	}
 	if start >= 0 {
 		fn(s[start:], start)
 	}
 }
 
-func wordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || unicode.Is(unicode.Pc, r)
+// classify says whether r belongs in a word (a letter, digit, mark or
+// connector), whether it is a mark, and whether it is a letter of an
+// unspaced script. ASCII is decided without Unicode's tables, which
+// cost a table search per character.
+func classify(r rune) (word, mark, unspacedLetter bool) {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_', false, false
+	}
+	if unicode.IsLetter(r) {
+		return true, false, unspaced(r)
+	}
+	if unicode.IsMark(r) {
+		return true, true, false
+	}
+	return unicode.IsDigit(r) || unicode.Is(unicode.Pc, r), false, unspaced(r)
 }
 
 // unspacedScripts are the scripts whose words are found anywhere in a
