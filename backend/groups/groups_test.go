@@ -540,3 +540,50 @@ func TestMembersFollowCharacterDelete(t *testing.T) {
 		t.Errorf("Bob.png is still indexed in %d groups", n)
 	}
 }
+
+// TestUpdateHoldsOnlyWhatItSets: a group whose muted list names an avatar
+// that is no longer a member (as a SillyTavern file may) takes updates of
+// its other keys; one that sets the muted list is held to the members.
+func TestUpdateHoldsOnlyWhatItSets(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newRig(t)
+	g := r.create(map[string]any{"id": "g", "members": []string{"Alice.png", "Bob.png"}})
+	g.Data.Set("disabled_members", []string{"Gone.png"})
+	data, _ := g.Data.MarshalJSON()
+	if err := r.db.InTx(ctx, func(tx *store.Tx) error {
+		_, err := tx.Exec(`UPDATE groups SET data = ? WHERE id = 'g'`, string(data))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.svc.Update(ctx, "g", obj(t, map[string]any{"fav": true, "hearth": map[string]any{"memberOverrides": map[string]any{"Bob.png": map[string]any{"presetId": "p"}}}})); err != nil {
+		t.Fatalf("an update of other keys: %v", err)
+	}
+	_, err := r.svc.Update(ctx, "g", obj(t, map[string]any{"disabled_members": []string{"Gone.png", "Bob.png"}}))
+	if e := apperr.As(err); e == nil || e.Details["avatar"] != "Gone.png" {
+		t.Fatalf("setting a muted non-member: %v", err)
+	}
+	out, err := r.svc.Update(ctx, "g", obj(t, map[string]any{"members": []string{"Bob.png"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "muted after members", out.DisabledMembers(), []string{})
+}
+
+// TestCreateFindsItsChatsAgain: a group deleted without its chats and
+// created again with its id answers with those chats' figures.
+func TestCreateFindsItsChatsAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newRig(t)
+	r.create(map[string]any{"id": "g", "members": []string{"Alice.png"}})
+	r.addGroupChat("g", "kept")
+	if err := r.svc.Delete(ctx, "g", DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	again := r.create(map[string]any{"id": "g", "members": []string{"Bob.png"}})
+	if again.ChatBytes != 10 || again.LastChatAt != 2 {
+		t.Errorf("chat_size %d, date_last_chat %d; want 10, 2", again.ChatBytes, again.LastChatAt)
+	}
+}

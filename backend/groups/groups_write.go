@@ -59,7 +59,7 @@ func (s *Service) Create(ctx context.Context, fields jsonx.Object) (*Group, erro
 	for k, v := range fields {
 		g.Data[k] = v
 	}
-	if err := checkConsistent(g); err != nil {
+	if err := checkConsistent(g, all); err != nil {
 		return nil, err
 	}
 	err := s.db.InTx(ctx, func(tx *store.Tx) error {
@@ -94,8 +94,14 @@ func (s *Service) Create(ctx context.Context, fields jsonx.Object) (*Group, erro
 		if err := index(ctx, tx, g); err != nil {
 			return err
 		}
+		// Read back for the chats' figures: chats a deleted group of the
+		// same id left are its chats again.
+		if g, err = getGroup(ctx, tx, id); err != nil {
+			return err
+		}
+		created := g
 		tx.AfterCommit(func() {
-			s.bus.Publish(events.Event{Type: events.GroupCreated, Payload: &events.GroupPayload{GroupID: id, Group: g}})
+			s.bus.Publish(events.Event{Type: events.GroupCreated, Payload: &events.GroupPayload{GroupID: id, Group: created}})
 		})
 		return nil
 	})
@@ -195,10 +201,8 @@ func (s *Service) Update(ctx context.Context, id string, patch jsonx.Object) (*G
 		}
 		_, setsMuted := patch["disabled_members"]
 		_, setsHearth := patch["hearth"]
-		if setsMembers || setsMuted || setsHearth {
-			if err := checkConsistent(g); err != nil {
-				return err
-			}
+		if err := checkConsistent(g, touched{members: setsMembers, muted: setsMuted, overrides: setsHearth}); err != nil {
+			return err
 		}
 		after, _ := g.Data.MarshalJSON()
 		if err := checkStored(after, jsonx.Depth(before)); err != nil {

@@ -232,23 +232,39 @@ func withField(err error, field string) error {
 	return err
 }
 
-// checkConsistent holds a group's lists to each other: at least one
-// member, muted members and overrides among the members.
-func checkConsistent(g *Group) error {
+// touched says which of a group's lists a write set: the lists checked
+// against each other after it. A write that leaves them alone does not
+// hold a group to what it did not change (an imported group may mute an
+// avatar that is no longer a member, as SillyTavern leaves it).
+type touched struct {
+	members, muted, overrides bool
+}
+
+// all is what a new group is checked for.
+var all = touched{members: true, muted: true, overrides: true}
+
+// checkConsistent holds a group's lists to each other where t says: at
+// least one member, the muted members and the overrides among them.
+// Setting the members checks all three.
+func checkConsistent(g *Group, t touched) error {
 	members := g.Members()
-	if len(members) == 0 {
+	if t.members && len(members) == 0 {
 		return invalidField("members", "must name at least one character")
 	}
-	for i, a := range g.DisabledMembers() {
-		if !slices.Contains(members, a) {
-			return invalidField(fmt.Sprintf("disabled_members[%d]", i), "names %q, who is not a member", a).
-				WithDetails(map[string]any{"field": fmt.Sprintf("disabled_members[%d]", i), "avatar": a})
+	if t.members || t.muted {
+		for i, a := range g.DisabledMembers() {
+			if !slices.Contains(members, a) {
+				return invalidField(fmt.Sprintf("disabled_members[%d]", i), "names %q, who is not a member", a).
+					WithDetails(map[string]any{"field": fmt.Sprintf("disabled_members[%d]", i), "avatar": a})
+			}
 		}
 	}
-	for a := range g.MemberOverrides() {
-		if !slices.Contains(members, a) {
-			return invalidField("hearth.memberOverrides", "names %q, who is not a member", a).
-				WithDetails(map[string]any{"field": "hearth.memberOverrides." + a, "avatar": a})
+	if t.members || t.overrides {
+		for a := range g.MemberOverrides() {
+			if !slices.Contains(members, a) {
+				return invalidField("hearth.memberOverrides", "names %q, who is not a member", a).
+					WithDetails(map[string]any{"field": "hearth.memberOverrides." + a, "avatar": a})
+			}
 		}
 	}
 	return nil
