@@ -183,24 +183,24 @@ func (s *Service) Update(ctx context.Context, id string, patch jsonx.Object) (*G
 		}
 		before, _ := g.Data.MarshalJSON()
 		members, setsMembers := patch["members"]
+		_, setsMuted := patch["disabled_members"]
+		_, setsHearth := patch["hearth"]
 		for k, v := range patch {
 			g.Data[k] = v
 		}
 		if setsMembers {
 			var list []string
 			_ = json.Unmarshal(members, &list)
-			if _, ok := patch["disabled_members"]; !ok {
+			if !setsMuted {
 				keepOnly(g, list)
 			}
-			if _, ok := patch["hearth"]; !ok {
+			if !setsHearth {
 				keepOverridesOf(g, list)
 			}
 			if _, err := s.memberNames(ctx, tx, list); err != nil {
 				return err
 			}
 		}
-		_, setsMuted := patch["disabled_members"]
-		_, setsHearth := patch["hearth"]
 		if err := checkConsistent(g, touched{members: setsMembers, muted: setsMuted, overrides: setsHearth}); err != nil {
 			return err
 		}
