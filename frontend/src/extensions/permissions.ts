@@ -92,6 +92,13 @@ const rules: Record<string, MethodRule> = {
   'characters.delete': 'never',
   // The system's Save dialog.
   'characters.saveCard': 'never',
+  // Groups are lists of characters: read and written as characters are.
+  'groups.list': 'characters.read',
+  'groups.get': 'characters.read',
+  'groups.create': 'characters.write',
+  'groups.update': 'characters.write',
+  // Deletes the group (and with deleteChats its chats) for good.
+  'groups.delete': 'never',
 
   // state: chat, floor and character state.
   'state.getChatState': 'state',
