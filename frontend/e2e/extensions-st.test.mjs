@@ -19,26 +19,6 @@ const root = mkdtempSync(join(tmpdir(), 'hearth-st-e2e-'));
 cpSync(join(repoRoot, 'frontend/e2e/fixtures/ext-st-classic'), join(root, 'st-classic'), { recursive: true });
 const dataDir = mkdtempSync(join(tmpdir(), 'hearth-st-data-'));
 
-/** call runs window.__HEARTH__.api.<method>(...args) in p: { ok, value } or { ok: false, code, message, details }. */
-function call(p, method, ...args) {
-  return p.evaluate(
-    async ([method, args]) => {
-      let self = null;
-      let fn = window.__HEARTH__.api;
-      for (const part of method.split('.')) {
-        self = fn;
-        fn = fn[part];
-      }
-      try {
-        return { ok: true, value: (await fn.apply(self, args)) ?? null };
-      } catch (e) {
-        return { ok: false, code: e.code ?? null, message: String(e.message), details: e.details ?? null };
-      }
-    },
-    [method, args],
-  );
-}
-
 const seen = (p) => p.evaluate(() => JSON.parse(JSON.stringify({ ...window.__stNotes, tryUnsupported: undefined })));
 
 describe('SillyTavern extensions: the page tier', () => {
