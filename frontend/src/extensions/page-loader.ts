@@ -2,10 +2,12 @@
 // loads every active page extension the way SillyTavern loads third-party
 // extensions — in load order (loading_order, then display name, as
 // api.extensions.list() gives them), its css as a style sheet, its js as a
-// module from /scripts/extensions/third-party/<id>/ — after installing
-// the SillyTavern compat runtime, which it fetches only when there is at
-// least one to load. Each extension's module has 5 s to evaluate and each
-// hook 5 s to finish; one that throws or takes longer is reported
+// module from /scripts/extensions/third-party/<id>/ — after installing the
+// SillyTavern compat runtime, which it fetches only when there is at
+// least one to load. The list is the window's registry copy, which the
+// extension host reads too, so a window start lists the extensions once.
+// Each extension's module has 5 s to evaluate and each hook 5 s to
+// finish; one that throws or takes longer is reported
 // (api.extensions.reportFailure: it shows as failed, with its error, and
 // does not load next time until turned on again) and the rest go on. A
 // loaded extension whose manifest names a generate_interceptor has it
@@ -15,6 +17,7 @@
 import { registerInterceptor } from '../abi/prompt-hooks';
 import type { HearthAbi } from '../abi/types';
 import type { ExtensionEntry } from '../abi/types-extensions';
+import { createRegistry, type ExtensionRegistry } from './registry';
 import { ST_SETTINGS_KEY } from './st/settings';
 import { makeMounts } from './st-mounts';
 import type { StRuntime, RuntimeDeps } from './st/runtime';
@@ -39,6 +42,8 @@ export interface PageLoaderDeps {
   /** importModule imports an extension's js (import() by default). */
   importModule?: (url: string) => Promise<Record<string, unknown>>;
   readManifest?: (id: string) => Promise<Record<string, unknown>>;
+  /** registry is the window's copy of extensions.list(), shared with the extension host (a copy of its own by default). */
+  registry?: ExtensionRegistry;
   timeoutMs?: number;
   window?: Window & typeof globalThis;
 }
@@ -86,7 +91,9 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
   const ms = deps.timeoutMs ?? PAGE_TIMEOUT_MS;
   const result: PageLoadResult = { loaded: [], failed: [] };
   await deps.hearth.ready;
-  const active = (await deps.hearth.api.extensions.list()).filter((e) => e.mode === 'page' && e.status === 'active' && e.js);
+  const registry = deps.registry ?? createRegistry(() => deps.hearth.api.extensions.list());
+  await registry.current();
+  const active = registry.entries().filter((e) => e.mode === 'page' && e.status === 'active' && e.js);
   if (active.length === 0) return result;
 
   const storage = deps.hearth.api.extensions.storage;
