@@ -1,8 +1,10 @@
 // The page tier's loader (EXTENSIONS.md §5): once the window is ready, it
 // loads every active page extension the way SillyTavern loads third-party
 // extensions — in load order (loading_order, then display name, as
-// api.extensions.list() gives them), its css as a style sheet, its js as a
-// module from /scripts/extensions/third-party/<id>/ — after installing the
+// api.extensions.list() gives them), the translation file its i18n names
+// for the window's locale (page-locale.ts; one that cannot be read is a
+// warning, not a failure), its css as a style sheet, its js as a module
+// from /scripts/extensions/third-party/<id>/ — after installing the
 // SillyTavern compat runtime, which it fetches only when there is at
 // least one to load. The list is the window's registry copy, which the
 // extension host reads too, so a window start lists the extensions once.
@@ -17,7 +19,9 @@
 import { registerInterceptor } from '../abi/prompt-hooks';
 import type { HearthAbi } from '../abi/types';
 import type { ExtensionEntry } from '../abi/types-extensions';
+import { readLocaleFile } from './page-locale';
 import { createRegistry, type ExtensionRegistry } from './registry';
+import { localeFile } from './st/i18n';
 import { ST_SETTINGS_KEY } from './st/settings';
 import { makeMounts } from './st-mounts';
 import type { StRuntime, RuntimeDeps } from './st/runtime';
@@ -44,6 +48,8 @@ export interface PageLoaderDeps {
   readManifest?: (id: string) => Promise<Record<string, unknown>>;
   /** registry is the window's copy of extensions.list(), shared with the extension host (a copy of its own by default). */
   registry?: ExtensionRegistry;
+  /** readLocale reads a translation file (readLocaleFile by default). */
+  readLocale?: (url: string) => Promise<Record<string, string>>;
   timeoutMs?: number;
   window?: Window & typeof globalThis;
 }
@@ -52,6 +58,8 @@ export interface PageLoaderDeps {
 export interface PageLoadResult {
   loaded: string[];
   failed: { id: string; error: string }[];
+  /** warnings are what went wrong short of a failure (a translation file that could not be read), also on the console. */
+  warnings: { id: string; warning: string }[];
 }
 
 /** pageUrl is the address of a file in a page extension's package. */
@@ -89,7 +97,7 @@ function hookName(manifest: Record<string, unknown>, hook: string): string | nul
 export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoadResult> {
   const w = deps.window ?? window;
   const ms = deps.timeoutMs ?? PAGE_TIMEOUT_MS;
-  const result: PageLoadResult = { loaded: [], failed: [] };
+  const result: PageLoadResult = { loaded: [], failed: [], warnings: [] };
   await deps.hearth.ready;
   const registry = deps.registry ?? createRegistry(() => deps.hearth.api.extensions.list());
   await registry.current();
@@ -110,6 +118,7 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
   makeMounts(w.document);
   const importModule = deps.importModule ?? ((url: string) => import(/* @vite-ignore */ url) as Promise<Record<string, unknown>>);
   const readManifest = deps.readManifest ?? fetchPageManifest;
+  const readLocale = deps.readLocale ?? ((url: string) => readLocaleFile(url));
 
   for (const e of active) {
     try {
@@ -130,6 +139,7 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
 
   async function loadOne(e: ExtensionEntry): Promise<Record<string, unknown>> {
     const manifest = await readManifest(e.id);
+    await loadTranslations(e);
     if (e.css) {
       const link = w.document.createElement('link');
       link.rel = 'stylesheet';
@@ -154,5 +164,20 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
     }
     if (reason) await storage.set(STARTED_KEY, e.version, { extensionId: e.id }).catch(() => undefined);
     return manifest;
+  }
+
+  /** loadTranslations adds e's translations for the window's locale, before its js runs; what goes wrong is a warning. */
+  async function loadTranslations(e: ExtensionEntry): Promise<void> {
+    const locale = rt.locale.locale;
+    const file = localeFile(e.i18n, locale);
+    if (!file) return;
+    try {
+      const data = await withTimeout(readLocale(pageUrl(e.id, file)), ms, 'its translation file');
+      rt.locale.addLocaleData(locale, data);
+    } catch (err) {
+      const warning = `its translations for ${locale} (${file}) were not loaded: ${err instanceof Error ? err.message : String(err)}`;
+      result.warnings.push({ id: e.id, warning });
+      console.warn(`Hearth: ${e.displayName}: ${warning}`);
+    }
   }
 }
