@@ -709,6 +709,9 @@ export const BACKED: Readonly<Record<string, readonly string[]>> = {
     "selected_group"
   ],
   "/scripts/i18n.js": [
+    "addLocaleData",
+    "applyLocale",
+    "getCurrentLocale",
     "t",
     "translate"
   ],
@@ -735,6 +738,7 @@ export const BACKED: Readonly<Record<string, readonly string[]>> = {
 
 /** The getContext() members Hearth backs. */
 export const CONTEXT_MEMBERS: readonly string[] = [
+  "addLocaleData",
   "addMessages",
   "addOneMessage",
   "appendChatMessages",
@@ -766,6 +770,7 @@ export const CONTEXT_MEMBERS: readonly string[] = [
   "getChatState",
   "getChatStateBatch",
   "getCurrentChatId",
+  "getCurrentLocale",
   "getMediaDisplay",
   "getMediaIndex",
   "getMessage",
@@ -803,6 +808,7 @@ export const CONTEXT_MEMBERS: readonly string[] = [
   "substituteParams",
   "swipe",
   "t",
+  "translate",
   "updateChatState",
   "updateMessageBlock",
   "updateMessages",
