@@ -35,7 +35,7 @@ var layers = []struct {
 }{
 	{"libraries", []string{"backend/apperr", "backend/jsonx", "backend/internal/...", "backend/cards", "backend/providers/...", "backend/prompt", "backend/extensions/stcompat"}},
 	{"infrastructure", []string{"backend/store", "backend/events/...", "backend/media"}},
-	{"domains", []string{"backend/characters", "backend/chats/...", "backend/search", "backend/state", "backend/connections", "backend/personas", "backend/extensions",
+	{"domains", []string{"backend/characters", "backend/groups", "backend/chats/...", "backend/search", "backend/state", "backend/connections", "backend/personas", "backend/extensions",
 		"backend/presets", "backend/worldinfo", "backend/generate", "backend/agent/...", "backend/library"}},
 	{"host", []string{"backend/host/..."}},
 	{"edges", []string{"backend/transport/...", "backend/wailsbridge", "backend/selftest"}},

@@ -21,6 +21,7 @@ import (
 	"hearth/backend/events"
 	"hearth/backend/extensions"
 	"hearth/backend/generate"
+	"hearth/backend/groups"
 	"hearth/backend/host"
 	"hearth/backend/library"
 	"hearth/backend/media"
@@ -39,7 +40,10 @@ type App struct {
 	Bus        *events.Bus
 	Media      *media.Store
 	Characters *characters.Service
-	Chats      *chats.Service
+	// Groups stores group chats' groups; a character's delete drops it
+	// from them.
+	Groups *groups.Service
+	Chats  *chats.Service
 	// Search answers chat.search; Indexer keeps its index current in the
 	// background, from Open until Close.
 	Search      *search.Service
@@ -136,7 +140,14 @@ func open(ctx context.Context, dataDir string, access library.Access, safeMode b
 	a := &App{DataDir: dataDir, Store: db, Bus: bus, Media: files}
 	a.Indexer = search.NewIndexer(db)
 	a.WorldInfo = worldinfo.NewService(db, bus, now, worldinfo.Hooks{Renamed: a.lorebookRenamed})
-	a.Characters = characters.New(db, bus, files, a.WorldInfo, now)
+	// A character's delete drops it from its groups, which are made
+	// next: the hook reaches them through a.
+	a.Characters = characters.New(db, bus, files, a.WorldInfo, now, characters.WithHooks(characters.Hooks{
+		Deleting: func(ctx context.Context, tx *store.Tx, avatar string) error {
+			return a.Groups.DropMemberIn(ctx, tx, avatar)
+		},
+	}))
+	a.Groups = groups.New(db, bus, a.Characters, now)
 	// Personas and the agent need chats, so chats reaches them through
 	// a, once they are made (no call reaches chats before Open returns).
 	a.Chats = chats.New(db, bus, a.Characters, now, chats.Hooks{
@@ -180,7 +191,7 @@ func open(ctx context.Context, dataDir string, access library.Access, safeMode b
 	a.Library = library.New(library.Deps{DB: db, Bus: bus, Characters: a.Characters, Chats: a.Chats,
 		WorldInfo: a.WorldInfo, Personas: a.Personas, Presets: a.Presets, Extensions: a.Extensions, Access: access, Now: now})
 	a.idle = newIdleReleaser(idleRelease, func() { a.ReleaseMemory(context.Background()) })
-	a.Router = host.New(host.Services{Chats: a.Chats, Search: a.Search, Characters: a.Characters, State: a.State, Connections: a.Connections, Personas: a.Personas,
+	a.Router = host.New(host.Services{Chats: a.Chats, Search: a.Search, Characters: a.Characters, Groups: a.Groups, State: a.State, Connections: a.Connections, Personas: a.Personas,
 		Presets: a.Presets, Generate: a.Generate, Media: files, Agent: a.Agent, AgentProfiles: a.AgentProfiles, Skills: a.Skills, Bus: bus,
 		WorldInfo: a.WorldInfo, Library: a.Library, Extensions: a.Extensions}, host.OnLargeCall(largeCall, a.idle.large))
 	// Last, so that an open that fails leaves no goroutine behind. A

@@ -31,6 +31,7 @@ const (
 	CodePatchInvalid       = "patch.invalid"
 	CodePatchTestFailed    = "patch.test_failed"
 	CodeCharacterNotFound  = "character.not_found"
+	CodeGroupNotFound      = "group.not_found"
 	CodeStateConflict      = "state.conflict"
 	CodeStateReserved      = "state.reserved_namespace"
 	CodeStateFloorOwned    = "state.floor_owned"

@@ -27,6 +27,24 @@ type Service struct {
 	// embedded character_book becomes a book bound to the character, and
 	// an exported card carries its bound book as it is now.
 	books Books
+	hooks Hooks
+}
+
+// Hooks are what a character's writes do in other domains, inside the
+// write's transaction (backend/app fills them in).
+type Hooks struct {
+	// Deleting runs in a character's delete, after its row is gone: its
+	// groups drop it (backend/groups), in the same transaction, so no
+	// group names a character that is not there.
+	Deleting func(ctx context.Context, tx *store.Tx, avatar string) error
+}
+
+// Option adjusts a service as New makes it.
+type Option func(*Service)
+
+// WithHooks has the service run h.
+func WithHooks(h Hooks) Option {
+	return func(s *Service) { s.hooks = h }
 }
 
 // Books is what cards need of the lorebook library (backend/worldinfo,
@@ -44,8 +62,12 @@ type Books interface {
 
 // New returns a character service. books may be nil: cards then keep an
 // embedded character_book as a plain field.
-func New(db *store.Store, bus *events.Bus, files *media.Store, books Books, now func() time.Time) *Service {
-	return &Service{db: db, bus: bus, media: files, books: books, now: now}
+func New(db *store.Store, bus *events.Bus, files *media.Store, books Books, now func() time.Time, opts ...Option) *Service {
+	s := &Service{db: db, bus: bus, media: files, books: books, now: now}
+	for _, opt := range opts {
+		opt(s)
+	}
+	return s
 }
 
 // Summary is one row of characters.list.
@@ -165,6 +187,22 @@ func getCard(ctx context.Context, q querier, avatar string) (*Card, error) {
 	}
 	c.HasImage = image.Valid
 	return &c, nil
+}
+
+// NameIn returns the display name of the character with the avatar key,
+// and whether there is one, read inside tx: a write that names characters
+// (a group's members) checks them in its own transaction, so none can be
+// deleted between the check and the write.
+func (s *Service) NameIn(ctx context.Context, tx *store.Tx, avatar string) (string, bool, error) {
+	var name string
+	err := tx.QueryRowContext(ctx, `SELECT name FROM characters WHERE avatar = ?`, avatar).Scan(&name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("look up character %q: %w", avatar, err)
+	}
+	return name, true, nil
 }
 
 // ImagePath returns the file holding avatar's image.

@@ -257,6 +257,8 @@ type DeleteOptions struct {
 
 // Delete removes a character. Its chats stay (re-attached if a character
 // with the same avatar returns, as in SillyTavern) unless DeleteChats.
+// Hooks.Deleting runs in the same transaction (its groups drop it); its
+// events follow CHARACTER_DELETED.
 func (s *Service) Delete(ctx context.Context, avatar string, opts DeleteOptions) error {
 	return s.db.InTx(ctx, func(tx *store.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM characters WHERE avatar = ?`, avatar)
@@ -274,6 +276,9 @@ func (s *Service) Delete(ctx context.Context, avatar string, opts DeleteOptions)
 		tx.AfterCommit(func() {
 			s.bus.Publish(events.Event{Type: events.CharacterDeleted, Payload: &events.CharacterDeletedPayload{Avatar: avatar, DeleteChats: opts.DeleteChats}})
 		})
+		if s.hooks.Deleting != nil {
+			return s.hooks.Deleting(ctx, tx, avatar)
+		}
 		return nil
 	})
 }

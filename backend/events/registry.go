@@ -20,6 +20,8 @@ const (
 	ChatDeleted         = "chat_deleted"
 	CharacterEdited     = "character_edited"
 	CharacterDeleted    = "characterDeleted"
+	GroupUpdated        = "group_updated"
+	GroupChatDeleted    = "group_chat_deleted"
 
 	// Hearth additions.
 	SwipeEdited          = "swipe_edited"
@@ -27,6 +29,8 @@ const (
 	ChatMetadataUpdated  = "chat_metadata_updated"
 	ChatPatched          = "chat_patched"
 	CharacterCreated     = "character_created"
+	GroupCreated         = "group_created"
+	GroupDeleted         = "group_deleted"
 	ChatBranchCreated    = "chat_branch_created"
 	ChatStateChanged     = "chat_state_changed"
 	AgentRunEvent        = "agent_run_event"
@@ -147,6 +151,15 @@ var registry = []Spec{
 		"a character's card changed"),
 	declare[CharacterDeletedPayload]("CHARACTER_DELETED", CharacterDeleted, PermCharactersRead,
 		"a character was deleted, with its chats when deleteChats"),
+
+	declare[GroupPayload]("GROUP_CREATED", GroupCreated, PermCharactersRead,
+		"a group was created"),
+	declare[GroupPayload]("GROUP_UPDATED", GroupUpdated, PermCharactersRead,
+		"a group changed: an update, or a member character deleted; group is the whole group after (SillyTavern's listeners get no argument)"),
+	declare[GroupDeletedPayload]("GROUP_DELETED", GroupDeleted, PermCharactersRead,
+		"a group was deleted, with its chats when deleteChats (each with its GROUP_CHAT_DELETED first)"),
+	declare[GroupChatDeletedPayload]("GROUP_CHAT_DELETED", GroupChatDeleted, PermChatRead,
+		"a group's chat was deleted (after its CHAT_DELETED); SillyTavern's listeners get the file name"),
 
 	declare[WorldInfoUpdatedPayload]("WORLDINFO_UPDATED", WorldInfoUpdated, PermWorldInfoRead,
 		"a lorebook was saved, deleted or renamed"),

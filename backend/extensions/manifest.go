@@ -50,6 +50,9 @@ type Manifest struct {
 	// version the extension needs at least.
 	MinimumClientVersion string
 	Dependencies         []string
+	// I18n is i18n: locale code → translation file in the package
+	// (readI18n); nil when there is none.
+	I18n map[string]string
 	// Hearth is the "hearth" block; its zero value when there is none
 	// (a SillyTavern extension: the page tier).
 	Hearth Hearth
@@ -74,6 +77,18 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // the file as a whole). It checks paths lexically; whether the files
 // exist is the package's check (checkFiles).
 func ReadManifest(raw []byte) (*Manifest, error) {
+	return parseManifest(raw, false)
+}
+
+// readStoredManifest reads a manifest as installed. It was checked at
+// install, but by the rules of then: a check added since (i18n's) must
+// not make the whole list unreadable, so an i18n it fails is dropped,
+// as SillyTavern ignores one it cannot use, and the rest is ReadManifest's.
+func readStoredManifest(raw []byte) (*Manifest, error) {
+	return parseManifest(raw, true)
+}
+
+func parseManifest(raw []byte, stored bool) (*Manifest, error) {
 	if len(raw) > MaxManifestBytes {
 		return nil, badManifest(ManifestName, "is %d bytes; at most %d are allowed", len(raw), MaxManifestBytes)
 	}
@@ -110,6 +125,12 @@ func ReadManifest(raw []byte) (*Manifest, error) {
 		if !idPattern.MatchString(d) {
 			return nil, badManifest(fmt.Sprintf("dependencies[%d]", i), "%q is not an extension id", d)
 		}
+	}
+	if m.I18n, err = readI18n(top); err != nil {
+		if !stored {
+			return nil, err
+		}
+		m.I18n = nil
 	}
 	if h, ok := top["hearth"]; ok && !isNull(h) {
 		if m.Hearth, err = readHearth(h); err != nil {

@@ -89,6 +89,7 @@ func FuzzReadManifest(f *testing.F) {
 		`{"js":"index.js","display_name":"x","loading_order":3}`,
 		`{"hearth":{"id":"a","mode":"sandboxed","entry":"i.html","permissions":["chat.read"],"network":["https://a.b"]}}`,
 		`{"js":"../x"}`, `[]`, `null`, `{"loading_order":"-7x"}`, "\xef\xbb\xbf{\"js\":\"a.js\"}",
+		`{"js":"a.js","i18n":{"zh-cn":"i18n/zh-cn.json","default":"../en.json"}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -102,6 +103,14 @@ func FuzzReadManifest(f *testing.F) {
 		}
 		if m.JS == "" && m.Hearth.Entry == "" {
 			t.Fatal("accepted a manifest with nothing to run")
+		}
+		if len(m.I18n) > MaxI18nLocales {
+			t.Fatalf("accepted %d locales", len(m.I18n))
+		}
+		for locale, p := range m.I18n {
+			if !localePattern.MatchString(locale) || checkRelPath(p) != nil {
+				t.Fatalf("accepted i18n %q: %q", locale, p)
+			}
 		}
 		for _, p := range []string{m.JS, m.CSS, m.Hearth.Entry} {
 			if p != "" && checkRelPath(p) != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,15 +100,18 @@ type Entry struct {
 	Dependencies []string `json:"dependencies"`
 	// MinimumClientVersion is the manifest's minimum_client_version; an
 	// extension needing a later SillyTavern than stcompat's is blocked.
-	MinimumClientVersion string          `json:"minimumClientVersion,omitempty"`
-	JS                   string          `json:"js,omitempty"`
-	CSS                  string          `json:"css,omitempty"`
-	Entry                string          `json:"entry,omitempty"`
-	Network              []string        `json:"network"`
-	Panel                json.RawMessage `json:"panel,omitempty"`
-	Source               SourceInfo      `json:"source"`
-	InstalledAt          int64           `json:"installedAt"`
-	UpdatedAt            int64           `json:"updatedAt"`
+	MinimumClientVersion string `json:"minimumClientVersion,omitempty"`
+	JS                   string `json:"js,omitempty"`
+	CSS                  string `json:"css,omitempty"`
+	Entry                string `json:"entry,omitempty"`
+	// I18n is the manifest's i18n, locale code → translation file: the
+	// page loader reads the window's locale's before the extension's js.
+	I18n        map[string]string `json:"i18n,omitempty"`
+	Network     []string          `json:"network"`
+	Panel       json.RawMessage   `json:"panel,omitempty"`
+	Source      SourceInfo        `json:"source"`
+	InstalledAt int64             `json:"installedAt"`
+	UpdatedAt   int64             `json:"updatedAt"`
 	// Compat is a page extension's compatibility in short: its verdict
 	// and how many things it uses Hearth lacks (CompatReport has the
 	// whole report). Absent for a sandboxed extension, and for one not
@@ -139,7 +143,7 @@ func scanEntry(r scanner) (*Entry, *Manifest, error) {
 	if err := r.Scan(&e.ID, &e.Source.Kind, &e.Source.Value, &manifest, &e.Mode, &e.Enabled, &granted, &e.InstalledAt, &e.UpdatedAt, &lastErr, &usage); err != nil {
 		return nil, nil, err
 	}
-	m, err := ReadManifest([]byte(manifest))
+	m, err := readStoredManifest([]byte(manifest))
 	if err != nil {
 		return nil, nil, fmt.Errorf("stored manifest of %s: %w", e.ID, err)
 	}
@@ -154,6 +158,7 @@ func scanEntry(r scanner) (*Entry, *Manifest, error) {
 	e.LoadingOrder, e.JS, e.CSS, e.Entry = m.LoadingOrder, m.JS, m.CSS, m.Hearth.Entry
 	e.Dependencies = append([]string{}, m.Dependencies...)
 	e.MinimumClientVersion = m.MinimumClientVersion
+	e.I18n = maps.Clone(m.I18n)
 	e.Network = append([]string{}, m.Hearth.Network...)
 	e.Panel = m.Hearth.Panel
 	e.lastError, e.usage, e.manifest = lastErr.String, usage.String, m

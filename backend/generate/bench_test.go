@@ -158,7 +158,7 @@ func benchPromptHook(b *testing.B, h *harness) {
 			return
 		}
 		answer, _ := json.Marshal(append(req.Chat, map[string]any{"role": "system", "content": "A handler's note."}))
-		if _, err := h.gen.PromptHookReply(req.Token, answer); err != nil {
+		if _, err := h.gen.PromptHookReply(req.Token, answer, HookReplyOptions{}); err != nil {
 			b.Error(err)
 		}
 	})

@@ -32,6 +32,11 @@ const (
 	maxHookName = 1024
 	// maxHookMs bounds the time a window may report for its interceptors.
 	maxHookMs = 3_600_000
+	// maxHookWarnings bounds the warnings a window's answer may carry (one
+	// per extension frame whose hook it had to skip), maxHookWarning the
+	// bytes of one.
+	maxHookWarnings = 32
+	maxHookWarning  = 1000
 )
 
 // hookTokenPattern is what a window's prompt-hook token looks like.
@@ -112,6 +117,10 @@ type PromptReadyRecord struct {
 	TimedOut bool    `json:"timedOut,omitempty"`
 	// Error is why their answer was refused (the prompt went unmodified).
 	Error string `json:"error,omitempty"`
+	// Warnings are what the window said it skipped: a sandboxed
+	// extension's hook that did not answer in time, threw, or answered
+	// something that is not a prompt. The others' changes still went.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // invalidField is a validation error naming the field it is about.

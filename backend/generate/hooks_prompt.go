@@ -25,10 +25,18 @@ type hookWait struct {
 }
 
 // hookAnswer is what a window's answer came to: msgs (nil: unchanged), or
-// why it was refused.
+// why it was refused, and the warnings it carried.
 type hookAnswer struct {
-	msgs    []providers.Message
-	refused *apperr.Error
+	msgs     []providers.Message
+	refused  *apperr.Error
+	warnings []string
+}
+
+// HookReplyOptions is generate.promptHookReply's third argument.
+type HookReplyOptions struct {
+	// Warnings say which of the window's hooks it skipped, and why; they
+	// are kept in the generation's record (PromptReadyRecord.Warnings).
+	Warnings []string `json:"warnings"`
 }
 
 // HookReply is generate.promptHookReply's answer. Accepted is false when
@@ -96,6 +104,7 @@ func (s *Service) promptReady(ctx context.Context, o *Options, b *built, generat
 		return nil, ctx.Err()
 	}
 	rec.Ms = hookMs(time.Since(t0))
+	rec.Warnings = a.warnings
 	switch {
 	case a.refused != nil:
 		rec.Error = a.refused.Message
@@ -119,14 +128,16 @@ func (s *Service) unwait(token string, w *hookWait) bool {
 }
 
 // PromptHookReply hands a window's answer to the round trip waiting for
-// token: chat is what its CHAT_COMPLETION_PROMPT_READY listeners left of
-// the prompt's messages (null or absent: they left them alone). The first
-// answer for a token counts; a later one, or one for a token nobody waits
-// for (the generation went on after 5 s), is not accepted. An answer that
-// is not a list of {role, content, name?} messages is refused with
+// token: chat is what its CHAT_COMPLETION_PROMPT_READY listeners (and the
+// hooks of its extension frames) left of the prompt's messages (null or
+// absent: they left them alone), opts.Warnings what it had to skip. The
+// first answer for a token counts; a later one, or one for a token nobody
+// waits for (the generation went on after 5 s), is not accepted. An
+// answer that is not a list of {role, content, name?} messages, or whose
+// warnings are past their bounds, is refused with
 // validation.invalid_argument naming the field, and the generation goes
 // on with its prompt as assembled.
-func (s *Service) PromptHookReply(token string, chat json.RawMessage) (*HookReply, error) {
+func (s *Service) PromptHookReply(token string, chat json.RawMessage, opts HookReplyOptions) (*HookReply, error) {
 	s.hookMu.Lock()
 	w := s.hookWaits[token]
 	delete(s.hookWaits, token)
@@ -134,21 +145,40 @@ func (s *Service) PromptHookReply(token string, chat json.RawMessage) (*HookRepl
 	if w == nil {
 		return &HookReply{}, nil
 	}
+	if err := checkWarnings(opts.Warnings); err != nil {
+		w.answer <- hookAnswer{refused: err}
+		return nil, err
+	}
+	warnings := slices.Clone(opts.Warnings)
 	if len(bytes.TrimSpace(chat)) == 0 || string(bytes.TrimSpace(chat)) == "null" {
-		w.answer <- hookAnswer{}
+		w.answer <- hookAnswer{warnings: warnings}
 		return &HookReply{Accepted: true}, nil
 	}
 	msgs, err := w.parse(chat)
 	if err != nil {
-		w.answer <- hookAnswer{refused: err}
+		w.answer <- hookAnswer{refused: err, warnings: warnings}
 		return nil, err
 	}
 	if sameMessages(msgs, w.orig) {
-		w.answer <- hookAnswer{}
+		w.answer <- hookAnswer{warnings: warnings}
 		return &HookReply{Accepted: true}, nil
 	}
-	w.answer <- hookAnswer{msgs: msgs}
+	w.answer <- hookAnswer{msgs: msgs, warnings: warnings}
 	return &HookReply{Accepted: true, Changed: true}, nil
+}
+
+// checkWarnings bounds the warnings of a window's answer: at most
+// maxHookWarnings, each text of 1 to maxHookWarning bytes.
+func checkWarnings(warnings []string) *apperr.Error {
+	if len(warnings) > maxHookWarnings {
+		return invalidField("warnings", "has %d warnings: at most %d", len(warnings), maxHookWarnings)
+	}
+	for i, w := range warnings {
+		if w == "" || len(w) > maxHookWarning || !utf8.ValidString(w) {
+			return invalidField(fmt.Sprintf("warnings[%d]", i), "must be text of 1 to %d bytes", maxHookWarning)
+		}
+	}
+	return nil
 }
 
 // hookMessage is one message of a window's answer: SillyTavern's

@@ -37,6 +37,12 @@ type window struct {
 
 func answer(t *testing.T, h *harness, edit func(chat hookChat) any) *window {
 	t.Helper()
+	return answerWith(t, h, edit, HookReplyOptions{})
+}
+
+// answerWith is answer with opts (the warnings) sent along.
+func answerWith(t *testing.T, h *harness, edit func(chat hookChat) any, opts HookReplyOptions) *window {
+	t.Helper()
 	w := &window{}
 	unsub := h.bus.Subscribe(func(e events.Event) {
 		if e.Type != events.PromptHookRequest {
@@ -52,7 +58,7 @@ func answer(t *testing.T, h *harness, edit func(chat hookChat) any) *window {
 		if out := edit(chat); out != nil {
 			raw = json.RawMessage(jsonOf(out))
 		}
-		res, err := h.gen.PromptHookReply(p.Token, raw)
+		res, err := h.gen.PromptHookReply(p.Token, raw, opts)
 		w.mu.Lock()
 		w.requests, w.replies, w.errs = append(w.requests, p), append(w.replies, res), append(w.errs, err)
 		w.mu.Unlock()
@@ -341,7 +347,7 @@ func TestPromptReadyTimeoutGoesOnUnmodified(t *testing.T) {
 		t.Fatalf("record promptReady %s", jsonOf(pr))
 	}
 	// The window's late answer is not taken.
-	if r, err := h.gen.PromptHookReply(testToken, json.RawMessage(`[{"role":"user","content":"late"}]`)); err != nil || r.Accepted {
+	if r, err := h.gen.PromptHookReply(testToken, json.RawMessage(`[{"role":"user","content":"late"}]`), HookReplyOptions{}); err != nil || r.Accepted {
 		t.Fatalf("late answer: %+v %v", r, err)
 	}
 	storedUnchanged(t, h, before)
@@ -380,6 +386,69 @@ func TestPromptReadyRefusesABadAnswer(t *testing.T) {
 			t.Fatalf("record promptReady %s", jsonOf(pr))
 		}
 		// Delete the reply so the next case's prompt is alike.
+		if _, err := h.chats.DeleteMessages(context.Background(), h.chatID, []int{len(h.messages()) - 1}, chats.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestPromptReadyKeepsTheWindowsWarnings(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.say("Hi.")
+	warn := "Slow Frame (slow-frame): its prompt hook did not answer within 4.5 s; its change was skipped"
+	w := answerWith(t, h, func(chat hookChat) any {
+		return append(chat, map[string]any{"role": "system", "content": "From the frame that answered."})
+	}, HookReplyOptions{Warnings: []string{warn}})
+	h.server.Push(reply(pt.Text("Hello.")))
+	res := mustRun(t, h, Options{Hooks: &Hooks{PromptReady: testToken}})
+	if _, replies, errs := w.seen(t, 1); errs[0] != nil || !replies[0].Changed {
+		t.Fatalf("replies %+v %v", replies, errs)
+	}
+	pr := hooksOf(t, h, res.GenerationID).PromptReady
+	if pr == nil || !pr.Changed || len(pr.Warnings) != 1 || pr.Warnings[0] != warn {
+		t.Fatalf("record promptReady %s", jsonOf(pr))
+	}
+	if !strings.Contains(requestText(t, h, 0), "From the frame that answered.") {
+		t.Fatal("the change that came with a warning did not go")
+	}
+}
+
+func TestPromptReadyRefusesBadWarnings(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.say("Hi.")
+	many := make([]string, maxHookWarnings+1)
+	for i := range many {
+		many[i] = "skipped"
+	}
+	cases := []struct {
+		warnings []string
+		field    string
+	}{
+		{many, "warnings"},
+		{[]string{"fine", ""}, "warnings[1]"},
+		{[]string{strings.Repeat("w", maxHookWarning+1)}, "warnings[0]"},
+		{[]string{"bad \xff byte"}, "warnings[0]"},
+	}
+	for i, c := range cases {
+		w := answerWith(t, h, func(chat hookChat) any {
+			return append(chat, map[string]any{"role": "system", "content": "NOT SENT"})
+		}, HookReplyOptions{Warnings: c.warnings})
+		h.server.Push(reply(pt.Text("Fine.")))
+		res := mustRun(t, h, Options{Hooks: &Hooks{PromptReady: testToken + string(rune('a'+i))}})
+		w.stop()
+		_, _, errs := w.seen(t, 1)
+		e := apperr.As(errs[len(errs)-1])
+		if e == nil || e.Code != apperr.CodeInvalidArgument || e.Details["field"] != c.field {
+			t.Fatalf("warnings %q: %v, want a refusal naming %s", c.warnings, errs, c.field)
+		}
+		if strings.Contains(requestText(t, h, i), "NOT SENT") {
+			t.Fatalf("warnings %q: a refused answer changed the prompt", c.warnings)
+		}
+		if pr := hooksOf(t, h, res.GenerationID).PromptReady; pr == nil || pr.Changed || pr.Error == "" || len(pr.Warnings) != 0 {
+			t.Fatalf("record promptReady %s", jsonOf(pr))
+		}
 		if _, err := h.chats.DeleteMessages(context.Background(), h.chatID, []int{len(h.messages()) - 1}, chats.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -466,7 +535,7 @@ func TestStopWhileWaitingForTheWindow(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the start still waits for the window after a stop")
 	}
-	if r, _ := h.gen.PromptHookReply(testToken, nil); r.Accepted {
+	if r, _ := h.gen.PromptHookReply(testToken, nil, HookReplyOptions{}); r.Accepted {
 		t.Fatal("an answer was taken after the stop")
 	}
 	if st := h.gen.Current(); st.Generating {

@@ -39,7 +39,7 @@ func registerHost(r *Router) {
 			Namespaces: ns,
 			Methods:    methods,
 			Features: []string{"chat.revision", "chat.patch", "chat.journal", "chat.spindle", "chat.branches", "chat.search", "chat.jsonl", "chat.undo", "state.chat", "state.floor", "state.character",
-				"chat.media", "personas", "presets", "presets.st_import", "generate", "generate.dry_run", "generate.extension_prompts", "agent", "characters.cards", "worldinfo", "library"},
+				"chat.media", "personas", "presets", "presets.st_import", "generate", "generate.dry_run", "generate.extension_prompts", "agent", "characters.cards", "groups", "worldinfo", "library"},
 			EventTypes: events.TypeNames,
 			STCompat:   stcompat.Level(),
 		}, nil

@@ -30,7 +30,7 @@ func TestCapabilitiesListEveryNamespace(t *testing.T) {
 	if err := json.Unmarshal(out, &c); err != nil {
 		t.Fatal(err)
 	}
-	if c.ABIVersion != 1 || c.Namespaces["chat"] != 1 || c.Namespaces["characters"] != 1 || c.Namespaces["host"] != 0 {
+	if c.ABIVersion != 1 || c.Namespaces["chat"] != 1 || c.Namespaces["characters"] != 1 || c.Namespaces["groups"] != 1 || c.Namespaces["host"] != 0 {
 		t.Errorf("capabilities = %+v", c)
 	}
 	if c.EventTypes["CHAT_CHANGED"] != "chat_id_changed" || len(c.Methods) < 25 {

@@ -34,15 +34,20 @@ func registerGenerate(r *Router, svc *generate.Service) {
 		return svc.DryRun(ctx, o)
 	})
 	// The starting window's answer to PROMPT_HOOK_REQUEST: what its
-	// CHAT_COMPLETION_PROMPT_READY listeners left of the prompt (null:
-	// they left it alone). Not on window.__HEARTH__.api: the window's
+	// CHAT_COMPLETION_PROMPT_READY listeners and its extension frames'
+	// hooks left of the prompt (null: they left it alone), and { warnings }
+	// for the frames it skipped. Not on window.__HEARTH__.api: the window's
 	// prompt hook calls it, and no extension frame can.
 	r.Register("generate.promptHookReply", func(ctx context.Context, a Args) (any, error) {
 		token, err := a.String(0, "token")
 		if err != nil {
 			return nil, err
 		}
-		return svc.PromptHookReply(token, a.Raw(1))
+		var opts generate.HookReplyOptions
+		if err := a.OptOptions(2, &opts); err != nil {
+			return nil, err
+		}
+		return svc.PromptHookReply(token, a.Raw(1), opts)
 	})
 	r.Register("generate.stop", func(ctx context.Context, a Args) (any, error) {
 		id := ""

@@ -10,6 +10,7 @@ import (
 	"hearth/backend/events"
 	"hearth/backend/extensions"
 	"hearth/backend/generate"
+	"hearth/backend/groups"
 	"hearth/backend/library"
 	"hearth/backend/media"
 	"hearth/backend/personas"
@@ -21,9 +22,11 @@ import (
 
 // Services are the domain services the router exposes.
 type Services struct {
-	Chats       *chats.Service
-	Search      *search.Service
-	Characters  *characters.Service
+	Chats      *chats.Service
+	Search     *search.Service
+	Characters *characters.Service
+	// Groups stores group chats' groups; without it, api.groups is absent.
+	Groups      *groups.Service
 	State       *state.Service
 	Connections *connections.Service
 	Personas    *personas.Service
@@ -52,6 +55,9 @@ func New(s Services, opts ...Option) *Router {
 	r := NewRouter(opts...)
 	registerHost(r)
 	registerCharacters(r, s.Characters)
+	if s.Groups != nil {
+		registerGroups(r, s.Groups)
+	}
 	registerChats(r, s.Chats)
 	registerSearch(r, s.Search)
 	registerState(r, s.State)

@@ -16,7 +16,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { messageRow, openApp, repoRoot, screenshot, startHearth, useHearth, waitFor, zip } from './harness.mjs';
+import { call, messageRow, openApp, repoRoot, screenshot, startHearth, useHearth, waitFor, zip } from './harness.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
 
@@ -26,30 +26,6 @@ for (const name of ['ext-probe', 'ext-throws', 'ext-hangs']) cpSync(join(repoRoo
 cpSync(join(repoRoot, 'docs/examples/word-count'), join(root, 'word-count'), { recursive: true });
 
 const SAFE_MODE_REASON = 'Safe mode is on: every extension is off until you leave it.';
-
-/**
- * call runs window.__HEARTH__.api.<method>(...args) in p and reports how it
- * ended: { ok: true, value } or { ok: false, code, message, details }.
- */
-function call(p, method, ...args) {
-  return p.evaluate(
-    async ([method, args]) => {
-      let self = null;
-      let fn = window.__HEARTH__.api;
-      for (const part of method.split('.')) {
-        self = fn;
-        fn = fn[part];
-      }
-      try {
-        const value = await fn.apply(self, args);
-        return { ok: true, value: value === undefined ? null : value };
-      } catch (e) {
-        return { ok: false, code: e.code ?? null, message: String(e.message), details: e.details ?? null };
-      }
-    },
-    [method, args],
-  );
-}
 
 /** must is call that throws unless the call worked, and answers its value. */
 async function must(p, method, ...args) {

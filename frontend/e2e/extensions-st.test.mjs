@@ -4,7 +4,8 @@
 // utils.js, popup.js, group-chats.js and an unbacked slash-commands.js
 // name; extension_settings; a settings drawer from a Handlebars template;
 // an extensions-menu entry; event handlers reading live bindings; jQuery,
-// toastr, a popup) loads in Chromium from `hearth serve`, nothing stubbed.
+// toastr, a popup, translations from its manifest's i18n) loads in Chromium
+// from `hearth serve`, nothing stubbed.
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,26 +19,6 @@ const SECRET = 'sk-hearth-e2e-SECRET-41f9';
 const root = mkdtempSync(join(tmpdir(), 'hearth-st-e2e-'));
 cpSync(join(repoRoot, 'frontend/e2e/fixtures/ext-st-classic'), join(root, 'st-classic'), { recursive: true });
 const dataDir = mkdtempSync(join(tmpdir(), 'hearth-st-data-'));
-
-/** call runs window.__HEARTH__.api.<method>(...args) in p: { ok, value } or { ok: false, code, message, details }. */
-function call(p, method, ...args) {
-  return p.evaluate(
-    async ([method, args]) => {
-      let self = null;
-      let fn = window.__HEARTH__.api;
-      for (const part of method.split('.')) {
-        self = fn;
-        fn = fn[part];
-      }
-      try {
-        return { ok: true, value: (await fn.apply(self, args)) ?? null };
-      } catch (e) {
-        return { ok: false, code: e.code ?? null, message: String(e.message), details: e.details ?? null };
-      }
-    },
-    [method, args],
-  );
-}
 
 const seen = (p) => p.evaluate(() => JSON.parse(JSON.stringify({ ...window.__stNotes, tryUnsupported: undefined })));
 
@@ -202,6 +183,28 @@ describe('SillyTavern extensions: the page tier', () => {
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(width <= 390, `the settings tab scrolls sideways (${width} px)`);
     await screenshot(page, 'extensions-st-settings-phone');
+    await context.close();
+  });
+
+  it("translates it for the window's locale from its manifest i18n: t`…`, its template and markup it adds later", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'de-DE' });
+    page = await openApp(context, server.url);
+    await page.waitForFunction(() => window.__stNotes?.ready === true);
+    const s = await seen(page);
+    assert.equal(s.locale, 'de-de', "getCurrentLocale() is the browser's language, lowercased");
+    assert.equal(s.title, 'Notizen von st-classic');
+    const shown = await page.evaluate(() => ({
+      label: document.querySelector('#st_notes_enabled + span')?.textContent,
+      placeholder: document.querySelector('#st_notes_text')?.getAttribute('placeholder'),
+      translate: window.SillyTavern.getContext().translate('Keep notes'),
+      other: window.SillyTavern.getContext().translate('Ask me something'),
+    }));
+    assert.deepEqual(shown, { label: 'Notizen behalten', placeholder: 'Eine Notiz', translate: 'Notizen behalten', other: 'Ask me something' });
+    // The menu entry was added as markup after the translations loaded; it shows translated.
+    await page.getByRole('button', { name: 'Extensions menu' }).click();
+    await page.getByText('Notiz einfügen').waitFor();
+    await screenshot(page, 'extensions-st-i18n-menu');
+    assert.deepEqual(page.errors.map(String), []);
     await context.close();
   });
 

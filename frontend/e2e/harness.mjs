@@ -247,6 +247,31 @@ export async function waitFor(fn, what, { timeout = DEADLINE_MS, interval = 25 }
   }
 }
 
+/**
+ * call runs window.__HEARTH__.api.<method>(...args) in page (method a
+ * dotted path: 'extensions.storage.get') and reports how it ended:
+ * { ok: true, value } (undefined as null) or { ok: false, code, message,
+ * details }, so a test can assert a refusal's code as a caller sees it.
+ */
+export function call(page, method, ...args) {
+  return page.evaluate(
+    async ([method, args]) => {
+      let self = null;
+      let fn = window.__HEARTH__.api;
+      for (const part of method.split('.')) {
+        self = fn;
+        fn = fn[part];
+      }
+      try {
+        return { ok: true, value: (await fn.apply(self, args)) ?? null };
+      } catch (e) {
+        return { ok: false, code: e.code ?? null, message: String(e.message), details: e.details ?? null };
+      }
+    },
+    [method, args],
+  );
+}
+
 /** screenshot saves a PNG under build/test-artifacts/e2e/ and returns its path. */
 export async function screenshot(page, name) {
   mkdirSync(artifactsDir, { recursive: true });

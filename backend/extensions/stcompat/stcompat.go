@@ -77,7 +77,7 @@ var Backed = map[string][]string{
 	"/scripts/world-info.js":                          {"loadWorldInfo", "saveWorldInfo", "scan_state", "wi_anchor_position", "world_info", "world_info_insertion_strategy", "world_info_logic", "world_info_position"},
 	"/scripts/utils.js":                               {"debounce", "delay", "escapeHtml", "escapeRegex", "getStringHash", "isFalseBoolean", "isTrueBoolean", "onlyUnique", "regexFromString", "stringFormat", "uuidv4", "waitUntilCondition"},
 	"/scripts/popup.js":                               {"POPUP_RESULT", "POPUP_TYPE", "Popup", "callGenericPopup"},
-	"/scripts/i18n.js":                                {"t", "translate"},
+	"/scripts/i18n.js":                                {"addLocaleData", "applyLocale", "getCurrentLocale", "t", "translate"},
 	"/scripts/slash-commands.js":                      {"executeSlashCommands", "executeSlashCommandsWithOptions", "registerSlashCommand"},
 	"/lib.js":                                         {"DOMPurify", "lodash"},
 	"/lib/eventemitter.js":                            {"EventEmitter"},
@@ -106,19 +106,19 @@ var Data = map[string][]string{
 // ContextMembers are the getContext() members Hearth backs (HOST-ABI §9
 // and the page tier's additions).
 var ContextMembers = []string{
-	"addMessages", "addOneMessage", "appendChatMessages", "appendMediaToMessage", "callGenericPopup",
+	"addLocaleData", "addMessages", "addOneMessage", "appendChatMessages", "appendMediaToMessage", "callGenericPopup",
 	"characterId", "characters", "chat", "chatId", "chatMetadata", "chat_metadata", "clearChat", "closeCurrentChat",
 	"createFloorState", "deleteCharacterChat", "deleteChatState", "deleteLastMessage", "deleteMessage",
 	"deleteMessages", "doNewChat", "ensureMessageMediaIsArray", "eventSource", "eventTypes", "event_types",
 	"extensionPrompts", "extensionSettings", "generate", "generateQuietPrompt",
-	"getCharacterState", "getChatState", "getChatStateBatch", "getCurrentChatId", "getMediaDisplay",
+	"getCharacterState", "getChatState", "getChatStateBatch", "getCurrentChatId", "getCurrentLocale", "getMediaDisplay",
 	"getMediaIndex", "getMessage", "getMessageCount", "getPastCharacterChats", "getRequestHeaders",
 	"groupId", "groups", "loadWorldInfo", "maxContext", "name1", "name2", "onlineStatus", "online_status",
 	"openCharacterChat", "patchChatMessages", "POPUP_RESULT", "POPUP_TYPE", "printMessages",
 	"reloadCurrentChat", "renameChat", "renderExtensionTemplateAsync", "saveChat", "saveChatMetadata",
 	"saveMetadata", "saveMetadataDebounced", "saveSettingsDebounced", "saveWorldInfo", "scrollChatToBottom",
 	"scrollOnMediaLoad", "sendSystemMessage", "setCharacterState", "setExtensionPrompt", "stopGeneration",
-	"substituteParams", "swipe", "t", "updateChatState", "updateMessageBlock", "updateMessages",
+	"substituteParams", "swipe", "t", "translate", "updateChatState", "updateMessageBlock", "updateMessages",
 	"uuidv4", "writeExtensionField",
 }
 

@@ -61,6 +61,40 @@ var extensionTypes = map[string]string{
 	".webm": "video/webm",
 }
 
+// The tiers as a 404 names them.
+const (
+	tierSandboxed = "sandboxed"
+	tierPage      = "page"
+)
+
+// extensionNotFound answers a request under an extension prefix that
+// names no file served: the same 404 whatever the reason, so a caller
+// learns nothing of what is installed, off or in the other tier.
+func extensionNotFound(w http.ResponseWriter, r *http.Request, tier string) {
+	writeError(w, http.StatusNotFound, apperr.New(codeExtensionNotFound, "no file %s of an active %s extension", r.URL.Path, tier))
+}
+
+// lookupFailed answers a failed lookup of the extension a request names
+// (ExtensionFiles' FrameFiles or PageDir): a store failure is a 500 with
+// its log reference; anything else (not installed, the other tier, off,
+// failed, blocked, safe mode) is extensionNotFound's 404.
+func lookupFailed(w http.ResponseWriter, r *http.Request, err error, tier string) {
+	if e := apperr.Shape(err); e.Code == apperr.CodeInternal {
+		writeError(w, http.StatusInternalServerError, e)
+		return
+	}
+	extensionNotFound(w, r, tier)
+}
+
+// packageType is the Content-Type a package file is served as, by its
+// extension (extensionTypes); anything else is a download.
+func packageType(name string) string {
+	if ctype, ok := extensionTypes[strings.ToLower(path.Ext(name))]; ok {
+		return ctype
+	}
+	return "application/octet-stream"
+}
+
 // handleExtension serves /ext/{id}/{path...}. Its origin is the one the
 // browser used (the Host guard has checked the host).
 func (s *Server) handleExtension(w http.ResponseWriter, r *http.Request) {
@@ -104,9 +138,7 @@ func ServeExtensionFile(w http.ResponseWriter, r *http.Request, files ExtensionF
 	h.Set("X-Frame-Options", "SAMEORIGIN")
 	h.Set("Referrer-Policy", "no-referrer")
 	h["Content-Security-Policy"] = []string{extframe.ClosedCSP, extframe.SandboxCSP}
-	notFound := func() {
-		writeError(w, http.StatusNotFound, apperr.New(codeExtensionNotFound, "no file %s of an active sandboxed extension", r.URL.Path))
-	}
+	notFound := func() { extensionNotFound(w, r, tierSandboxed) }
 	id, rest, ok := strings.Cut(strings.TrimPrefix(r.URL.EscapedPath(), extframe.PathPrefix), "/")
 	if !ok || files == nil {
 		notFound()
@@ -114,11 +146,7 @@ func ServeExtensionFile(w http.ResponseWriter, r *http.Request, files ExtensionF
 	}
 	f, err := files.FrameFiles(r.Context(), id)
 	if err != nil {
-		if e := apperr.Shape(err); e.Code != apperr.CodeInternal {
-			notFound()
-		} else {
-			writeError(w, http.StatusInternalServerError, e)
-		}
+		lookupFailed(w, r, err, tierSandboxed)
 		return
 	}
 	csp, err := extframe.CSP(origin, id, f.Connect)
@@ -138,10 +166,7 @@ func ServeExtensionFile(w http.ResponseWriter, r *http.Request, files ExtensionF
 		return
 	}
 	defer file.Close()
-	ctype, known := extensionTypes[strings.ToLower(path.Ext(name))]
-	if !known {
-		ctype = "application/octet-stream"
-	}
+	ctype := packageType(name)
 	h.Set("Content-Type", ctype)
 	h.Set("Access-Control-Allow-Origin", "*")
 	if !strings.HasPrefix(ctype, "text/html") {

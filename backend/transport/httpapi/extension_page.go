@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"path"
 	"strings"
 
 	"hearth/backend/apperr"
@@ -27,9 +26,7 @@ func ServePageExtensionFile(w http.ResponseWriter, r *http.Request, files Extens
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Content-Security-Policy", extframe.PageCSP)
-	notFound := func() {
-		writeError(w, http.StatusNotFound, apperr.New(codeExtensionNotFound, "no file %s of an active page extension", r.URL.Path))
-	}
+	notFound := func() { extensionNotFound(w, r, tierPage) }
 	id, rest, ok := strings.Cut(strings.TrimPrefix(r.URL.EscapedPath(), extframe.PagePathPrefix), "/")
 	if !ok || files == nil {
 		notFound()
@@ -42,11 +39,7 @@ func ServePageExtensionFile(w http.ResponseWriter, r *http.Request, files Extens
 	}
 	dir, err := files.PageDir(r.Context(), id)
 	if err != nil {
-		if e := apperr.Shape(err); e.Code != apperr.CodeInternal {
-			notFound()
-		} else {
-			writeError(w, http.StatusInternalServerError, e)
-		}
+		lookupFailed(w, r, err, tierPage)
 		return
 	}
 	file, info, name, ok := openPackageFile(dir, rest)
@@ -55,10 +48,7 @@ func ServePageExtensionFile(w http.ResponseWriter, r *http.Request, files Extens
 		return
 	}
 	defer file.Close()
-	ctype, known := extensionTypes[strings.ToLower(path.Ext(name))]
-	if !known {
-		ctype = "application/octet-stream"
-	}
+	ctype := packageType(name)
 	h.Set("Content-Type", ctype)
 	if strings.HasPrefix(ctype, "text/html") {
 		// Not 200: Wails' asset server rewrites a 200 text/html answer

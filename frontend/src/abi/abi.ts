@@ -4,6 +4,7 @@
 // style and ordered) and getContext().
 import { createAgentApi } from './api-agent';
 import { createCharactersApi } from './api-characters';
+import { createGroupsApi } from './api-groups';
 import { createConnectionsApi } from './api-connections';
 import { createPersonasApi } from './api-personas';
 import { createPresetsApi } from './api-presets';
@@ -160,6 +161,7 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
     api: Object.freeze({
       chat: createChatApi(call, cache),
       characters: createCharactersApi(call),
+      groups: createGroupsApi(call),
       state: createStateApi(call, () => cache.current()?.chatId ?? null),
       connections: createConnectionsApi(call),
       personas: createPersonasApi(call, { personas: personaCache, cache, settleMs: opts.settleMs ?? SETTLE_MS }),

@@ -5,7 +5,7 @@
 // permission it is delivered under. A Go test (backend/tools/eventgen)
 // fails when this file no longer matches the registry.
 
-import type { Character, ChatMessage, ChatSummary, ExtensionPermission, GenerationType, JsonPatchOp, PayloadMessage, PromptSnapshot, StMessage, WorldInfoActivation } from './types';
+import type { Character, ChatMessage, ChatSummary, ExtensionPermission, GenerationType, Group, JsonPatchOp, PayloadMessage, PromptSnapshot, StMessage, WorldInfoActivation } from './types';
 
 /**
  * The extension permission an event is delivered under (EXTENSIONS.md §2):
@@ -158,6 +158,26 @@ export type CharacterPayload = {
 export type CharacterDeletedPayload = {
   avatar: string;
   deleteChats: boolean;
+};
+
+/** The payload of GROUP_CREATED, GROUP_UPDATED. */
+export type GroupPayload = {
+  groupId: string;
+  group: Group;
+};
+
+/** The payload of GROUP_DELETED. */
+export type GroupDeletedPayload = {
+  groupId: string;
+  deleteChats: boolean;
+};
+
+/** The payload of GROUP_CHAT_DELETED. */
+export type GroupChatDeletedPayload = {
+  chatId: string;
+  revision: number;
+  groupId: string;
+  fileName: string;
 };
 
 /** The payload of WORLDINFO_UPDATED. */
@@ -373,6 +393,14 @@ export const EVENT_TYPES = Object.freeze({
   CHARACTER_EDITED: 'character_edited',
   /** a character was deleted, with its chats when deleteChats. */
   CHARACTER_DELETED: 'characterDeleted',
+  /** a group was created. */
+  GROUP_CREATED: 'group_created',
+  /** a group changed: an update, or a member character deleted; group is the whole group after (SillyTavern's listeners get no argument). */
+  GROUP_UPDATED: 'group_updated',
+  /** a group was deleted, with its chats when deleteChats (each with its GROUP_CHAT_DELETED first). */
+  GROUP_DELETED: 'group_deleted',
+  /** a group's chat was deleted (after its CHAT_DELETED); SillyTavern's listeners get the file name. */
+  GROUP_CHAT_DELETED: 'group_chat_deleted',
   /** a lorebook was saved, deleted or renamed. */
   WORLDINFO_UPDATED: 'worldinfo_updated',
   /** the World Info settings or the global selection changed. */
@@ -448,6 +476,10 @@ export const EVENT_PERMISSIONS: Readonly<Record<EventTypeName, EventPermission>>
   CHARACTER_CREATED: 'characters.read',
   CHARACTER_EDITED: 'characters.read',
   CHARACTER_DELETED: 'characters.read',
+  GROUP_CREATED: 'characters.read',
+  GROUP_UPDATED: 'characters.read',
+  GROUP_DELETED: 'characters.read',
+  GROUP_CHAT_DELETED: 'chat.read',
   WORLDINFO_UPDATED: 'worldinfo.read',
   WORLDINFO_SETTINGS_UPDATED: 'worldinfo.read',
   WORLDINFO_SCAN_DONE: 'worldinfo.read',
@@ -499,6 +531,10 @@ export interface EventPayloads {
   CHARACTER_CREATED: CharacterPayload;
   CHARACTER_EDITED: CharacterPayload;
   CHARACTER_DELETED: CharacterDeletedPayload;
+  GROUP_CREATED: GroupPayload;
+  GROUP_UPDATED: GroupPayload;
+  GROUP_DELETED: GroupDeletedPayload;
+  GROUP_CHAT_DELETED: GroupChatDeletedPayload;
   WORLDINFO_UPDATED: WorldInfoUpdatedPayload;
   WORLDINFO_SETTINGS_UPDATED: WorldInfoSettingsPayload;
   WORLDINFO_SCAN_DONE: WorldInfoScanDonePayload;

@@ -13,8 +13,10 @@
 export const PAGE_CONTEXT_MEMBERS = [
   'POPUP_RESULT',
   'POPUP_TYPE',
+  'addLocaleData',
   'callGenericPopup',
   'extensionSettings',
+  'getCurrentLocale',
   'getRequestHeaders',
   'groupId',
   'groups',
@@ -27,6 +29,7 @@ export const PAGE_CONTEXT_MEMBERS = [
   'saveWorldInfo',
   'substituteParams',
   't',
+  'translate',
   'uuidv4',
   'writeExtensionField',
 ] as const;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHearthAbi } from './abi';
 import { markInternal } from './event-source';
-import { clearInterceptors, createPromptHooks, IGNORE_SYMBOL, registerInterceptor } from './prompt-hooks';
+import { clearInterceptors, clipWarning, createPromptHooks, HOOK_WARNING_BYTES, IGNORE_SYMBOL, PROMPT_READY_BUDGET_MS, registerFrameHooks, registerInterceptor, type FrameHookRequest, type FramePromptHooks } from './prompt-hooks';
 import { FakeHost, tick } from './testing/fake-host';
 import type { HearthAbi, PromptHooksOption, StMessage } from './types';
 
@@ -262,5 +262,129 @@ describe('CHAT_COMPLETION_PROMPT_READY', () => {
     await tick();
     expect(structured).toEqual([true, false]);
     expect(listener).toEqual([{ chatId: 'c1', generationId: 'g-2', chat: [], dryRun: false }]);
+  });
+});
+
+describe('CHAT_COMPLETION_PROMPT_READY in extension frames', () => {
+  const prompt = [
+    { role: 'system', content: 'Be kind.' },
+    { role: 'user', content: 'Hi.' },
+  ];
+
+  /** answering makes the fake backend's start and dryRun send the request and wait for the reply. */
+  function answering(host: FakeHost): { replies: unknown[][] } {
+    const replies: unknown[][] = [];
+    let reply: (() => void) | null = null;
+    host.gate = async (method, args) => {
+      if (method === 'generate.promptHookReply') {
+        replies.push(args);
+        reply?.();
+        return;
+      }
+      const token = (args[0] as { hooks?: PromptHooksOption } | undefined)?.hooks?.promptReady;
+      if ((method === 'generate.start' || method === 'generate.dryRun') && token) {
+        const answered = new Promise<void>((r) => (reply = r));
+        host.push('prompt_hook_request', { token, chatId: 'c1', generationId: 'g-1', dryRun: method === 'generate.dryRun', chat: prompt });
+        await answered;
+      }
+    };
+    return { replies };
+  }
+
+  /** frames registers frame hooks that want when told, and record what they were asked. */
+  function frames(want: boolean | Error, run: FramePromptHooks['run']): { asked: [FrameHookRequest, number][]; off: () => void } {
+    const asked: [FrameHookRequest, number][] = [];
+    const off = registerFrameHooks({
+      wants: async () => {
+        if (want instanceof Error) throw want;
+        return want;
+      },
+      run: (request, deadline) => {
+        asked.push([structuredClone(request), deadline]);
+        return run(request, deadline);
+      },
+    });
+    return { asked, off };
+  }
+
+  let off: (() => void) | null = null;
+  afterEach(() => {
+    off?.();
+    off = null;
+  });
+
+  it('asks for the round trip when a frame hooks, hands the frames what the listeners left, and answers with theirs and their warnings', async () => {
+    const { host, h } = await open();
+    const { replies } = answering(host);
+    h.getContext().eventSource.on('chat_completion_prompt_ready', (arg) => {
+      (arg as { chat: unknown[] }).chat.push({ role: 'system', content: 'From the page.' });
+    });
+    const f = frames(true, async (request) => ({ chat: [...(request.chat as unknown[]), { role: 'system', content: 'From a frame.' }], warnings: ['The extension slow was skipped'] }));
+    off = f.off;
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const t0 = performance.now();
+    await h.api.generate.start({ chatId: 'c1' });
+    const token = hooksSent(host, 'generate.start').promptReady!;
+    expect(f.asked).toHaveLength(1);
+    const [req, deadline] = f.asked[0]!;
+    expect(req).toEqual({ chat: [...prompt, { role: 'system', content: 'From the page.' }], original: prompt, dryRun: false, chatId: 'c1', generationId: 'g-1' });
+    expect(deadline).toBeGreaterThan(t0);
+    expect(deadline).toBeLessThanOrEqual(performance.now() + PROMPT_READY_BUDGET_MS);
+    expect(replies).toEqual([
+      [token, [...prompt, { role: 'system', content: 'From the page.' }, { role: 'system', content: 'From a frame.' }], { warnings: ['The extension slow was skipped'] }],
+    ]);
+    expect(warn).toHaveBeenCalledWith('Hearth: The extension slow was skipped');
+    warn.mockRestore();
+  });
+
+  it('runs the frames without a listener of the window’s own, and sends no warnings when there are none', async () => {
+    const { host, h } = await open();
+    const { replies } = answering(host);
+    const f = frames(true, async (request) => ({ chat: request.chat, warnings: [] }));
+    off = f.off;
+    await h.api.generate.dryRun({ chatId: 'c1' });
+    expect(f.asked[0]![0].dryRun).toBe(true);
+    expect(replies).toEqual([[hooksSent(host, 'generate.dryRun').promptReady, null]]);
+  });
+
+  it('asks for no round trip when no frame hooks, or the frames cannot say', async () => {
+    const { host, h } = await open();
+    const f = frames(false, async () => {
+      throw new Error('not asked');
+    });
+    off = f.off;
+    await h.api.generate.start({ chatId: 'c1' });
+    expect(hooksSent(host, 'generate.start')).toEqual({});
+    f.off();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    off = frames(new Error('no list'), async () => ({ chat: [], warnings: [] })).off;
+    await h.api.generate.start({ chatId: 'c1' });
+    expect(hooksSent(host, 'generate.start')).toEqual({});
+    expect(f.asked).toEqual([]);
+    warn.mockRestore();
+  });
+
+  it('answers with what the listeners left when the frames’ hooks fail', async () => {
+    const { host, h } = await open();
+    const { replies } = answering(host);
+    h.getContext().eventSource.on('chat_completion_prompt_ready', (arg) => void (arg as { chat: unknown[] }).chat.push({ role: 'user', content: 'page' }));
+    off = frames(true, async () => {
+      throw new Error('the bridge broke');
+    }).off;
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    await h.api.generate.start({ chatId: 'c1' });
+    expect(replies[0]![1]).toEqual([...prompt, { role: 'user', content: 'page' }]);
+    expect(replies[0]).toHaveLength(2);
+    expect(error).toHaveBeenCalled();
+    error.mockRestore();
+  });
+});
+
+describe('clipWarning', () => {
+  it('keeps a warning within the backend’s bytes', () => {
+    expect(clipWarning('short')).toBe('short');
+    const long = clipWarning('é'.repeat(HOOK_WARNING_BYTES));
+    expect(new TextEncoder().encode(long).length).toBeLessThanOrEqual(HOOK_WARNING_BYTES);
+    expect(long.endsWith('…')).toBe(true);
   });
 });

@@ -17,9 +17,16 @@
 //   back with it (PROMPT_HOOK_REQUEST), the listeners get SillyTavern's
 //   `{ chat, dryRun }` to change in place, and what they leave goes back
 //   with generate.promptHookReply.
+// - Sandboxed extensions granted prompt.hooks take part in that step
+//   through the bridge (extensions/bridge-hooks.ts, registered here by the
+//   extension host): after the eventSource listeners, each hooking frame in
+//   load order gets what they left; one that fails or runs out of time is
+//   skipped, and the warning goes with the answer into the record.
 //
 // Both are bounded (5 s for the interceptors here, 5 s for the round trip
-// in the backend) and change that prompt only, never the stored chat.
+// in the backend, which the frames share: they must be done by
+// PROMPT_READY_BUDGET_MS after the request came) and change that prompt
+// only, never the stored chat.
 import type { ChatCache } from './chat-cache';
 import { HostError } from './errors';
 import { hasListeners } from './event-source';
@@ -27,7 +34,7 @@ import { T } from './event-types';
 import type { PromptHookRequestPayload } from './event-registry.gen';
 import type { Call } from './host';
 import type { HostEvent } from './transport';
-import type { EventSource, GenerateOptions, InterceptedItem, PromptHooksOption, StMessage } from './types';
+import type { EventSource, GenerateOptions, InterceptedItem, PayloadMessage, PromptHooksOption, StMessage } from './types';
 
 /** An interceptor a page extension's manifest names (generate_interceptor). */
 export interface InterceptorEntry {
@@ -51,8 +58,76 @@ export function clearInterceptors(): void {
   interceptors = [];
 }
 
-/** HOOK_TIMEOUT_MS bounds the interceptors of one generation. */
+/** HOOK_TIMEOUT_MS bounds the interceptors of one generation (and the backend's wait for the prompt-ready answer). */
 export const HOOK_TIMEOUT_MS = 5000;
+
+/**
+ * PROMPT_READY_BUDGET_MS is how long after a PROMPT_HOOK_REQUEST came the
+ * extension frames' hooks must be done: the backend waits HOOK_TIMEOUT_MS
+ * from sending it, and the answer needs time to get there.
+ */
+export const PROMPT_READY_BUDGET_MS = 4500;
+
+/** HOOK_WARNINGS_MAX and HOOK_WARNING_BYTES bound the warnings an answer carries (the backend's bounds). */
+export const HOOK_WARNINGS_MAX = 32;
+export const HOOK_WARNING_BYTES = 1000;
+
+/** FrameHookRequest is the prompt the window's extension frames hook. */
+export interface FrameHookRequest {
+  /** chat is what the page's listeners left of the prompt. */
+  chat: unknown;
+  /** original is the prompt as the backend sent it (what bounds an answer: its count, its images). */
+  original: readonly PayloadMessage[];
+  dryRun: boolean;
+  chatId: string;
+  generationId?: string;
+}
+
+/** FrameHookResult is what the frames left of the prompt (chat itself when none changed it), and what they skipped. */
+export interface FrameHookResult {
+  chat: unknown;
+  warnings: string[];
+}
+
+/** FramePromptHooks are the sandboxed extensions' prompt hooks, as the extension host registers them. */
+export interface FramePromptHooks {
+  /** wants says whether some frame would hook CHAT_COMPLETION_PROMPT_READY under its current grant. */
+  wants(): Promise<boolean>;
+  /** run hands request to each hooking frame in turn, all done by deadline (performance.now() ms). */
+  run(request: FrameHookRequest, deadline: number): Promise<FrameHookResult>;
+}
+
+// The extension host of this window registers its frames' hooks here.
+let frameHooks: FramePromptHooks | null = null;
+
+/** registerFrameHooks makes hooks the window's frame prompt hooks; the return takes them away again. */
+export function registerFrameHooks(hooks: FramePromptHooks): () => void {
+  frameHooks = hooks;
+  return () => {
+    if (frameHooks === hooks) frameHooks = null;
+  };
+}
+
+/** framesWant asks the registered frame hooks whether any would hook; an error is a no. */
+async function framesWant(): Promise<boolean> {
+  const f = frameHooks;
+  if (!f) return false;
+  try {
+    return await f.wants();
+  } catch (err) {
+    console.warn('Hearth: could not tell whether an extension frame hooks the prompt', err);
+    return false;
+  }
+}
+
+/** clipWarning cuts a warning to HOOK_WARNING_BYTES of UTF-8. */
+export function clipWarning(text: string): string {
+  const enc = new TextEncoder();
+  if (enc.encode(text).length <= HOOK_WARNING_BYTES) return text;
+  let out = text;
+  while (out.length > 0 && enc.encode(out).length > HOOK_WARNING_BYTES - 3) out = out.slice(0, Math.floor(out.length * 0.9));
+  return `${out}…`;
+}
 
 /** SillyTavern's mark for a message an interceptor leaves out of the prompt (extra[IGNORE_SYMBOL]). */
 export const IGNORE_SYMBOL = Symbol.for('ignore');
@@ -227,12 +302,31 @@ export function createPromptHooks(deps: PromptHooksDeps): PromptHooks {
     return result.items ? { ms, chat: { revision: result.revision, items: result.items } } : { ms };
   }
 
+  /** frames runs the extension frames' hooks on what the listeners left in data, and returns their warnings. */
+  async function frames(p: PromptHookRequestPayload, data: { chat: unknown }, t0: number): Promise<string[]> {
+    const f = frameHooks;
+    if (!f) return [];
+    try {
+      const request: FrameHookRequest = { chat: data.chat, original: p.chat, dryRun: p.dryRun, chatId: p.chatId };
+      if (p.generationId) request.generationId = p.generationId;
+      const r = await f.run(request, t0 + PROMPT_READY_BUDGET_MS);
+      data.chat = r.chat;
+      for (const w of r.warnings) console.warn(`Hearth: ${w}`);
+      return r.warnings.slice(0, HOOK_WARNINGS_MAX).map(clipWarning);
+    } catch (err) {
+      console.error('Hearth: the extension frames’ prompt hooks failed', err);
+      return [];
+    }
+  }
+
   async function answer(p: PromptHookRequestPayload): Promise<void> {
+    const t0 = performance.now();
     // SillyTavern's listeners change the messages in place: give them a copy.
     const chat = structuredClone(p.chat) as unknown[];
     const original = JSON.stringify(chat);
     const data: { chat: unknown; dryRun: boolean } = { chat, dryRun: p.dryRun };
     await deps.eventSource.emit(T.CHAT_COMPLETION_PROMPT_READY, data);
+    const warnings = await frames(p, data, t0);
     let changed = true;
     try {
       changed = JSON.stringify(data.chat) !== original;
@@ -240,7 +334,8 @@ export function createPromptHooks(deps: PromptHooksDeps): PromptHooks {
       // Not JSON (a cycle): sent as it is, the backend refuses it.
     }
     try {
-      const res = (await deps.call('generate.promptHookReply', p.token, changed ? data.chat : null)) as { accepted?: boolean } | null;
+      const extra = warnings.length > 0 ? [{ warnings }] : [];
+      const res = (await deps.call('generate.promptHookReply', p.token, changed ? data.chat : null, ...extra)) as { accepted?: boolean } | null;
       if (res?.accepted === false) {
         console.warn('Hearth: the CHAT_COMPLETION_PROMPT_READY listeners answered after the generation went on without them (5 s)');
       }
@@ -260,7 +355,7 @@ export function createPromptHooks(deps: PromptHooksDeps): PromptHooks {
         if (ic) hooks.interceptor = ic;
       }
       let token: string | null = null;
-      if (hasListeners(deps.eventSource, T.CHAT_COMPLETION_PROMPT_READY)) {
+      if (hasListeners(deps.eventSource, T.CHAT_COMPLETION_PROMPT_READY) || (await framesWant())) {
         token = newToken();
         pending.add(token);
         hooks.promptReady = token;

@@ -44,6 +44,8 @@ export interface ExtensionEntry {
   css?: string;
   /** hearth.entry: the page a sandboxed extension's frame loads. */
   entry?: string;
+  /** The manifest's i18n: locale code ('zh-cn', or 'default') → translation file in the package, read by the page loader. */
+  i18n?: Record<string, string>;
   network: string[];
   panel?: Record<string, unknown>;
   source: { kind: 'path' | 'zip' | 'url'; value: string };

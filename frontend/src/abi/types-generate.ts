@@ -85,7 +85,7 @@ export interface PromptHooksOption {
 /** What a generation's prompt hooks did (its record, a dry run's snapshot). */
 export interface PromptHooksRecord {
   interceptor?: { ms: number; changed: boolean; timedOut?: boolean; ignored?: string };
-  promptReady?: { ms: number; changed: boolean; timedOut?: boolean; error?: string };
+  promptReady?: { ms: number; changed: boolean; timedOut?: boolean; error?: string; warnings?: string[] };
   /** skipped: 'no window' when no window started it (an agent run, a script over HTTP). */
   skipped?: 'no window';
 }

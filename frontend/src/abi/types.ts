@@ -1,13 +1,14 @@
 // The public shape of window.__HEARTH__ (HOST-ABI.md, abiVersion 1).
 // Hearth's own UI, extensions and console scripts all see exactly this;
 // nothing else in the page is public. The generation, agent, library,
-// persona and World Info types live in types-<namespace>.ts, re-exported
-// here.
+// persona, group and World Info types live in types-<namespace>.ts,
+// re-exported here.
 
 import type { AgentApi } from './types-agent';
 import type { ExtensionPromptView, GenerateApi, GenerationType, SwipeApi } from './types-generate';
 import type { LibraryApi } from './types-library';
 import type { ExtensionsApi } from './types-extensions';
+import type { GroupsApi } from './types-groups';
 import type { PersonasApi } from './types-personas';
 import type { WorldInfoApi } from './types-worldinfo';
 import type { EventPayloadByType } from './event-registry.gen';
@@ -16,6 +17,7 @@ export type * from './types-agent';
 export type * from './types-generate';
 export type * from './types-library';
 export type * from './types-extensions';
+export type * from './types-groups';
 export type * from './types-personas';
 export type * from './types-worldinfo';
 export type * from './event-registry.gen';
@@ -576,6 +578,7 @@ export interface HearthAbi {
   readonly api: {
     readonly chat: ChatApi;
     readonly characters: CharactersApi;
+    readonly groups: GroupsApi;
     readonly state: StateApi;
     readonly connections: ConnectionsApi;
     readonly personas: PersonasApi;

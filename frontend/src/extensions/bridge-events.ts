@@ -27,6 +27,8 @@ export interface EventRouter {
   unsubscribe(frame: Listener, type: string): void;
   /** types is how many types frame is subscribed to. */
   types(frame: Listener): number;
+  /** subscribers lists the frames subscribed to type, whatever their grant (the prompt hooks check theirs). */
+  subscribers(type: string): Listener[];
   /** drop forgets every subscription of frame (it went away or reloaded). */
   drop(frame: Listener): void;
   /** regrant recomputes every type's recipients (the registry changed). */
@@ -137,6 +139,7 @@ export function createEventRouter(events: Pick<EventsApi, 'on'>, registry: Exten
       syncPage(type);
     },
     types,
+    subscribers: (type) => [...(subscribers.get(type) ?? [])],
     drop(frame) {
       for (const [type, set] of [...subscribers]) {
         if (!set.delete(frame)) continue;

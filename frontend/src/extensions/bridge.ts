@@ -5,12 +5,15 @@
 // its bounds; anything else is ignored and counted. Each call is checked
 // against a rule (permissions.ts) and the extension's grant as read after
 // the call arrived, then made on the page's own window.__HEARTH__.api, and
-// its answer (or error) posted back.
+// its answer (or error) posted back. The frames granted prompt.hooks take
+// part in the window's prompt hooks through it (bridge-hooks.ts).
 import { decodeError, HostError, type HostErrorShape } from '../abi/errors';
+import type { FramePromptHooks } from '../abi/prompt-hooks';
 import type { Capabilities, HearthAbi } from '../abi/types';
 import type { ExtensionEntry, ExtensionPermission } from '../abi/types-extensions';
 import { checkArgs } from './bounded';
 import { createEventRouter, type EventRouter, type Listener } from './bridge-events';
+import { createHookRunner, type HookRunner } from './bridge-hooks';
 import { METHOD_RULES, STORAGE_OPTS_AT, UI_RULES, type MethodRule } from './permissions';
 import { isTagged, LIMITS, METHOD_PATH, tag, type FrameCapabilities, type FrameMessage, type FrameTheme, type PageMessage, type StartHook } from './protocol';
 import { CALL_RATE, IN_FLIGHT, NOTIFY_RATE, QUEUED, TokenBucket } from './rate-limit';
@@ -41,8 +44,10 @@ export interface BridgeDeps {
   theme?: () => FrameTheme;
   /** notify shows an extension's ui.notify message to the person. */
   notify(extension: ExtensionEntry, message: string): void;
-  /** now is the clock of the rate limits (ms). */
+  /** now is the clock of the rate limits and of the prompt hooks' deadlines (ms). */
   now?: () => number;
+  /** hookTimeoutMs is the most one frame's prompt hook may take (bridge-hooks.ts FRAME_HOOK_TIMEOUT_MS). */
+  hookTimeoutMs?: number;
 }
 
 /** BridgeStats count what the bridge ignored, by reason (for tests and diagnostics). */
@@ -62,6 +67,8 @@ export interface Bridge {
   stats(): BridgeStats;
   /** setTheme tells every frame that said hello the window's new colour theme. */
   setTheme(theme: FrameTheme): void;
+  /** promptHooks are the frames' prompt hooks, for the window's (abi/prompt-hooks.ts registerFrameHooks). */
+  readonly promptHooks: FramePromptHooks;
   close(): void;
 }
 
@@ -122,6 +129,13 @@ export function createBridge(deps: BridgeDeps): Bridge {
   const frames = new Map<unknown, FrameState>();
   const stats: BridgeStats = { ignored: 0, reasons: {} };
   const router: EventRouter = createEventRouter(deps.api.events, deps.registry);
+  const hooks: HookRunner = createHookRunner({
+    registry: deps.registry,
+    subscribers: (type) => router.subscribers(type),
+    post: (frame, message) => post(frame as FrameState, message),
+    now,
+    ...(deps.hookTimeoutMs === undefined ? {} : { timeoutMs: deps.hookTimeoutMs }),
+  });
   /** The api paths frames are offered, in the api's order. */
   const offered = apiMethods(deps.api).filter((m) => {
     const rule = METHOD_RULES.get(m);
@@ -136,6 +150,7 @@ export function createBridge(deps: BridgeDeps): Bridge {
   function forget(frame: FrameState): void {
     frame.attached = false;
     router.drop(frame);
+    hooks.drop(frame);
     for (const wake of frame.waiting.splice(0)) wake();
   }
 
@@ -313,8 +328,9 @@ export function createBridge(deps: BridgeDeps): Bridge {
         frame.hooks.onFailed(`its frame left its own package (it loaded ${path.slice(0, 200)})`);
         return;
       }
-      // A reload of the frame's document starts a new client: its old subscriptions are gone.
+      // A reload of the frame's document starts a new client: its old subscriptions (and hooks asked) are gone.
       router.drop(frame);
+      hooks.drop(frame);
       frame.hello = true;
       welcome(frame);
       frame.hooks.onHello();
@@ -333,6 +349,8 @@ export function createBridge(deps: BridgeDeps): Bridge {
         if (router.types(frame) >= LIMITS.subscriptions) return ignore('subscriptions');
         return router.subscribe(frame, type);
       }
+      case 'hookResult':
+        return hooks.settle(frame, data);
       case 'activated':
         return frame.hooks.onActivated();
       case 'failed': {
@@ -395,9 +413,11 @@ export function createBridge(deps: BridgeDeps): Bridge {
         }
       }
     },
+    promptHooks: { wants: () => hooks.wants(), run: (request, deadline) => hooks.run(request, deadline) },
     close() {
       for (const f of frames.values()) forget(f);
       frames.clear();
+      hooks.close();
       router.close();
       unwatch();
     },

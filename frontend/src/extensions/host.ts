@@ -8,6 +8,7 @@
 // Svelte: the UI gives it a FrameDom (where frames go) and reads its
 // panels and open-panel stores.
 import { writable, type Readable } from 'svelte/store';
+import { registerFrameHooks } from '../abi/prompt-hooks';
 import type { HearthAbi } from '../abi/types';
 import type { ExtensionEntry } from '../abi/types-extensions';
 import { createBridge, type Bridge, type FrameWindow } from './bridge';
@@ -53,6 +54,8 @@ export interface HostDeps {
   notices: HostNotices;
   /** readManifest reads an extension's parsed manifest.json (fetchManifest by default). */
   readManifest?: (id: string) => Promise<unknown>;
+  /** registry is the window's copy of extensions.list(), which the page loader shares (a copy of its own by default). */
+  registry?: ExtensionRegistry;
   /** theme is the window's colour theme, which frames take as their color-scheme (dark when absent). */
   theme?: Readable<FrameTheme>;
   /** timeouts of the handshake (from the frame's creation) and of activation (from its load), in ms. */
@@ -127,7 +130,7 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
   const activateMs = deps.timeouts?.activateMs ?? START_TIMEOUT_MS;
   const readManifest = deps.readManifest ?? ((id: string) => fetchManifest(id));
   const api = deps.hearth.api;
-  const registry: ExtensionRegistry = createRegistry(() => api.extensions.list());
+  const registry: ExtensionRegistry = deps.registry ?? createRegistry(() => api.extensions.list());
   const running = new Map<string, Running>();
   /** Why each extension's next frame starts, from the event that will start it (none: a plain start). */
   const startReasons = new Map<string, StartHook['reason']>();
@@ -312,6 +315,8 @@ export function createExtensionHost(deps: HostDeps): ExtensionHost {
             notify: (entry, message) => deps.notices.info(`${entry.displayName || entry.id}: ${message}`),
           });
           offs.push(bridge.listen(target));
+          // The window's prompt-ready step asks the frames granted prompt.hooks (bridge-hooks.ts).
+          offs.push(registerFrameHooks(bridge.promptHooks));
           if (deps.theme) {
             const b = bridge;
             offs.push(

@@ -1,11 +1,15 @@
 // The page tier's loader (EXTENSIONS.md §5): once the window is ready, it
 // loads every active page extension the way SillyTavern loads third-party
 // extensions — in load order (loading_order, then display name, as
-// api.extensions.list() gives them), its css as a style sheet, its js as a
-// module from /scripts/extensions/third-party/<id>/ — after installing
-// the SillyTavern compat runtime, which it fetches only when there is at
-// least one to load. Each extension's module has 5 s to evaluate and each
-// hook 5 s to finish; one that throws or takes longer is reported
+// api.extensions.list() gives them), the translation file its i18n names
+// for the window's locale (page-locale.ts; one that cannot be read is a
+// warning, not a failure), its css as a style sheet, its js as a module
+// from /scripts/extensions/third-party/<id>/ — after installing the
+// SillyTavern compat runtime, which it fetches only when there is at
+// least one to load. The list is the window's registry copy, which the
+// extension host reads too, so a window start lists the extensions once.
+// Each extension's module has 5 s to evaluate and each hook 5 s to
+// finish; one that throws or takes longer is reported
 // (api.extensions.reportFailure: it shows as failed, with its error, and
 // does not load next time until turned on again) and the rest go on. A
 // loaded extension whose manifest names a generate_interceptor has it
@@ -15,6 +19,9 @@
 import { registerInterceptor } from '../abi/prompt-hooks';
 import type { HearthAbi } from '../abi/types';
 import type { ExtensionEntry } from '../abi/types-extensions';
+import { readLocaleFile } from './page-locale';
+import { createRegistry, type ExtensionRegistry } from './registry';
+import { localeFile } from './st/i18n';
 import { ST_SETTINGS_KEY } from './st/settings';
 import { makeMounts } from './st-mounts';
 import type { StRuntime, RuntimeDeps } from './st/runtime';
@@ -39,6 +46,10 @@ export interface PageLoaderDeps {
   /** importModule imports an extension's js (import() by default). */
   importModule?: (url: string) => Promise<Record<string, unknown>>;
   readManifest?: (id: string) => Promise<Record<string, unknown>>;
+  /** registry is the window's copy of extensions.list(), shared with the extension host (a copy of its own by default). */
+  registry?: ExtensionRegistry;
+  /** readLocale reads a translation file (readLocaleFile by default). */
+  readLocale?: (url: string) => Promise<Record<string, string>>;
   timeoutMs?: number;
   window?: Window & typeof globalThis;
 }
@@ -47,6 +58,8 @@ export interface PageLoaderDeps {
 export interface PageLoadResult {
   loaded: string[];
   failed: { id: string; error: string }[];
+  /** warnings are what went wrong short of a failure (a translation file that could not be read), also on the console. */
+  warnings: { id: string; warning: string }[];
 }
 
 /** pageUrl is the address of a file in a page extension's package. */
@@ -84,9 +97,11 @@ function hookName(manifest: Record<string, unknown>, hook: string): string | nul
 export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoadResult> {
   const w = deps.window ?? window;
   const ms = deps.timeoutMs ?? PAGE_TIMEOUT_MS;
-  const result: PageLoadResult = { loaded: [], failed: [] };
+  const result: PageLoadResult = { loaded: [], failed: [], warnings: [] };
   await deps.hearth.ready;
-  const active = (await deps.hearth.api.extensions.list()).filter((e) => e.mode === 'page' && e.status === 'active' && e.js);
+  const registry = deps.registry ?? createRegistry(() => deps.hearth.api.extensions.list());
+  await registry.current();
+  const active = registry.entries().filter((e) => e.mode === 'page' && e.status === 'active' && e.js);
   if (active.length === 0) return result;
 
   const storage = deps.hearth.api.extensions.storage;
@@ -103,6 +118,7 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
   makeMounts(w.document);
   const importModule = deps.importModule ?? ((url: string) => import(/* @vite-ignore */ url) as Promise<Record<string, unknown>>);
   const readManifest = deps.readManifest ?? fetchPageManifest;
+  const readLocale = deps.readLocale ?? ((url: string) => readLocaleFile(url));
 
   for (const e of active) {
     try {
@@ -123,6 +139,7 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
 
   async function loadOne(e: ExtensionEntry): Promise<Record<string, unknown>> {
     const manifest = await readManifest(e.id);
+    await loadTranslations(e);
     if (e.css) {
       const link = w.document.createElement('link');
       link.rel = 'stylesheet';
@@ -147,5 +164,20 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
     }
     if (reason) await storage.set(STARTED_KEY, e.version, { extensionId: e.id }).catch(() => undefined);
     return manifest;
+  }
+
+  /** loadTranslations adds e's translations for the window's locale, before its js runs; what goes wrong is a warning. */
+  async function loadTranslations(e: ExtensionEntry): Promise<void> {
+    const locale = rt.locale.locale;
+    const file = localeFile(e.i18n, locale);
+    if (!file) return;
+    try {
+      const data = await withTimeout(readLocale(pageUrl(e.id, file)), ms, 'its translation file');
+      rt.locale.addLocaleData(locale, data);
+    } catch (err) {
+      const warning = `its translations for ${locale} (${file}) were not loaded: ${err instanceof Error ? err.message : String(err)}`;
+      result.warnings.push({ id: e.id, warning });
+      console.warn(`Hearth: ${e.displayName}: ${warning}`);
+    }
   }
 }

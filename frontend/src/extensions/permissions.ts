@@ -92,6 +92,13 @@ const rules: Record<string, MethodRule> = {
   'characters.delete': 'never',
   // The system's Save dialog.
   'characters.saveCard': 'never',
+  // Groups are lists of characters: read and written as characters are.
+  'groups.list': 'characters.read',
+  'groups.get': 'characters.read',
+  'groups.create': 'characters.write',
+  'groups.update': 'characters.write',
+  // Deletes the group (and with deleteChats its chats) for good.
+  'groups.delete': 'never',
 
   // state: chat, floor and character state.
   'state.getChatState': 'state',
@@ -129,8 +136,9 @@ const rules: Record<string, MethodRule> = {
   // generate.promptHookReply is on no api: the window's prompt hook alone
   // answers PROMPT_HOOK_REQUEST (an event no frame hears), so a frame can
   // neither see a prompt-hook token nor answer for the window. A frame's
-  // generate.start still runs the page's prompt hooks (it starts in this
-  // window); its own CHAT_COMPLETION_PROMPT_READY listeners only observe.
+  // generate.start still runs the window's prompt hooks (it starts in this
+  // window). A frame granted prompt.hooks takes part in them through the
+  // bridge's own hook messages (bridge-hooks.ts), never with the token.
   'presets.list': 'generate',
   'presets.get': 'generate',
   'presets.active': 'generate',

@@ -5,6 +5,7 @@
 // with PROTOCOL and PROTOCOL_VERSION, so anything else posted to either
 // window is told apart and ignored.
 import type { HostErrorShape } from '../abi/errors';
+import { T } from '../abi/event-types';
 import type { ExtensionPermission } from '../abi/types-extensions';
 
 /** PROTOCOL tags every message of the protocol. */
@@ -47,7 +48,44 @@ export type FrameMessage =
   /** The activate hook (if any) resolved after the document loaded. */
   | { kind: 'activated' }
   /** Starting failed: the activate hook threw, or an uncaught error came first. */
-  | { kind: 'failed'; error: string };
+  | { kind: 'failed'; error: string }
+  /** The frame's answer to hook id: what its handlers left of payload.chat, or why they failed. */
+  | { kind: 'hookResult'; id: number; ok: true; chat: unknown }
+  | { kind: 'hookResult'; id: number; ok: false; error: string };
+
+/**
+ * HOOK_EVENTS are the event types whose handlers in a frame are prompt
+ * hooks (EXTENSIONS.md §6). A frame registers for one with the ordinary
+ * subscribe message (its first api.events handler for the type) and is
+ * dropped with unsubscribe; the window asks it only while its grant holds
+ * HOOK_PERMISSION, with a 'hook' message it answers with 'hookResult'.
+ */
+export const HOOK_EVENTS: ReadonlySet<string> = new Set([T.CHAT_COMPLETION_PROMPT_READY]);
+
+/** HOOK_PERMISSION is the permission a frame's hooks need. */
+export const HOOK_PERMISSION: ExtensionPermission = 'prompt.hooks';
+
+/**
+ * HookPayload is what a frame's hook handlers get, to change in place:
+ * SillyTavern's { chat, dryRun } for CHAT_COMPLETION_PROMPT_READY, with
+ * the chat and generation it is for (no generationId for a dry run).
+ */
+export interface HookPayload {
+  chat: HookMessage[];
+  dryRun: boolean;
+  chatId: string;
+  generationId?: string;
+}
+
+/** HookMessage is one message of a prompt: content a string, or text parts and the image parts the prompt held. */
+export interface HookMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string | HookPart[];
+  name?: string;
+}
+
+/** HookPart is one part of a message whose content is a list. */
+export type HookPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
 /** What a frame's capabilities() answers: the window's, with the methods a frame is offered. */
 export interface FrameCapabilities {
@@ -99,7 +137,9 @@ export type PageMessage =
   /** The extension's grant changed (extension.permissions follows it). */
   | { kind: 'grant'; permissions: ExtensionPermission[] }
   /** The window's colour theme changed. */
-  | { kind: 'theme'; theme: FrameTheme };
+  | { kind: 'theme'; theme: FrameTheme }
+  /** Run the frame's handlers for type (one of HOOK_EVENTS) on payload and answer hookResult with the same id. */
+  | { kind: 'hook'; id: number; type: string; payload: HookPayload };
 
 /** Tagged is a message as posted: with the protocol tag and version. */
 export type Tagged<M> = M & { protocol: typeof PROTOCOL; v: typeof PROTOCOL_VERSION };

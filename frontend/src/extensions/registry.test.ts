@@ -63,6 +63,47 @@ describe('the extension registry', () => {
     expect(reads).toHaveLength(2);
   });
 
+  it('answers current() with a read under way that started after the last invalidate(), and never with an older one', async () => {
+    const reads: ((v: ExtensionEntry[]) => void)[] = [];
+    let clock = 0;
+    const r = createRegistry(() => new Promise((resolve) => reads.push(resolve)), () => clock);
+    // The host's start reads; the page loader's current() shares that read.
+    const host = r.fresh();
+    const loader = r.current();
+    expect(reads).toHaveLength(1);
+    reads[0]!([entry('x', [])]);
+    await Promise.all([host, loader]);
+    expect(r.entries().map((e) => e.id)).toEqual(['x']);
+
+    // A read that started before an invalidate() is not current: current() waits for the next.
+    r.invalidate();
+    const before = r.fresh();
+    r.invalidate();
+    const after = r.current();
+    reads[1]!([entry('x', [])]);
+    await before;
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(reads).toHaveLength(3);
+    reads[2]!([entry('y', [])]);
+    await after;
+    expect(r.entries().map((e) => e.id)).toEqual(['y']);
+
+    // Nor is one that started longer than MAX_AGE_MS ago.
+    clock += MAX_AGE_MS + 1;
+    const slow = r.fresh();
+    clock += MAX_AGE_MS + 1;
+    const late = r.current();
+    reads[3]!([entry('y', [])]);
+    await slow;
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(reads).toHaveLength(5);
+    reads[4]!([entry('z', [])]);
+    await late;
+    expect(r.entries().map((e) => e.id)).toEqual(['z']);
+  });
+
   it('rejects the callers of a read that failed, and reads again for the next', async () => {
     let fail = true;
     const r = createRegistry(async () => {

@@ -1,5 +1,6 @@
-// The window's copy of api.extensions.list(), which both the host (which
-// frames run) and the bridge (what each may do) read. Every change to an
+// The window's copy of api.extensions.list(), which the host (which frames
+// run), the bridge (what each may do) and the page loader (which page
+// extensions load) read. Every change to an
 // extension's grant or status sends an EXTENSION_* event (EXTENSION_GRANTED
 // for a grant or a revoke), on which the host calls invalidate(); current()
 // then reads the list again before the next call is checked, so a revoke
@@ -17,7 +18,11 @@ export interface ExtensionRegistry {
   get(id: string): ExtensionEntry | undefined;
   /** fresh reads the list again; it resolves once a read started after this call has landed. */
   fresh(): Promise<void>;
-  /** current resolves at once when the copy is neither invalidated nor older than MAX_AGE_MS, else as fresh(). */
+  /**
+   * current resolves at once when the copy is neither invalidated nor older than MAX_AGE_MS; else with the
+   * read under way when that one started after the last invalidate() and within MAX_AGE_MS (so the window's
+   * readers at start share one read), else as fresh().
+   */
   current(): Promise<void>;
   /** stale reports whether current() would read the list again. */
   stale(): boolean;
@@ -41,6 +46,9 @@ export function createRegistry(list: () => Promise<ExtensionEntry[]>, now: () =>
   let generation = 0;
   let readGeneration = -1;
   let inFlight: Promise<void> | null = null;
+  /** The generation and clock when the read in flight started. */
+  let inFlightGeneration = -1;
+  let inFlightAt = -Infinity;
   let next: Promise<void> | null = null;
   const listeners = new Set<(entries: readonly ExtensionEntry[]) => void>();
 
@@ -68,6 +76,8 @@ export function createRegistry(list: () => Promise<ExtensionEntry[]>, now: () =>
 
   function fresh(): Promise<void> {
     if (!inFlight) {
+      inFlightGeneration = generation;
+      inFlightAt = now();
       inFlight = read().finally(() => (inFlight = null));
       return inFlight;
     }
@@ -87,7 +97,9 @@ export function createRegistry(list: () => Promise<ExtensionEntry[]>, now: () =>
     fresh,
     stale,
     current() {
-      return stale() ? fresh() : Promise.resolve();
+      if (!stale()) return Promise.resolve();
+      if (inFlight && inFlightGeneration === generation && now() - inFlightAt <= MAX_AGE_MS) return inFlight;
+      return fresh();
     },
     invalidate() {
       generation++;

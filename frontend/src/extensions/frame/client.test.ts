@@ -224,3 +224,64 @@ describe('activation', () => {
     expect(s.failed).toHaveLength(1);
   });
 });
+
+describe('prompt hooks', () => {
+  /** hook posts a 'hook' message to the frame as the window would. */
+  function hook(s: Setup, message: Record<string, unknown>): void {
+    s.g.contentWindow.postMessage({ protocol: 'hearth.ext', v: 1, kind: 'hook', ...message }, '*');
+  }
+  const results = (s: Setup) => s.g.sent.filter((m) => m.kind === 'hookResult');
+
+  it('awaits its handlers in order on the payload and answers with what they left', async () => {
+    const s = await setup(['prompt.hooks']);
+    await s.hearth.ready;
+    const order: string[] = [];
+    s.hearth.api.events.on('chat_completion_prompt_ready', async (p) => {
+      const data = p as unknown as { chat: unknown[] };
+      await new Promise((r) => setTimeout(r, 5));
+      order.push('first');
+      data.chat.push('first');
+    });
+    s.hearth.api.events.on('chat_completion_prompt_ready', (p) => {
+      const data = p as unknown as { chat: unknown[] };
+      order.push('second');
+      data.chat = [...data.chat, 'second'];
+    });
+    hook(s, { id: 7, type: 'chat_completion_prompt_ready', payload: { chat: [], dryRun: true, chatId: 'c1' } });
+    await vi.waitFor(() => expect(results(s)).toHaveLength(1));
+    expect(order).toEqual(['first', 'second']);
+    expect(results(s)[0]).toMatchObject({ id: 7, ok: true, chat: ['first', 'second'] });
+  });
+
+  it('answers a failure when a handler throws or leaves what cannot be copied', async () => {
+    const s = await setup(['prompt.hooks']);
+    await s.hearth.ready;
+    let mode = 'throw';
+    s.hearth.api.events.on('chat_completion_prompt_ready', (p) => {
+      if (mode === 'throw') throw new Error('no oil');
+      (p as unknown as { chat: unknown }).chat = [() => 1];
+    });
+    hook(s, { id: 1, type: 'chat_completion_prompt_ready', payload: { chat: [], dryRun: false, chatId: 'c1' } });
+    await vi.waitFor(() => expect(results(s)).toHaveLength(1));
+    mode = 'uncloneable';
+    hook(s, { id: 2, type: 'chat_completion_prompt_ready', payload: { chat: [], dryRun: false, chatId: 'c1' } });
+    await vi.waitFor(() => expect(results(s)).toHaveLength(2));
+    expect(results(s)[0]).toMatchObject({ id: 1, ok: false, error: 'no oil' });
+    expect(results(s)[1]).toMatchObject({ id: 2, ok: false, error: expect.stringMatching(/cannot be copied to the window/) as string });
+  });
+
+  it('ignores a hook for another event type, or without a chat', async () => {
+    const s = await setup(['prompt.hooks']);
+    await s.hearth.ready;
+    const ran = vi.fn();
+    s.hearth.api.events.on('message_sent', ran);
+    s.hearth.api.events.on('chat_completion_prompt_ready', ran);
+    hook(s, { id: 1, type: 'message_sent', payload: { chat: [], dryRun: false, chatId: 'c1' } });
+    hook(s, { id: 2, type: 'chat_completion_prompt_ready', payload: { chat: 'text' } });
+    hook(s, { id: 3, type: 'chat_completion_prompt_ready', payload: null });
+    hook(s, { id: '4', type: 'chat_completion_prompt_ready', payload: { chat: [] } });
+    await flush();
+    expect(ran).not.toHaveBeenCalled();
+    expect(results(s)).toEqual([]);
+  });
+});

@@ -4,13 +4,16 @@
 // paths the window's welcome lists; each method posts a call and settles
 // with the window's answer, rejecting with a HostError of the same code,
 // message and details. Then, once the page has loaded, it runs the
-// extension's activate hook and reports how that went.
+// extension's activate hook and reports how that went. A 'hook' message
+// (a prompt hook, for a frame granted prompt.hooks) runs the frame's
+// api.events handlers for its type on a payload they may change, awaited,
+// and answers with what they left.
 import { HostError, isErrorShape } from '../../abi/errors';
 import { mergeEventTypes } from '../../abi/event-types';
 import { deepFreeze } from '../../abi/readonly';
 import type { EventPayload } from '../../abi/types';
 import type { ExtensionPermission } from '../../abi/types-extensions';
-import { HOOK_NAME, isStartHook, isTagged, METHOD_PATH, tag, type FrameMessage, type StartHook, type Welcome } from '../protocol';
+import { HOOK_EVENTS, HOOK_NAME, isStartHook, isTagged, LIMITS, METHOD_PATH, tag, type FrameMessage, type HookPayload, type StartHook, type Welcome } from '../protocol';
 import { createFrameEvents } from './events';
 import type { FrameExtension, FrameMethod, HearthFrameAbi } from './types';
 
@@ -26,6 +29,14 @@ export interface FrameGlobal {
   };
   addEventListener(type: string, fn: (event: never) => void): void;
   removeEventListener(type: string, fn: (event: never) => void): void;
+}
+
+/** HOOKED_KEPT is how many hooked prompts a frame remembers, to skip their announcements. */
+const HOOKED_KEPT = 32;
+
+/** promptKey names a prompt by its chat, its generation (none for a dry run) and whether it was a dry run. */
+function promptKey(p: { chatId?: unknown; generationId?: unknown; dryRun?: unknown }): string {
+  return JSON.stringify([p.chatId ?? null, p.generationId ?? null, p.dryRun === true]);
 }
 
 /** Keys never created on the api from a path the window sent. */
@@ -139,6 +150,46 @@ export function createFrameClient(win: FrameGlobal): HearthFrameAbi {
     events.ready();
   }
 
+  /**
+   * Prompts this frame's handlers had as a hook: the announcement that
+   * follows (CHAT_COMPLETION_PROMPT_READY with hooked: true) is not handed
+   * to them again, as the window keeps it from its eventSource listeners.
+   */
+  const hooked: string[] = [];
+
+  /** onHook runs the handlers for a hook and answers with what they left of its chat. */
+  async function onHook(data: Record<string, unknown>): Promise<void> {
+    const { id, type } = data;
+    const payload = data.payload as Partial<HookPayload> | null | undefined;
+    if (typeof id !== 'number' || typeof type !== 'string' || !HOOK_EVENTS.has(type)) return;
+    if (typeof payload !== 'object' || payload === null || !Array.isArray(payload.chat)) return;
+    hooked.push(promptKey(payload));
+    if (hooked.length > HOOKED_KEPT) hooked.shift();
+    // The payload is this frame's own copy (postMessage cloned it): the handlers change it in place, or replace chat.
+    const hook: HookPayload = { chat: payload.chat, dryRun: payload.dryRun === true, chatId: String(payload.chatId ?? '') };
+    if (typeof payload.generationId === 'string') hook.generationId = payload.generationId;
+    try {
+      await events.run(type, hook);
+    } catch (err) {
+      send({ kind: 'hookResult', id, ok: false, error: text(err).slice(0, LIMITS.errorLength) });
+      return;
+    }
+    try {
+      send({ kind: 'hookResult', id, ok: true, chat: hook.chat });
+    } catch (err) {
+      send({ kind: 'hookResult', id, ok: false, error: `what its handlers left of the prompt cannot be copied to the window (${text(err)})`.slice(0, LIMITS.errorLength) });
+    }
+  }
+
+  /** ownAnnouncement reports whether an event announces a prompt this frame hooked (and forgets it). */
+  function ownAnnouncement(type: string, payload: unknown): boolean {
+    if (!HOOK_EVENTS.has(type) || typeof payload !== 'object' || payload === null || (payload as { hooked?: unknown }).hooked !== true) return false;
+    const at = hooked.indexOf(promptKey(payload as Record<string, unknown>));
+    if (at < 0) return false;
+    hooked.splice(at, 1);
+    return true;
+  }
+
   function onResult(data: Record<string, unknown>): void {
     const id = data.id;
     const p = typeof id === 'number' ? pending.get(id) : undefined;
@@ -160,7 +211,10 @@ export function createFrameClient(win: FrameGlobal): HearthFrameAbi {
       case 'result':
         return onResult(data);
       case 'event':
-        if (welcome && typeof data.type === 'string') events.emit(data.type, deepFreeze(data.payload ?? {}) as EventPayload);
+        if (welcome && typeof data.type === 'string' && !ownAnnouncement(data.type, data.payload)) events.emit(data.type, deepFreeze(data.payload ?? {}) as EventPayload);
+        return;
+      case 'hook':
+        if (welcome) void onHook(data);
         return;
       case 'theme':
         if (welcome) applyTheme(data.theme);

@@ -3,6 +3,8 @@
 // loses its last (subscribe/unsubscribe), so it sends only what someone in
 // the frame listens to. APP_READY is the frame's own: it fires once the
 // handshake is done, and again for handlers added later (as in the page).
+// A prompt hook (protocol.ts HOOK_EVENTS) runs the same handlers through
+// run, which awaits each in turn, as SillyTavern's eventSource does.
 import { HostError } from '../../abi/errors';
 import { T } from '../../abi/event-types';
 import type { EventPayload, EventsApi, Unsubscribe } from '../../abi/types';
@@ -19,6 +21,12 @@ export interface FrameEvents {
   readonly api: EventsApi;
   /** emit runs type's handlers with payload. */
   emit(type: string, payload: EventPayload): void;
+  /**
+   * run calls type's handlers in order with payload (a hook's, theirs to
+   * change), awaiting what each returns; the first that throws or
+   * rejects ends it with that error.
+   */
+  run(type: string, payload: object): Promise<void>;
   /** ready fires APP_READY (sticky) and sends the subscriptions made so far. */
   ready(): void;
 }
@@ -91,6 +99,12 @@ export function createFrameEvents(send: (kind: 'subscribe' | 'unsubscribe', type
     }
   }
 
+  async function run(type: string, payload: object): Promise<void> {
+    for (const entry of [...(handlers.get(type) ?? [])]) {
+      await (entry.fn as (p: object) => unknown)(payload);
+    }
+  }
+
   const api: EventsApi = Object.freeze({
     on(type: string, handler: Handler): Unsubscribe {
       check(type, handler);
@@ -112,6 +126,7 @@ export function createFrameEvents(send: (kind: 'subscribe' | 'unsubscribe', type
   return {
     api,
     emit,
+    run,
     ready() {
       if (isReady) return;
       isReady = true;

@@ -8,6 +8,7 @@
 import DOMPurify from 'dompurify';
 import lodash from 'lodash';
 import type { HearthAbi, HearthContext } from '../../abi/types';
+import type { StLocale } from './i18n';
 import type { ExtensionSettings } from './settings';
 import { EventEmitter } from './event-emitter';
 import { createWorkingMetadata } from './metadata';
@@ -39,6 +40,8 @@ import { POPUP_RESULT, POPUP_TYPE, Popup, callGenericPopup, callPopup } from './
 export interface BackingDeps {
   hearth: Pick<HearthAbi, 'getContext' | 'api'>;
   settings: ExtensionSettings;
+  /** locale is the window's translations (/scripts/i18n.js; templates are translated with it). */
+  locale: StLocale;
   /** fetchText reads a package file (a template); fetch by default. */
   fetchText?: ((url: string) => Promise<string>) | undefined;
   /** toastError shows a command line's error (executeSlashCommands' toasts); console by default. */
@@ -114,10 +117,11 @@ export function templateUrl(extensionName: string, templateId: string): string {
   return `/scripts/extensions/${parts.map(encodeURIComponent).join('/')}`;
 }
 
-/** render applies a compiled template and SillyTavern's sanitizing. */
-function render(t: CompiledTemplate, data: unknown, sanitize: boolean): string {
-  const html = t(data ?? {});
-  return sanitize ? DOMPurify.sanitize(html) : html;
+/** render applies a compiled template, then SillyTavern's sanitizing and translating (its data-i18n elements), in its order. */
+function render(t: CompiledTemplate, data: unknown, sanitize: boolean, locale: StLocale | null): string {
+  let html = t(data ?? {});
+  if (sanitize) html = DOMPurify.sanitize(html);
+  return locale ? String(locale.applyLocale(html)) : html;
 }
 
 /** POWER_USER_DEFAULTS are the power_user fields page extensions commonly read, at SillyTavern's defaults. */
@@ -150,7 +154,7 @@ export interface Backing {
 }
 
 export function createBacking(deps: BackingDeps): Backing {
-  const { hearth, settings } = deps;
+  const { hearth, settings, locale } = deps;
   let sending = false;
   const ctx = () => hearth.getContext();
   const fetchText =
@@ -168,7 +172,7 @@ export function createBacking(deps: BackingDeps): Backing {
     .then((s) => (worldInfo = s))
     .catch(() => undefined);
 
-  async function renderExtensionTemplateAsync(extensionName: string, templateId: string, data?: unknown, sanitize = true): Promise<string> {
+  async function renderExtensionTemplateAsync(extensionName: string, templateId: string, data?: unknown, sanitize = true, localize = true): Promise<string> {
     const url = templateUrl(extensionName, templateId);
     let t = templates.get(url);
     if (!t) {
@@ -176,16 +180,16 @@ export function createBacking(deps: BackingDeps): Backing {
       templates.set(url, t);
       t.catch(() => templates.delete(url));
     }
-    return render(await t, data, sanitize);
+    return render(await t, data, sanitize, localize ? locale : null);
   }
 
   /** renderExtensionTemplate is the synchronous form SillyTavern still exports: a synchronous request, as there. */
-  function renderExtensionTemplate(extensionName: string, templateId: string, data?: unknown, sanitize = true): string {
+  function renderExtensionTemplate(extensionName: string, templateId: string, data?: unknown, sanitize = true, localize = true): string {
     const xhr = new XMLHttpRequest();
     xhr.open('GET', templateUrl(extensionName, templateId), false);
     xhr.send();
     if (xhr.status !== 200 && xhr.status !== 203) throw new Error(`${extensionName}/${templateId}.html: ${xhr.status}`);
-    return render(compileTemplate(xhr.responseText), data, sanitize);
+    return render(compileTemplate(xhr.responseText), data, sanitize, localize ? locale : null);
   }
 
   async function writeExtensionField(characterId: number | string, key: string, value: unknown): Promise<void> {
@@ -273,9 +277,11 @@ export function createBacking(deps: BackingDeps): Backing {
       },
       '/scripts/popup.js': { POPUP_RESULT, POPUP_TYPE, Popup, callGenericPopup },
       '/scripts/i18n.js': {
-        t: (strings: TemplateStringsArray | string, ...values: unknown[]) =>
-          typeof strings === 'string' ? strings : strings.reduce((out, s, i) => out + s + (i < values.length ? String(values[i]) : ''), ''),
-        translate: (text: string) => text,
+        addLocaleData: locale.addLocaleData,
+        applyLocale: locale.applyLocale,
+        getCurrentLocale: locale.getCurrentLocale,
+        t: locale.t,
+        translate: locale.translate,
       },
       '/lib.js': { DOMPurify, lodash },
       '/lib/eventemitter.js': { EventEmitter },

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PAGE_CONTEXT_MEMBERS, setPageExtras } from '../../abi/page-extras';
 import { setup } from '../../abi/testing/setup';
 import { createBacking } from './backing';
+import { createLocale } from './i18n';
 import { createStRuntime, moduleValues, RUNTIME_GLOBAL } from './runtime';
 import { createExtensionSettings } from './settings';
 import { BACKED, CONTEXT_MEMBERS, ST_MODULES } from './st-compat.gen';
@@ -20,7 +21,7 @@ describe('the compat runtime', () => {
 
   it('has a value for every backed name and none for any other', async () => {
     const { h } = await setup();
-    const backing = createBacking({ hearth: h, settings: createExtensionSettings(memory()) });
+    const backing = createBacking({ hearth: h, settings: createExtensionSettings(memory()), locale: createLocale('en') });
     const live = backing.live();
     for (const path of Object.keys(ST_MODULES)) {
       const backed = new Set(BACKED[path]);

@@ -15,6 +15,7 @@ import { markInternal } from '../../abi/event-source';
 import { setPageExtras, type PageExtras } from '../../abi/page-extras';
 import type { HearthAbi } from '../../abi/types';
 import { createBacking, substituteParams, uuidv4 } from './backing';
+import { createLocale, windowLocale, type StLocale } from './i18n';
 import { POPUP_RESULT, POPUP_TYPE, callGenericPopup } from './popup';
 import { createExtensionSettings, type ExtensionSettings, type SettingsStorage } from './settings';
 import { BACKED, ST_EXTENSION_SETTINGS, ST_MODULES } from './st-compat.gen';
@@ -35,6 +36,8 @@ export interface StModule {
 
 export interface StRuntime {
   settings: ExtensionSettings;
+  /** locale is the window's translations, which the page loader fills from each manifest's i18n. */
+  locale: StLocale;
   module(path: string): StModule;
   /** refresh recomputes the live values and hands them to every module that binds them. */
   refresh(): void;
@@ -47,6 +50,8 @@ export interface RuntimeDeps {
   toasts: ToastSink;
   storage: SettingsStorage;
   fetchText?: (url: string) => Promise<string>;
+  /** locale is the translation table (the window's, without a document to watch, by default). */
+  locale?: StLocale;
 }
 
 /** moduleValues builds one module's values: the backed ones from Hearth, the rest unsupported. */
@@ -66,10 +71,12 @@ export function moduleValues(path: string, backed: Record<string, unknown>, live
 
 export function createStRuntime(deps: RuntimeDeps): StRuntime {
   const settings = createExtensionSettings(deps.storage, { defaults: ST_EXTENSION_SETTINGS });
+  const locale = deps.locale ?? createLocale(windowLocale(globalThis.navigator));
   const toastr = createToastr(deps.toasts);
   const backing = createBacking({
     hearth: deps.hearth,
     settings,
+    locale,
     fetchText: deps.fetchText,
     toastError: (message, title) => toastr.error(message, title),
   });
@@ -93,6 +100,7 @@ export function createStRuntime(deps: RuntimeDeps): StRuntime {
   return {
     settings,
     setSending: (on) => backing.setSending(on),
+    locale,
     module(path) {
       const m = entry(path);
       return {
@@ -121,7 +129,7 @@ export function createStRuntime(deps: RuntimeDeps): StRuntime {
  * page extension is imported.
  */
 export function installStRuntime(w: Window & typeof globalThis, deps: RuntimeDeps): StRuntime {
-  const rt = createStRuntime(deps);
+  const rt = createStRuntime({ ...deps, locale: deps.locale ?? createLocale(windowLocale(w.navigator), w.document) });
   Object.defineProperty(w, RUNTIME_GLOBAL, { value: Object.freeze({ module: rt.module }), enumerable: false, writable: false, configurable: false });
 
   const g = w as unknown as Record<string, unknown>;
@@ -135,11 +143,14 @@ export function installStRuntime(w: Window & typeof globalThis, deps: RuntimeDep
   const ext = rt.module('/scripts/extensions.js').values;
   const script = rt.module('/script.js').values;
   const wi = rt.module('/scripts/world-info.js').values;
+  const i18n = rt.module('/scripts/i18n.js').values;
   const extras: PageExtras = {
     POPUP_RESULT,
     POPUP_TYPE,
+    addLocaleData: i18n.addLocaleData,
     callGenericPopup,
     extensionSettings: rt.settings.object,
+    getCurrentLocale: i18n.getCurrentLocale,
     getRequestHeaders: script.getRequestHeaders,
     groupId: null,
     groups: [],
@@ -153,7 +164,8 @@ export function installStRuntime(w: Window & typeof globalThis, deps: RuntimeDep
     saveSettingsDebounced: script.saveSettingsDebounced,
     saveWorldInfo: wi.saveWorldInfo,
     substituteParams: (content: unknown, a?: unknown, b?: unknown) => substituteParams(deps.hearth.getContext(), content, a, b),
-    t: rt.module('/scripts/i18n.js').values.t,
+    t: i18n.t,
+    translate: i18n.translate,
     uuidv4,
     writeExtensionField: ext.writeExtensionField,
     libs: Object.freeze({ ...lib }),

@@ -740,6 +740,9 @@ export const BACKED: Readonly<Record<string, readonly string[]>> = {
     "selected_group"
   ],
   "/scripts/i18n.js": [
+    "addLocaleData",
+    "applyLocale",
+    "getCurrentLocale",
     "t",
     "translate"
   ],
@@ -808,6 +811,7 @@ export const BACKED: Readonly<Record<string, readonly string[]>> = {
 
 /** The getContext() members Hearth backs. */
 export const CONTEXT_MEMBERS: readonly string[] = [
+  "addLocaleData",
   "addMessages",
   "addOneMessage",
   "appendChatMessages",
@@ -840,6 +844,7 @@ export const CONTEXT_MEMBERS: readonly string[] = [
   "getChatState",
   "getChatStateBatch",
   "getCurrentChatId",
+  "getCurrentLocale",
   "getMediaDisplay",
   "getMediaIndex",
   "getMessage",
@@ -877,6 +882,7 @@ export const CONTEXT_MEMBERS: readonly string[] = [
   "substituteParams",
   "swipe",
   "t",
+  "translate",
   "updateChatState",
   "updateMessageBlock",
   "updateMessages",

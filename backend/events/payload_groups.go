@@ -1,0 +1,25 @@
+package events
+
+// The payloads of group events (backend/groups, HOST-ABI §5.1).
+
+// GroupPayload is GROUP_CREATED's and GROUP_UPDATED's: the group after the
+// change, as groups.get answers it.
+type GroupPayload struct {
+	GroupID string `json:"groupId"`
+	Group   any    `json:"group" ts:"Group"`
+}
+
+// GroupDeletedPayload is GROUP_DELETED's.
+type GroupDeletedPayload struct {
+	GroupID     string `json:"groupId"`
+	DeleteChats bool   `json:"deleteChats"`
+}
+
+// GroupChatDeletedPayload is GROUP_CHAT_DELETED's: the chat, its revision
+// when it went, its group and its file name (what SillyTavern passes its
+// listeners, its group chats being known by file name).
+type GroupChatDeletedPayload struct {
+	ChatRevision
+	GroupID  string `json:"groupId"`
+	FileName string `json:"fileName"`
+}
