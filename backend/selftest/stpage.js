@@ -40,6 +40,11 @@
 //    log sees these files and Go's compatKind still knows their names.
 //    compatResourcesWith<N> and compatKBWith<N> count the files and their
 //    bytes.
+//  - compatRuntimeStageMsWith1: from the request for the runtime's chunk
+//    to the first request for a file of the package (the runtime fetched,
+//    evaluated and installed, the extensions' settings read), and
+//    compatPackageStageMsWith1 from there until the extension had run:
+//    where the time with one went.
 //  - loaderListMsWith0: the page loader makes one extensions.list() call
 //    at start with none enabled too (not a compat file); this times one
 //    such call in the window just after start (median of LIST_ROUNDS), the
@@ -86,7 +91,7 @@
       kb: r2(bytes / 1024),
       spanMs: files.length ? r2(last - first) : 0,
       firstMs: files.length ? Math.round(first - performance.timeOrigin) : null,
-      names: files.map((f) => `${f.path} ${f.status}`),
+      names: files.map((f) => `${f.path} ${f.status} at ${Math.round(f.at - performance.timeOrigin)} ms (served in ${r2(f.ms)} ms)`),
     };
   }
 
@@ -180,6 +185,7 @@
     metrics.startPageExtensions = n;
     const uiAt = await window.__hearthSelfTestExtensions.uiUp(h, { step, metrics });
     if (!uiAt) return;
+    let ranAt = 0;
     await step(`start: the window with ${n} page extension(s) enabled${n ? ', run' : ''}`, 20000, async () => {
       let last = uiAt;
       if (n === 1) {
@@ -187,7 +193,8 @@
         if (!(seen.readyAt > 0) || seen.readyAt > performance.now()) throw new Error(`its ready mark is out of range: ${seen.readyAt}`);
         metrics.pageExtensionModuleMs = Math.round(seen.moduleAt);
         metrics.pageExtensionRanMs = Math.round(seen.readyAt);
-        last = Math.max(last, seen.readyAt);
+        ranAt = seen.readyAt;
+        last = Math.max(last, ranAt);
       }
       metrics.startWithPageExtensionsMs = Math.round(last);
       return n === 0
@@ -208,7 +215,16 @@
         `; compat globals ${JSON.stringify(globals)}`;
       if (n === 1) {
         if (!r.kinds.runtime || !r.kinds.module || !r.kinds.package) throw new Error(`the asset handler's log misses a kind of compat file: ${fetched}`);
-        return fetched;
+        // Where the time went, by the requests the page loader made in turn.
+        const first = (kind) => Math.min(...after.compatFiles.filter((f) => f.kind === kind).map((f) => f.at)) - performance.timeOrigin;
+        const runtimeAt = first('runtime');
+        const packageAt = first('package');
+        metrics.compatRuntimeStageMsWith1 = Math.round(packageAt - runtimeAt);
+        metrics.compatPackageStageMsWith1 = Math.round(ranAt - packageAt);
+        return (
+          `${fetched}. The runtime's chunk was asked for at ${Math.round(runtimeAt)} ms, the package's first file ${metrics.compatRuntimeStageMsWith1} ms later ` +
+          `(the runtime fetched, evaluated and installed, the settings read), and the extension had run ${metrics.compatPackageStageMsWith1} ms after that`
+        );
       }
       metrics.compatCostWith0 = r.spanMs;
       // The page loader asks for the list with none enabled too.

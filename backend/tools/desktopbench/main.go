@@ -33,7 +33,11 @@
 // first request for one of its files to the last answer, with none
 // enabled (compatCostWith0: nothing of the layer runs unless it was
 // fetched) and with one (compatSpanWith1), and how many files
-// (compatFilesWith0, compatFilesWith1); and one extensions.list() round
+// (compatFilesWith0, compatFilesWith1); with one, the UI's own start
+// (uiStartWith1) and where the time went, by the page loader's requests
+// in turn (runtimeStageWith1: from the runtime's chunk to the package's
+// first file; packageStageWith1: from there until the extension ran);
+// and one extensions.list() round
 // trip in the window after start (loaderListWith0), the call the page
 // loader makes at start with none enabled too.
 //
@@ -115,6 +119,9 @@ var pageCounts = []int{0, 1}
 // metric the run does not report is left out).
 var pageFigures = []struct{ metric, name, unit string }{
 	{"startWithPageExtensionsMs", "startWith%d", "ms"},
+	{"uiStartMs", "uiStartWith%d", "ms"},
+	{"compatRuntimeStageMsWith1", "runtimeStageWith1", "ms"},
+	{"compatPackageStageMsWith1", "packageStageWith1", "ms"},
 	{"compatCostWith0", "compatCostWith0", "ms"},
 	{"compatSpanMsWith1", "compatSpanWith1", "ms"},
 	{"compatResourcesWith%d", "compatFilesWith%d", "files"},
