@@ -23,7 +23,11 @@
 //    appended, its setting written; the debounced save a second later is
 //    not waited for), by the performance.now() it took there. With none
 //    enabled (the extension installed but disabled) it is the UI's start
-//    alone.
+//    alone. With one, pageExtensionAfterUiMs is how much later than the
+//    UI the extension had run in the same window (0 if before): the part
+//    of the start it adds at its end, without the run-to-run spread of
+//    the UI's own start (which the two runs' difference carries), though
+//    also without what it slowed the UI by.
 //  - compatCostWith0 (with none enabled) and compatSpanMsWith1: how long
 //    the window was loading the SillyTavern compat layer: from when the
 //    asset handler received the first request for one of its files (the
@@ -195,6 +199,7 @@
         metrics.pageExtensionRanMs = Math.round(seen.readyAt);
         ranAt = seen.readyAt;
         last = Math.max(last, ranAt);
+        metrics.pageExtensionAfterUiMs = Math.round(last - uiAt);
       }
       metrics.startWithPageExtensionsMs = Math.round(last);
       return n === 0

@@ -76,12 +76,13 @@ func TestPrintPageRun(t *testing.T) {
 				"BenchmarkDesktopPageExtensions/compatFilesWith0\t1\t0 files\n" +
 				"BenchmarkDesktopPageExtensions/loaderListWith0\t1\t0.75 ms\n"},
 		{"one enabled", map[string]float64{
-			"startPageExtensions": 1, "startWithPageExtensionsMs": 702, "uiStartMs": 610, "pageExtensionRanMs": 702,
+			"startPageExtensions": 1, "startWithPageExtensionsMs": 702, "uiStartMs": 610, "pageExtensionRanMs": 702, "pageExtensionAfterUiMs": 92,
 			"compatResourcesWith1": 14, "compatKBWith1": 260.5, "compatSpanMsWith1": 41.5,
 			"compatRuntimeStageMsWith1": 60, "compatPackageStageMsWith1": 25,
 		},
 			"BenchmarkDesktopPageExtensions/startWith1\t1\t702 ms\n" +
 				"BenchmarkDesktopPageExtensions/uiStartWith1\t1\t610 ms\n" +
+				"BenchmarkDesktopPageExtensions/ranAfterUiWith1\t1\t92 ms\n" +
 				"BenchmarkDesktopPageExtensions/runtimeStageWith1\t1\t60 ms\n" +
 				"BenchmarkDesktopPageExtensions/packageStageWith1\t1\t25 ms\n" +
 				"BenchmarkDesktopPageExtensions/compatSpanWith1\t1\t41.5 ms\n" +
