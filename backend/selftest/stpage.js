@@ -220,6 +220,7 @@
         `; compat globals ${JSON.stringify(globals)}`;
       if (n === 1) {
         if (!r.kinds.runtime || !r.kinds.module || !r.kinds.package) throw new Error(`the asset handler's log misses a kind of compat file: ${fetched}`);
+        if (!ranAt) return fetched;
         // Where the time went, by the requests the page loader made in turn.
         const first = (kind) => Math.min(...after.compatFiles.filter((f) => f.kind === kind).map((f) => f.at)) - performance.timeOrigin;
         const runtimeAt = first('runtime');
@@ -241,7 +242,7 @@
         ms.push(performance.now() - t);
       }
       metrics.loaderListMsWith0 = r2(median(ms));
-      return `${fetched}; the window made ${lists} extensions.list() call(s) by then (the extension host's and the page loader's), one taking ${metrics.loaderListMsWith0} ms at the median of ${LIST_ROUNDS} after start`;
+      return `${fetched}; the window had made ${lists} extensions.list() call(s) (the extension host and the page loader each make one at start), one of which takes ${metrics.loaderListMsWith0} ms at the median of ${LIST_ROUNDS} after start`;
     });
   }
 
