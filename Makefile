@@ -20,6 +20,7 @@ BENCHTIME     ?= 500ms
 BENCHCOUNT    ?= 5
 BENCH_DESKTOP_RUNS ?= 5
 BENCH_DESKTOP_EXT_RUNS ?= 3
+BENCH_DESKTOP_PAGE_RUNS ?= 3
 BENCH_SERVE_RUNS ?= 3
 SOAK_KILLS    ?= 200
 SOAK_FLAGS    ?=
@@ -95,10 +96,10 @@ lint: deps-node ## go mod tidy, gofmt, go vet (all build tags), staticcheck, sve
 	echo "== svelte-check"; (cd frontend && npm run --silent check) || fail=1; \
 	exit $$fail
 
-bench: build-headless $(if $(filter 0,$(DESKTOP)),,build) ## Go benchmarks, hearth serve's import and memory, the desktop self-test's chat timings (BENCHTIME, BENCHCOUNT, BENCH_SERVE_RUNS, BENCH_DESKTOP_RUNS, BENCH_DESKTOP_EXT_RUNS; DESKTOP=0 skips the desktop); table + build/bench/results.json
+bench: build-headless $(if $(filter 0,$(DESKTOP)),,build) ## Go benchmarks, hearth serve's import and memory, the desktop self-test's chat timings (BENCHTIME, BENCHCOUNT, BENCH_SERVE_RUNS, BENCH_DESKTOP_RUNS, BENCH_DESKTOP_EXT_RUNS, BENCH_DESKTOP_PAGE_RUNS; DESKTOP=0 skips the desktop); table + build/bench/results.json
 	{ go test -p 1 -run '^$$' -bench . -benchtime=$(BENCHTIME) -count $(BENCHCOUNT) -timeout 90m ./backend/...; \
 	  go run ./backend/tools/servebench -runs $(BENCH_SERVE_RUNS); \
-	  if [ "$(DESKTOP)" != 0 ]; then go run ./backend/tools/desktopbench -runs $(BENCH_DESKTOP_RUNS) -ext-runs $(BENCH_DESKTOP_EXT_RUNS); fi; } \
+	  if [ "$(DESKTOP)" != 0 ]; then go run ./backend/tools/desktopbench -runs $(BENCH_DESKTOP_RUNS) -ext-runs $(BENCH_DESKTOP_EXT_RUNS) -page-runs $(BENCH_DESKTOP_PAGE_RUNS); fi; } \
 		| go run ./backend/tools/benchreport -o build/bench/results.json
 
 soak: ## crash soak, not part of test: SOAK_KILLS (200) SIGKILLs of hearth serve mid-write, then 0 lost, 0 half-imported, integrity_check ok (SOAK_FLAGS: more flags, e.g. -dir, -seed)

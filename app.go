@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,19 +93,28 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 		if err != nil {
 			return err
 		}
+		pageBench, pageCount, err := selftest.PageBenchFromEnv(os.Getenv)
+		if err != nil {
+			return err
+		}
+		if extBench && pageBench {
+			return fmt.Errorf("%s and %s are separate bench runs: set one", selftest.ExtensionsEnv, selftest.PageExtensionsEnv)
+		}
 		w.selfTest = selftest.New(selftest.Options{
 			Report:          o.SelfTest,
 			Screenshot:      strings.TrimSuffix(o.SelfTest, filepath.Ext(o.SelfTest)) + ".png",
 			Memory:          os.Getenv(selftest.MemoryEnv) == "1",
 			ExtensionBench:  extBench,
 			BenchExtensions: extCount,
+			PageBench:       pageBench,
+			PageExtensions:  pageCount,
 		})
 		defer w.selfTest.Close()
 		if err := w.selfTest.Seed(ctx, a.Router); err != nil {
 			return err
 		}
-		if extBench {
-			// The bench mode times the window's start: the search index of
+		if extBench || pageBench {
+			// The bench modes time the window's start: the search index of
 			// the chats just seeded is built first, so that its background
 			// rounds do not share the two cores with the start they time.
 			if err := a.Indexer.Wait(ctx); err != nil {
@@ -119,6 +129,7 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 				wailsbridge.ExtraScript{Path: selftest.StreamScriptPath, Body: selftest.StreamScript(), Boot: true},
 				wailsbridge.ExtraScript{Path: selftest.MemoryScriptPath, Body: selftest.MemoryScript(), Boot: true},
 				wailsbridge.ExtraScript{Path: selftest.ExtensionScriptPath, Body: selftest.ExtensionScript(), Boot: true},
+				wailsbridge.ExtraScript{Path: selftest.PageTierScriptPath, Body: selftest.PageTierScript(), Boot: true},
 				wailsbridge.ExtraScript{Path: selftest.ScriptPath, Body: selftest.PageScript(), Boot: true},
 				wailsbridge.ExtraScript{Path: selftest.FrameScriptPath, Body: selftest.FrameScript()},
 			),
@@ -130,9 +141,15 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 	if err != nil {
 		slog.Warn("desktop window", "err", err)
 	}
-	opts := windowOptions(wailsbridge.New(ctx, a.Router, token, bridgeOpts...), gpu, o.Assets,
-		wailsbridge.Middleware(token, a.Router, a.Characters, append(assetOpts, wailsbridge.WithPersonaAvatars(a.Personas), wailsbridge.WithMedia(a.Media),
-			wailsbridge.WithExtensions(a.Extensions))...))
+	middleware := wailsbridge.Middleware(token, a.Router, a.Characters, append(assetOpts, wailsbridge.WithPersonaAvatars(a.Personas), wailsbridge.WithMedia(a.Media),
+		wailsbridge.WithExtensions(a.Extensions))...)
+	if w.selfTest != nil {
+		// The self-test logs the compat files the window fetches (WebKitGTK
+		// keeps no Resource Timing entries for wails:// files).
+		inner := middleware
+		middleware = func(next http.Handler) http.Handler { return w.selfTest.ObserveAssets(inner(next)) }
+	}
+	opts := windowOptions(wailsbridge.New(ctx, a.Router, token, bridgeOpts...), gpu, o.Assets, middleware)
 	opts.OnStartup = w.startup
 	opts.OnShutdown = w.shutdown
 	if err := wails.Run(opts); err != nil {

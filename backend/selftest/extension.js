@@ -185,11 +185,12 @@
     });
   }
 
-  /** bench is the extension bench mode: the start with info.extensions.bench running, then their event fan-out. */
-  async function bench(h, info, { step, until, metrics }) {
-    const ids = info.extensions.bench;
-    const n = ids.length;
-    metrics.startExtensions = n;
+  /**
+   * uiUp is the bench modes' first step (this one's and stpage.js's): it
+   * resolves with when the window's UI was up, in ms from its navigation
+   * start (metrics.uiStartMs), or 0 if it never was.
+   */
+  async function uiUp(h, { step, metrics }) {
     let uiAt = 0;
     await step(`start: the window's UI is up (__HEARTH__.ready, the character list painted)`, 20000, async () => {
       await h.ready;
@@ -207,6 +208,15 @@
       metrics.uiStartMs = Math.round(uiAt);
       return `${metrics.uiStartMs} ms after the window's navigation start`;
     });
+    return uiAt;
+  }
+
+  /** bench is the extension bench mode: the start with info.extensions.bench running, then their event fan-out. */
+  async function bench(h, info, { step, until, metrics }) {
+    const ids = info.extensions.bench;
+    const n = ids.length;
+    metrics.startExtensions = n;
+    const uiAt = await uiUp(h, { step, metrics });
     if (!uiAt) return;
     await step(`start: the window with ${n} sandboxed extension(s), each activated`, 40000, async () => {
       let last = uiAt;
@@ -274,5 +284,5 @@
     });
   }
 
-  window.__hearthSelfTestExtensions = { probe, bench };
+  window.__hearthSelfTestExtensions = { probe, bench, uiUp };
 })();

@@ -15,8 +15,10 @@ import (
 
 // The extension packages the self-test installs (extensions.install with
 // { path }, through the host router, as `hearth ext install` would):
-// extensions/probe, the sandboxed extension of every run, and
-// extensions/fan, the template of the extension bench mode's copies.
+// extensions/probe, the sandboxed extension of a normal run;
+// extensions/fan, the template of the extension bench mode's copies; and
+// extensions/st-page, the page extension of a normal run and of the page
+// bench mode (pageext.go).
 //
 //go:embed extensions
 var extensionFiles embed.FS
@@ -47,13 +49,20 @@ const ExtensionCharacterName = "Ember"
 // mode with that many extensions; anything else is an error, so a typo
 // does not run the wrong test.
 func ExtensionBenchFromEnv(getenv func(string) string) (on bool, count int, err error) {
-	v := strings.TrimSpace(getenv(ExtensionsEnv))
+	return benchCountFromEnv(getenv, ExtensionsEnv, MaxBenchExtensions)
+}
+
+// benchCountFromEnv reads a bench mode's variable name through getenv:
+// unset or empty is off; a count from 0 to most turns the mode on; anything
+// else is an error naming the variable.
+func benchCountFromEnv(getenv func(string) string, name string, most int) (on bool, count int, err error) {
+	v := strings.TrimSpace(getenv(name))
 	if v == "" {
 		return false, 0, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n > MaxBenchExtensions {
-		return false, 0, fmt.Errorf("%s=%q: want a count of extensions from 0 to %d", ExtensionsEnv, v, MaxBenchExtensions)
+	if err != nil || n < 0 || n > most {
+		return false, 0, fmt.Errorf("%s=%q: want a count of extensions from 0 to %d", name, v, most)
 	}
 	return true, n, nil
 }
@@ -73,24 +82,36 @@ type extensionSeed struct {
 	chatID string
 	probe  string
 	bench  []string
+	// page is the page extension's id when it is installed (a normal run,
+	// the page bench mode); pageOn says whether it is enabled.
+	page   string
+	pageOn bool
 }
 
-func (e extensionSeed) info(benchMode bool) map[string]any {
-	mode := "probe"
-	if benchMode {
-		mode = "bench"
+// info is selftest.info's extensions block; mode is Session.mode().
+func (e extensionSeed) info(mode string) map[string]any {
+	return map[string]any{
+		"mode": mode, "chatId": e.chatID, "probe": e.probe, "bench": append([]string{}, e.bench...),
+		"page": e.page, "pageEnabled": e.pageOn,
 	}
-	return map[string]any{"mode": mode, "chatId": e.chatID, "probe": e.probe, "bench": append([]string{}, e.bench...)}
 }
 
 // seedExtensions creates the extensions' character and chat, then
-// installs and enables either the probe (a normal run) or the bench
-// mode's generated copies, each from a folder written under
-// Options.PackageDir and removed once installed (the install copies it).
+// installs either the probe and the page extension, both enabled (a
+// normal run), the extension bench mode's generated copies, or the page
+// bench mode's page extension (enabled with Options.PageExtensions 1,
+// disabled with 0), each from a folder written under Options.PackageDir
+// and removed once installed (the install copies it).
 func (s *Session) seedExtensions(ctx context.Context, inv Invoker) (extensionSeed, error) {
 	var seed extensionSeed
 	if n := s.opts.BenchExtensions; n < 0 || n > MaxBenchExtensions {
 		return seed, fmt.Errorf("self-test: %d bench extensions; at most %d", n, MaxBenchExtensions)
+	}
+	if n := s.opts.PageExtensions; n < 0 || n > MaxPageBenchExtensions {
+		return seed, fmt.Errorf("self-test: %d bench page extensions; at most %d", n, MaxPageBenchExtensions)
+	}
+	if s.opts.ExtensionBench && s.opts.PageBench {
+		return seed, fmt.Errorf("self-test: the extension bench mode and the page bench mode are separate runs")
 	}
 	var card struct {
 		Avatar string `json:"avatar"`
@@ -112,8 +133,22 @@ func (s *Session) seedExtensions(ctx context.Context, inv Invoker) (extensionSee
 		return seed, fmt.Errorf("self-test: a folder for the extension packages: %w", err)
 	}
 	defer os.RemoveAll(work)
-	if !s.opts.ExtensionBench {
-		if err := installPackage(ctx, inv, work, "probe", ProbeExtensionID); err != nil {
+	switch {
+	case s.opts.PageBench:
+		on := s.opts.PageExtensions == 1
+		if err := installPackage(ctx, inv, work, pagePackage, PageExtensionID, on); err != nil {
+			return seed, err
+		}
+		seed.page, seed.pageOn = PageExtensionID, on
+	case s.opts.ExtensionBench:
+		seed.bench = BenchExtensionIDs(s.opts.BenchExtensions)
+		for _, id := range seed.bench {
+			if err := installPackage(ctx, inv, work, "fan", id, true); err != nil {
+				return seed, err
+			}
+		}
+	default:
+		if err := installPackage(ctx, inv, work, "probe", ProbeExtensionID, true); err != nil {
 			return seed, err
 		}
 		if err := call(ctx, inv, &struct{}{}, "extensions.storage.set", "config", map[string]any{"chatId": chat.ChatID},
@@ -121,21 +156,19 @@ func (s *Session) seedExtensions(ctx context.Context, inv Invoker) (extensionSee
 			return seed, fmt.Errorf("self-test: configure the probe extension: %w", err)
 		}
 		seed.probe = ProbeExtensionID
-		return seed, nil
-	}
-	seed.bench = BenchExtensionIDs(s.opts.BenchExtensions)
-	for _, id := range seed.bench {
-		if err := installPackage(ctx, inv, work, "fan", id); err != nil {
+		if err := installPackage(ctx, inv, work, pagePackage, PageExtensionID, true); err != nil {
 			return seed, err
 		}
+		seed.page, seed.pageOn = PageExtensionID, true
 	}
 	return seed, nil
 }
 
 // installPackage writes the embedded package extensions/<name> under work
-// with its manifest's hearth.id set to id, then installs it enabled and
-// checks that it is active.
-func installPackage(ctx context.Context, inv Invoker, work, name, id string) error {
+// as the folder id (with its manifest's hearth.id set to id, when it has a
+// hearth block: a SillyTavern package's id is its folder's name), then
+// installs it, enabled or not, and checks that it is active or disabled.
+func installPackage(ctx context.Context, inv Invoker, work, name, id string, enable bool) error {
 	dir := filepath.Join(work, id)
 	if err := writePackage(dir, name, id); err != nil {
 		return fmt.Errorf("self-test: write the extension %s: %w", id, err)
@@ -145,10 +178,14 @@ func installPackage(ctx context.Context, inv Invoker, work, name, id string) err
 		Status string `json:"status"`
 		Error  string `json:"error"`
 	}
-	if err := call(ctx, inv, &entry, "extensions.install", map[string]any{"path": dir}, map[string]any{"enable": true}); err != nil {
+	if err := call(ctx, inv, &entry, "extensions.install", map[string]any{"path": dir}, map[string]any{"enable": enable}); err != nil {
 		return fmt.Errorf("self-test: install the extension %s: %w", id, err)
 	}
-	if entry.ID != id || entry.Status != "active" {
+	want := "active"
+	if !enable {
+		want = "disabled"
+	}
+	if entry.ID != id || entry.Status != want {
 		return fmt.Errorf("self-test: the extension %s installed as %q, %s %s", id, entry.ID, entry.Status, entry.Error)
 	}
 	return nil
@@ -180,15 +217,20 @@ func writePackage(dir, name, id string) error {
 	})
 }
 
-// renameManifest sets hearth.id to id and appends it to display_name.
+// renameManifest sets hearth.id to id and appends it to display_name. A
+// manifest without a hearth block (a SillyTavern extension's) is kept as
+// it is: its id is its folder's name.
 func renameManifest(data []byte, id string) ([]byte, error) {
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, err
 	}
+	if _, ok := m["hearth"]; !ok {
+		return data, nil
+	}
 	block, ok := m["hearth"].(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("manifest.json has no hearth block")
+		return nil, fmt.Errorf("manifest.json's hearth block is not an object")
 	}
 	if block["id"] != id {
 		block["id"] = id

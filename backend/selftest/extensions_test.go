@@ -60,10 +60,12 @@ func TestBenchExtensionIDs(t *testing.T) {
 
 // extensionInfo is selftest.info's extensions block.
 type extensionInfo struct {
-	Mode   string   `json:"mode"`
-	ChatID string   `json:"chatId"`
-	Probe  string   `json:"probe"`
-	Bench  []string `json:"bench"`
+	Mode        string   `json:"mode"`
+	ChatID      string   `json:"chatId"`
+	Probe       string   `json:"probe"`
+	Bench       []string `json:"bench"`
+	Page        string   `json:"page"`
+	PageEnabled bool     `json:"pageEnabled"`
 }
 
 type extensionEntry struct {
@@ -73,6 +75,8 @@ type extensionEntry struct {
 	Status      string   `json:"status"`
 	Granted     []string `json:"granted"`
 	Entry       string   `json:"entry"`
+	JS          string   `json:"js"`
+	CSS         string   `json:"css"`
 }
 
 func TestSeedInstallsTheProbeExtension(t *testing.T) {
@@ -84,13 +88,20 @@ func TestSeedInstallsTheProbeExtension(t *testing.T) {
 	}
 	invoke(t, a, &info, "selftest.info")
 	ext := info.Extensions
-	if ext.Mode != "probe" || ext.Probe != ProbeExtensionID || ext.ChatID == "" || len(ext.Bench) != 0 {
+	if ext.Mode != "probe" || ext.Probe != ProbeExtensionID || ext.ChatID == "" || len(ext.Bench) != 0 || ext.Page != PageExtensionID || !ext.PageEnabled {
 		t.Fatalf("info.extensions = %+v", ext)
 	}
+	// The probe, and the page extension beside it (listed by load order).
 	var list []extensionEntry
 	invoke(t, a, &list, "extensions.list")
-	if len(list) != 1 || list[0].ID != ProbeExtensionID || list[0].Mode != "sandboxed" || list[0].Status != "active" ||
-		strings.Join(list[0].Granted, ",") != "chat.read" || list[0].Entry != "index.html" {
+	if len(list) != 2 {
+		t.Fatalf("extensions.list = %+v", list)
+	}
+	if i := slices.IndexFunc(list, func(e extensionEntry) bool { return e.ID == ProbeExtensionID }); i < 0 || list[i].Mode != "sandboxed" || list[i].Status != "active" ||
+		strings.Join(list[i].Granted, ",") != "chat.read" || list[i].Entry != "index.html" {
+		t.Fatalf("extensions.list = %+v", list)
+	}
+	if i := slices.IndexFunc(list, func(e extensionEntry) bool { return e.ID == PageExtensionID }); i < 0 || list[i].Mode != "page" || list[i].Status != "active" || list[i].JS != "index.js" || list[i].CSS != "style.css" {
 		t.Fatalf("extensions.list = %+v", list)
 	}
 	// The probe reads the chat it counts from its own storage.
@@ -148,7 +159,7 @@ func TestSeedInstallsTheBenchExtensions(t *testing.T) {
 		Extensions extensionInfo `json:"extensions"`
 	}
 	invoke(t, a, &info, "selftest.info")
-	if ext := info.Extensions; ext.Mode != "bench" || ext.Probe != "" || ext.ChatID == "" || strings.Join(ext.Bench, ",") != "ext-fan-01,ext-fan-02,ext-fan-03" {
+	if ext := info.Extensions; ext.Mode != "bench" || ext.Probe != "" || ext.Page != "" || ext.ChatID == "" || strings.Join(ext.Bench, ",") != "ext-fan-01,ext-fan-02,ext-fan-03" {
 		t.Fatalf("info.extensions = %+v", ext)
 	}
 	var list []extensionEntry
@@ -260,8 +271,13 @@ func TestRenameManifest(t *testing.T) {
 	if m["hearth"].(map[string]any)["id"] != "ext-fan-07" || m["display_name"] != "Self-test fan-out 07" || m["hooks"] == nil {
 		t.Fatalf("renamed = %s", out)
 	}
-	if _, err := renameManifest([]byte(`{"display_name":"x"}`), "y"); err == nil {
-		t.Fatal("a manifest without a hearth block was renamed")
+	// A SillyTavern manifest has no hearth block: its id is its folder's.
+	st := []byte(`{"display_name":"x","js":"index.js"}`)
+	if out, err := renameManifest(st, "y"); err != nil || string(out) != string(st) {
+		t.Fatalf("a manifest without a hearth block became %s, %v", out, err)
+	}
+	if _, err := renameManifest([]byte(`{"display_name":"x","hearth":"y"}`), "y"); err == nil {
+		t.Fatal("a hearth block that is not an object was renamed")
 	}
 }
 
@@ -270,6 +286,9 @@ func TestBenchModeSeedsSmallChats(t *testing.T) {
 	t.Parallel()
 	if s := New(Options{ExtensionBench: true}); s.opts.Messages != benchMessages {
 		t.Fatalf("bench mode seeds %d messages a chat", s.opts.Messages)
+	}
+	if s := New(Options{PageBench: true}); s.opts.Messages != benchMessages {
+		t.Fatalf("the page bench mode seeds %d messages a chat", s.opts.Messages)
 	}
 	if s := New(Options{}); s.opts.Messages != 10000 {
 		t.Fatalf("a normal run seeds %d messages a chat", s.opts.Messages)

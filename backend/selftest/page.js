@@ -8,7 +8,10 @@
 //     proved inside its frame, and the bridge's cost per call
 //     (extension.js; the extension bench mode, HEARTH_SELFTEST_EXTENSIONS,
 //     measures the window's start and an event's fan-out there instead,
-//     and ends);
+//     and ends); then the SillyTavern-style page extension Go installed,
+//     running in the window (stpage.js; the page bench mode,
+//     HEARTH_SELFTEST_PAGE_EXTENSIONS, measures the window's start with
+//     and without it there instead, and ends);
 //  3. opens the seeded 10,000-message chat from the character list and
 //     measures the first paint of its tail, the time until the whole chat
 //     is in getContext().chat, and how long the event loop ever stalled
@@ -157,16 +160,24 @@
     await report(false);
 
     // The sandboxed extensions Go installed, while the window is otherwise
-    // idle (extension.js). The extension bench mode (desktopbench) ends
-    // there.
+    // idle (extension.js), then the page extension (stpage.js). The bench
+    // modes (desktopbench) end there.
     const extensions = window.__hearthSelfTestExtensions;
+    const pageTier = window.__hearthSelfTestPageTier;
     const tools = { step, until, metrics, invoke };
     if (!extensions) check('extension: the extension phase (extension.js) loaded', false, 'window.__hearthSelfTestExtensions is missing');
+    if (!pageTier) check('page extension: the page tier phase (stpage.js) loaded', false, 'window.__hearthSelfTestPageTier is missing');
     if (info.extensions.mode === 'bench') {
       if (extensions) await extensions.bench(h, info, tools);
       return;
     }
+    if (info.extensions.mode === 'page-bench') {
+      if (extensions && pageTier) await pageTier.bench(h, info, tools);
+      return;
+    }
     if (extensions) await extensions.probe(h, info, tools);
+    await report(false);
+    if (pageTier) await pageTier.checks(h, info, tools);
     await report(false);
 
     // The large chat first, cold, the way a person opens it: a click on the

@@ -2,8 +2,9 @@
 // `hearth --self-test OUT.json`: the real binary, the real WebKitGTK
 // webview, a seeded data dir, and a script inside the page (page.js) that
 // exercises the ABI, checks a sandboxed extension running in its frame
-// (extension.js, extensions/), attacks the bridges from sandboxed frames
-// (frame.js) and measures a 10,000-message chat.
+// (extension.js, extensions/) and a SillyTavern-style page extension
+// running in the window (stpage.js, pageext.go), attacks the bridges from
+// sandboxed frames (frame.js) and measures a 10,000-message chat.
 //
 // The Go side seeds the data dir through the host router (the extensions
 // included: extensions.go), registers the host methods that exist only in
@@ -49,6 +50,9 @@ const (
 	// checks and the extension bench mode, loaded before page.js, which
 	// runs it.
 	ExtensionScriptPath = "/__hearth__/selftest-extension.js"
+	// PageTierScriptPath serves stpage.js, the page extension's checks
+	// and the page bench mode, loaded before page.js, which runs it.
+	PageTierScriptPath = "/__hearth__/selftest-stpage.js"
 )
 
 // CharacterName names the seeded character that owns the large chat.
@@ -75,6 +79,9 @@ var memoryScript []byte
 //go:embed extension.js
 var extensionScript []byte
 
+//go:embed stpage.js
+var pageTierScript []byte
+
 // PageScript is the script the main document loads in self-test mode.
 func PageScript() []byte { return pageScript }
 
@@ -86,6 +93,9 @@ func MemoryScript() []byte { return memoryScript }
 
 // ExtensionScript is the extension phase's script (extension.js).
 func ExtensionScript() []byte { return extensionScript }
+
+// PageTierScript is the page extension's script (stpage.js).
+func PageTierScript() []byte { return pageTierScript }
 
 // FrameScript is the script of the sandboxed frames the page creates.
 func FrameScript() []byte { return frameScript }
@@ -100,7 +110,7 @@ type Options struct {
 	// Timeout bounds the wait for the page's final report (default 90 s).
 	Timeout time.Duration
 	// Messages is the size of the seeded chat, greeting included
-	// (default 10000; benchMessages in the extension bench mode).
+	// (default 10000; benchMessages in the bench modes).
 	Messages int
 	// Capture takes the screenshot (default: ImageMagick's
 	// `import -window root PATH`, which needs $DISPLAY).
@@ -129,6 +139,17 @@ type Options struct {
 	// BenchExtensions is how many extensions the bench mode installs
 	// (0 to MaxBenchExtensions).
 	BenchExtensions int
+	// PageBench is the page bench mode (PageExtensionsEnv): instead of the
+	// probe and the page extension, the page extension alone is installed,
+	// enabled when PageExtensions is 1 and disabled when it is 0; the page
+	// measures the window's start until the UI is up and the page
+	// extension has run, and what of the SillyTavern compat layer the
+	// window fetched (stpage.js), and then ends, like the extension bench
+	// mode. It and ExtensionBench are separate runs.
+	PageBench bool
+	// PageExtensions is how many page extensions the page bench mode
+	// enables (0 to MaxPageBenchExtensions).
+	PageExtensions int
 }
 
 // MemoryEnv is the environment variable that turns Options.Memory on for
@@ -193,6 +214,8 @@ type Session struct {
 	// streamed counts requests to the asset handler's /api/invoke.
 	streamed struct{ accepted, rejected int }
 	boots    int
+	// assets are the compat files the asset handler served (assets.go).
+	assets   []assetRequest
 	nav      navigationLog
 	page     pageReport
 	done     chan struct{}
@@ -209,7 +232,7 @@ func New(opts Options) *Session {
 	}
 	if opts.Messages <= 0 {
 		opts.Messages = 10000
-		if opts.ExtensionBench {
+		if opts.ExtensionBench || opts.PageBench {
 			opts.Messages = benchMessages
 		}
 	}
@@ -279,14 +302,19 @@ func (s *Session) Seed(ctx context.Context, inv chatgen.Invoker) error {
 	defer s.mu.Unlock()
 	s.chatID, s.selectChatID, s.avatar, s.connectionID, s.agentChatID, s.ext = clickChat, selectChat, card.Avatar, connID, agentChat, ext
 	s.seedMs = float64(time.Since(started).Milliseconds())
-	installed := "the sandboxed extension " + ext.probe
-	if s.opts.ExtensionBench {
-		installed = fmt.Sprintf("%d generated sandboxed extension(s) for the extension bench", len(ext.bench))
+	installed := fmt.Sprintf("the sandboxed extension %s and the page extension %s, enabled", ext.probe, ext.page)
+	switch {
+	case s.opts.ExtensionBench:
+		installed = fmt.Sprintf("%d generated sandboxed extension(s) for the extension bench, enabled", len(ext.bench))
+	case s.opts.PageBench && ext.pageOn:
+		installed = fmt.Sprintf("the page extension %s for the page bench, enabled", ext.page)
+	case s.opts.PageBench:
+		installed = fmt.Sprintf("the page extension %s for the page bench, disabled", ext.page)
 	}
 	s.goChecks = append(s.goChecks, Check{
 		Name:   "seed: character and chats through the host router",
 		OK:     true,
-		Detail: fmt.Sprintf("2 chats of %d messages and %s, enabled, in %d ms", s.opts.Messages, installed, time.Since(started).Milliseconds()),
+		Detail: fmt.Sprintf("2 chats of %d messages and %s, in %d ms", s.opts.Messages, installed, time.Since(started).Milliseconds()),
 	})
 	return nil
 }
@@ -451,11 +479,12 @@ func (s *Session) info() map[string]any {
 		"connectionId":  s.connectionID,
 		"agentChatId":   s.agentChatID,
 		"memory":        s.opts.Memory,
-		"extensions":    s.ext.info(s.opts.ExtensionBench),
+		"extensions":    s.ext.info(s.mode()),
 		"bootDocuments": s.boots,
 		"bridge":        map[string]any{"accepted": accepted, "rejected": rejected},
 		"stream":        map[string]any{"accepted": s.streamed.accepted, "rejected": s.streamed.rejected},
 		"navigation":    s.nav.info(),
+		"compatFiles":   append([]assetRequest{}, s.assets...),
 	}
 }
 
@@ -489,6 +518,9 @@ func (s *Session) finish(ctx context.Context, inv chatgen.Invoker, ended Check) 
 	}
 	s.mu.Unlock()
 	rep.Checks = append(rep.Checks, ended, s.checkNoPwned(ctx, inv), s.checkExtensionChat(ctx, inv))
+	if c, ok := s.checkPageSettings(ctx, inv); ok {
+		rep.Checks = append(rep.Checks, c)
+	}
 
 	if s.opts.Screenshot != "" {
 		c := Check{Name: "self-test: screenshot of the window", OK: true, Detail: s.opts.Screenshot}

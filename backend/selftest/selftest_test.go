@@ -127,6 +127,10 @@ func TestReportedRunPasses(t *testing.T) {
 		t.Fatalf("info = %+v", info)
 	}
 
+	// What the page extension's first start saves (saveSettingsDebounced).
+	invoke(t, a, &struct{}{}, "extensions.storage.set", PageSettingsKey, map[string]any{PageExtensionID: map[string]int{"runs": 1}},
+		map[string]string{"extensionId": PageExtensionID})
+
 	done := make(chan Report, 1)
 	go func() { done <- s.Wait(context.Background(), a.Router, time.Now()) }()
 	var ok bool
@@ -157,6 +161,7 @@ func TestReportedRunPasses(t *testing.T) {
 		"seed: character and chats through the host router", "abi: ready", "perf: first page",
 		"self-test: the page finished", "go: no character created by a forged call",
 		"go: no message in the extensions' chat from a forged bridge message", "self-test: screenshot of the window",
+		"go: the page extension's extension_settings were saved to its storage",
 	} {
 		if ok, found := names[want]; !found || !ok {
 			t.Errorf("check %q: found %v, ok %v", want, found, ok)
@@ -240,7 +245,7 @@ func TestScriptsAreEmbedded(t *testing.T) {
 	if !bytes.Contains(MemoryScript(), []byte("window.__hearthSelfTestMemory = ")) || !bytes.Contains(PageScript(), []byte("window.__hearthSelfTestMemory(")) {
 		t.Error("the memory phase is not defined by memory.js and run by page.js")
 	}
-	if !bytes.Contains(ExtensionScript(), []byte("window.__hearthSelfTestExtensions = { probe, bench }")) ||
+	if !bytes.Contains(ExtensionScript(), []byte("window.__hearthSelfTestExtensions = { probe, bench, uiUp }")) ||
 		!bytes.Contains(PageScript(), []byte("extensions.probe(h, info, tools)")) || !bytes.Contains(PageScript(), []byte("extensions.bench(h, info, tools)")) {
 		t.Error("the extension phase is not defined by extension.js and run by page.js")
 	}

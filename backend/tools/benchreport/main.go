@@ -263,13 +263,15 @@ func writeJSON(file string, results []result) error {
 //     schema alike;
 //   - a difference, in the figures' unit: what a condition adds against
 //     runs without it (the desktop window's start with ten sandboxed
-//     extensions against its start with none, from desktopbench).
+//     extensions against its start with none, and with one page extension
+//     enabled against none, from desktopbench).
 var derived = []struct {
 	name, a, b, unit, outUnit string
 	combine                   func(a, b float64) (float64, bool)
 }{
 	{"BenchmarkImportJsonl/ofImportRows", "BenchmarkImportJsonl", "BenchmarkImportRows", "msgs/s", "x", ratio},
 	{"BenchmarkDesktopExtensions/startDelta10", "BenchmarkDesktopExtensions/startWith10", "BenchmarkDesktopExtensions/startWith0", "ms", "ms", difference},
+	{"BenchmarkDesktopPageExtensions/pageStartDelta1", "BenchmarkDesktopPageExtensions/startWith1", "BenchmarkDesktopPageExtensions/startWith0", "ms", "ms", difference},
 }
 
 func ratio(a, b float64) (float64, bool)      { return a / b, b > 0 }

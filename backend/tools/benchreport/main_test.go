@@ -176,7 +176,8 @@ func TestWriteJSONAndTable(t *testing.T) {
 func TestGoalsTableIsWellFormed(t *testing.T) {
 	t.Parallel()
 	for name, g := range goals {
-		if !strings.HasPrefix(name, "Benchmark") || g.Value <= 0 || g.Unit == "" {
+		// A Max goal may be 0 (none at all); a lower bound of 0 says nothing.
+		if !strings.HasPrefix(name, "Benchmark") || g.Value < 0 || (g.AtLeast && g.Value == 0) || g.Unit == "" {
 			t.Errorf("goal %q = %+v", name, g)
 		}
 		if _, err := filepath.Match(name, "x"); err != nil {
@@ -226,6 +227,46 @@ func TestDerivedDifference(t *testing.T) {
 		t.Fatalf("the delta's row = %+v", last)
 	}
 	if got := derivedSamples(samples[:1]); len(got) != 0 {
+		t.Fatalf("difference without the runs with none = %+v", got)
+	}
+}
+
+// The page extension's start delta is derived like the sandboxed one's,
+// against its own runs with none; the compat layer's cost with none is
+// held to 0 ms: anything above is over.
+func TestDerivedPageStartDeltaAndZeroGoal(t *testing.T) {
+	samples := []sample{
+		{name: "BenchmarkDesktopPageExtensions/startWith0", unit: "ms", value: 610},
+		{name: "BenchmarkDesktopPageExtensions/startWith1", unit: "ms", value: 700},
+		{name: "BenchmarkDesktopPageExtensions/startWith0", unit: "ms", value: 590},
+		{name: "BenchmarkDesktopPageExtensions/startWith1", unit: "ms", value: 640},
+		{name: "BenchmarkDesktopPageExtensions/startWith0", unit: "ms", value: 900},
+		{name: "BenchmarkDesktopPageExtensions/startWith1", unit: "ms", value: 690},
+		// The sandboxed tier's runs are not the page tier's.
+		{name: "BenchmarkDesktopExtensions/startWith0", unit: "ms", value: 100},
+		{name: "BenchmarkDesktopPageExtensions/compatCostWith0", unit: "ms", value: 0},
+		{name: "BenchmarkDesktopPageExtensions/compatCostWith0", unit: "ms", value: 0},
+		{name: "BenchmarkDesktopPageExtensions/compatCostWith0", unit: "ms", value: 3},
+	}
+	got := derivedSamples(samples)
+	if len(got) != 1 || got[0].name != "BenchmarkDesktopPageExtensions/pageStartDelta1" || got[0].unit != "ms" || got[0].value != 80 {
+		t.Fatalf("derivedSamples = %+v", got)
+	}
+	rows := map[string]result{}
+	for _, r := range summarize(append(samples, got...), goals) {
+		rows[r.Name] = r
+	}
+	if d := rows["BenchmarkDesktopPageExtensions/pageStartDelta1"]; d.Goal == nil || *d.Goal != 60 || d.status != "over" {
+		t.Fatalf("the delta's row = %+v", d)
+	}
+	if c := rows["BenchmarkDesktopPageExtensions/compatCostWith0"]; c.Goal == nil || *c.Goal != 0 || c.Value != 0 || c.status != "ok" {
+		t.Fatalf("the cost's row = %+v", c)
+	}
+	over := summarize([]sample{{name: "BenchmarkDesktopPageExtensions/compatCostWith0", unit: "ms", value: 0.5}}, goals)
+	if len(over) != 1 || over[0].status != "over" {
+		t.Fatalf("a cost above 0 = %+v", over)
+	}
+	if got := derivedSamples(samples[1:2]); len(got) != 0 {
 		t.Fatalf("difference without the runs with none = %+v", got)
 	}
 }

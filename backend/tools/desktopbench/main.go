@@ -23,6 +23,27 @@
 // one MESSAGE_SENT's way to all of their frames (eventFanout10,
 // eventFanout20 after a pause; eventFanoutWarm… back to back).
 //
+// Then, with -page-runs (default 3; 0 skips), the self-test's page bench
+// mode (selftest.PageExtensionsEnv) runs that many times with the
+// SillyTavern-style page extension disabled and enabled, in turn: the
+// window's start until the UI is up and, enabled, the extension has run
+// (BenchmarkDesktopPageExtensions/startWith0, startWith1; benchreport
+// prints pageStartDelta1, the median with it less the median without);
+// how long the window was loading the SillyTavern compat layer, from the
+// first request for one of its files to the last answer, with none
+// enabled (compatCostWith0: nothing of the layer runs unless it was
+// fetched) and with one (compatSpanWith1), and how many files
+// (compatFilesWith0, compatFilesWith1); with one, the UI's own start
+// (uiStartWith1), how long after it the extension had run in the same
+// window (ranAfterUiWith1: the delta without the spread of the UI's start
+// between runs, but also without what the extension slowed the UI by),
+// and where the time went, by the page loader's requests
+// in turn (runtimeStageWith1: from the runtime's chunk to the package's
+// first file; packageStageWith1: from there until the extension ran);
+// and one extensions.list() round
+// trip in the window after start (loaderListWith0), the call the page
+// loader makes at start with none enabled too.
+//
 // The figures are timings of one window on a shared machine and vary from
 // run to run by a fifth or more, which is why they are benchmarks and not
 // test assertions. A run that fails prints a FAIL line (benchreport then
@@ -37,6 +58,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"hearth/backend/selftest"
 )
@@ -91,11 +113,31 @@ var extensionFigures = []struct{ metric, name string }{
 // runs: none and ten for the start's delta, twenty for the fan-out.
 var benchCounts = []int{0, 10, 20}
 
+// pageCounts are the page bench mode's runs: the page extension disabled
+// and enabled.
+var pageCounts = []int{0, 1}
+
+// pageFigures maps the page bench mode's metrics (stpage.js) to benchmark
+// names, per run ("%d": the run's count of enabled page extensions; a
+// metric the run does not report is left out).
+var pageFigures = []struct{ metric, name, unit string }{
+	{"startWithPageExtensionsMs", "startWith%d", "ms"},
+	{"uiStartMs", "uiStartWith%d", "ms"},
+	{"pageExtensionAfterUiMs", "ranAfterUiWith1", "ms"},
+	{"compatRuntimeStageMsWith1", "runtimeStageWith1", "ms"},
+	{"compatPackageStageMsWith1", "packageStageWith1", "ms"},
+	{"compatCostWith0", "compatCostWith0", "ms"},
+	{"compatSpanMsWith1", "compatSpanWith1", "ms"},
+	{"compatResourcesWith%d", "compatFilesWith%d", "files"},
+	{"loaderListMsWith0", "loaderListWith0", "ms"},
+}
+
 func main() {
 	bin := flag.String("bin", "build/bin/hearth", "the desktop build to run")
 	runs := flag.Int("runs", 5, "how many self-tests to run")
 	mem := flag.Bool("memory", true, "add the memory phase (about a minute more per run)")
 	extRuns := flag.Int("ext-runs", 3, "how many extension bench runs to make with each of 0, 10 and 20 extensions (0: none)")
+	pageRuns := flag.Int("page-runs", 3, "how many page bench runs to make with the page extension disabled and enabled (0: none)")
 	flag.Parse()
 	failed := false
 	for i := 1; i <= *runs; i++ {
@@ -121,6 +163,17 @@ func main() {
 				continue
 			}
 			printExtensionRun(os.Stdout, metrics)
+		}
+	}
+	for i := 1; i <= *pageRuns; i++ {
+		for _, n := range pageCounts {
+			metrics, err := selfTest(*bin, []string{fmt.Sprintf("%s=%d", selftest.PageExtensionsEnv, n)})
+			if err != nil {
+				fmt.Printf("FAIL desktopbench: page bench run %d with %d page extension(s) enabled: %v\n", i, n, err)
+				failed = true
+				continue
+			}
+			printPageRun(os.Stdout, metrics)
 		}
 	}
 	if failed {
@@ -213,5 +266,27 @@ func printExtensionRun(w io.Writer, metrics map[string]float64) {
 	}
 	if v, ok := metrics[fmt.Sprintf("extEventFanoutWarm%dMs", count)]; ok {
 		fmt.Fprintf(w, "BenchmarkDesktopExtensions/eventFanoutWarm%d\t1\t%g ms\n", count, v)
+	}
+}
+
+// printPageRun writes a page bench run's figures, named by its count of
+// enabled page extensions (the startPageExtensions metric), e.g.
+// "BenchmarkDesktopPageExtensions/startWith1 1 702 ms".
+func printPageRun(w io.Writer, metrics map[string]float64) {
+	n, ok := metrics["startPageExtensions"]
+	if !ok {
+		return
+	}
+	for _, f := range pageFigures {
+		metric, name := f.metric, f.name
+		if strings.Contains(metric, "%d") {
+			metric = fmt.Sprintf(metric, int(n))
+		}
+		if strings.Contains(name, "%d") {
+			name = fmt.Sprintf(name, int(n))
+		}
+		if v, ok := metrics[metric]; ok {
+			fmt.Fprintf(w, "BenchmarkDesktopPageExtensions/%s\t1\t%g %s\n", name, v, f.unit)
+		}
 	}
 }

@@ -59,3 +59,41 @@ func TestPrintExtensionRun(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintPageRun(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		metrics map[string]float64
+		want    string
+	}{
+		{"none enabled", map[string]float64{
+			"startPageExtensions": 0, "startWithPageExtensionsMs": 598, "uiStartMs": 598, "compatCostWith0": 0,
+			"compatResourcesWith0": 0, "compatKBWith0": 0, "compatSpanMsWith0": 0, "loaderListMsWith0": 0.75, "seedMs": 3000,
+		},
+			"BenchmarkDesktopPageExtensions/startWith0\t1\t598 ms\n" +
+				"BenchmarkDesktopPageExtensions/uiStartWith0\t1\t598 ms\n" +
+				"BenchmarkDesktopPageExtensions/compatCostWith0\t1\t0 ms\n" +
+				"BenchmarkDesktopPageExtensions/compatFilesWith0\t1\t0 files\n" +
+				"BenchmarkDesktopPageExtensions/loaderListWith0\t1\t0.75 ms\n"},
+		{"one enabled", map[string]float64{
+			"startPageExtensions": 1, "startWithPageExtensionsMs": 702, "uiStartMs": 610, "pageExtensionRanMs": 702, "pageExtensionAfterUiMs": 92,
+			"compatResourcesWith1": 14, "compatKBWith1": 260.5, "compatSpanMsWith1": 41.5,
+			"compatRuntimeStageMsWith1": 60, "compatPackageStageMsWith1": 25,
+		},
+			"BenchmarkDesktopPageExtensions/startWith1\t1\t702 ms\n" +
+				"BenchmarkDesktopPageExtensions/uiStartWith1\t1\t610 ms\n" +
+				"BenchmarkDesktopPageExtensions/ranAfterUiWith1\t1\t92 ms\n" +
+				"BenchmarkDesktopPageExtensions/runtimeStageWith1\t1\t60 ms\n" +
+				"BenchmarkDesktopPageExtensions/packageStageWith1\t1\t25 ms\n" +
+				"BenchmarkDesktopPageExtensions/compatSpanWith1\t1\t41.5 ms\n" +
+				"BenchmarkDesktopPageExtensions/compatFilesWith1\t1\t14 files\n"},
+		// Another run's metrics print nothing here.
+		{"extension bench run", map[string]float64{"startExtensions": 10, "startWithExtensionsMs": 700}, ""},
+	} {
+		var b strings.Builder
+		printPageRun(&b, tc.metrics)
+		if b.String() != tc.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", tc.name, b.String(), tc.want)
+		}
+	}
+}
