@@ -26,7 +26,75 @@ export const COMPAT_PATHS = [
   'scripts/popup.js',
   'scripts/i18n.js',
   'scripts/slash-commands.js',
+  // Beyond the contract's list: modules real extensions import by path
+  // (Extension-MessageLimit, Dialogue Colorizer and most extensions that
+  // add slash commands), so they link too.
+  'lib/eventemitter.js',
+  'scripts/slash-commands/SlashCommand.js',
+  'scripts/slash-commands/SlashCommandArgument.js',
+  'scripts/slash-commands/SlashCommandCommonEnumsProvider.js',
+  'scripts/slash-commands/SlashCommandEnumValue.js',
+  'scripts/slash-commands/SlashCommandParser.js',
 ];
+
+/**
+ * literal returns the JSON value of an object, array or literal node;
+ * parts that are not literals (references, calls, undefined) are left out,
+ * as JSON leaves out undefined.
+ */
+function literal(node) {
+  switch (node?.type) {
+    case 'Literal':
+      return node.regex ? undefined : node.value;
+    case 'ArrayExpression':
+      return node.elements.map(literal).filter((v) => v !== undefined);
+    case 'ObjectExpression': {
+      const out = {};
+      for (const p of node.properties) {
+        if (p.type !== 'Property' || p.computed) continue;
+        const key = p.key.type === 'Identifier' ? p.key.name : String(p.key.value);
+        const v = literal(p.value);
+        if (v !== undefined) out[key] = v;
+      }
+      return out;
+    }
+    case 'UnaryExpression':
+      return node.operator === '-' && node.argument.type === 'Literal' ? -node.argument.value : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * literalConsts returns the data of a module's `export const X = { … }` and
+ * `[ … ]` declarations (their literal parts: helper functions inside are
+ * left out), by name, so the compat runtime can back SillyTavern's
+ * constant tables (ARGUMENT_TYPE, enumTypes, …) with its own values.
+ */
+export function literalConsts(source) {
+  const ast = parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
+  const out = {};
+  for (const node of ast.body) {
+    const d = node.type === 'ExportNamedDeclaration' ? node.declaration : null;
+    if (d?.type !== 'VariableDeclaration' || d.kind !== 'const') continue;
+    for (const v of d.declarations) {
+      const t = v.init?.type;
+      if (v.id.type === 'Identifier' && (t === 'ObjectExpression' || t === 'ArrayExpression')) out[v.id.name] = literal(v.init);
+    }
+  }
+  return out;
+}
+
+/** exportedLiteral returns the value of `export const name = <literal>` in source. */
+export function exportedLiteral(source, name) {
+  const ast = parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
+  for (const node of ast.body) {
+    const d = node.type === 'ExportNamedDeclaration' ? node.declaration : null;
+    if (d?.type !== 'VariableDeclaration') continue;
+    for (const v of d.declarations) if (v.id.type === 'Identifier' && v.id.name === name) return literal(v.init);
+  }
+  throw new Error(`no export const ${name}`);
+}
 
 /** kindOf classifies a top-level declaration: function, class, let (may be reassigned) or const. */
 function kindOf(decl, declarator) {
@@ -89,8 +157,20 @@ function main() {
     process.exit(2);
   }
   const modules = {};
-  for (const p of COMPAT_PATHS) modules['/' + p] = exportsOf(readFileSync(join(root, p), 'utf8'));
-  const doc = { stVersion: version, source: origin, modules };
+  const constants = {};
+  for (const p of COMPAT_PATHS) {
+    const source = readFileSync(join(root, p), 'utf8');
+    modules['/' + p] = exportsOf(source);
+    const data = literalConsts(source);
+    if (Object.keys(data).length > 0) constants['/' + p] = data;
+  }
+  const eventTypes = exportedLiteral(readFileSync(join(root, 'scripts/events.js'), 'utf8'), 'event_types');
+  // The containers SillyTavern's extension_settings starts with (its own
+  // extensions' keys: objective, memory, …): third-party extensions find
+  // some of them there and write into them without making them first.
+  const settings = exportedLiteral(readFileSync(join(root, 'scripts/extensions.js'), 'utf8'), 'extension_settings');
+  const extensionSettings = Object.fromEntries(Object.entries(settings).filter(([, v]) => typeof v === 'object' && v !== null));
+  const doc = { stVersion: version, source: origin, modules, constants, eventTypes, extensionSettings };
   const target = join(dirname(fileURLToPath(import.meta.url)), '../../backend/extensions/stcompat/st-exports.json');
   writeFileSync(target, JSON.stringify(doc, null, 1) + '\n');
   const counts = Object.entries(modules).map(([p, names]) => `${p} ${Object.keys(names).length}`);

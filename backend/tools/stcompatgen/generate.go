@@ -63,6 +63,29 @@ func generateTS(st stcompat.Exports) ([]byte, error) {
 	if err := jsonConst("The getContext() members Hearth backs.", "CONTEXT_MEMBERS", "readonly string[]", stcompat.ContextMembers); err != nil {
 		return nil, err
 	}
+	data := map[string]map[string]any{}
+	for p, names := range stcompat.Data {
+		data[p] = map[string]any{}
+		for _, n := range names {
+			v, ok := st.Constants[p][n]
+			if !ok {
+				return nil, fmt.Errorf("%s %s: in stcompat.Data but st-exports.json has no constant for it", p, n)
+			}
+			data[p][n] = v
+		}
+	}
+	if err := jsonConst("SillyTavern's constant tables Hearth serves as they are (stcompat.Data).", "ST_DATA",
+		"Readonly<Record<string, Readonly<Record<string, unknown>>>>", data); err != nil {
+		return nil, err
+	}
+	if err := jsonConst("SillyTavern's event_types (Hearth's own strings are merged over it).", "ST_EVENT_TYPES",
+		"Readonly<Record<string, string>>", st.EventTypes); err != nil {
+		return nil, err
+	}
+	if err := jsonConst("The containers SillyTavern's extension_settings starts with.", "ST_EXTENSION_SETTINGS",
+		"Readonly<Record<string, unknown>>", st.ExtensionSettings); err != nil {
+		return nil, err
+	}
 	if err := jsonConst("The SillyTavern element ids the window provides.", "DOM_IDS", "readonly string[]", stcompat.DOMIDs); err != nil {
 		return nil, err
 	}

@@ -54,7 +54,11 @@ describe('extension prompts', () => {
     expect(() => ctx.setExtensionPrompt('k', 'v', 1, 1.5)).toThrow(/depth/);
     expect(() => ctx.setExtensionPrompt('k', 'v', 1, 0, false, 7)).toThrow(/role/);
     expect(() => ctx.setExtensionPrompt('', 'v', 1, 0)).toThrow(/key/);
+    expect(() => ctx.setExtensionPrompt('k', 'v', 1, 'two' as never)).toThrow(/depth/);
+    // A string of digits is its number, as SillyTavern reads these with Number() (an input's .val()).
     expect(ctx.extensionPrompts).toEqual({});
+    ctx.setExtensionPrompt('typed', 'v', '1' as never, ' 4 ' as never);
+    expect(ctx.extensionPrompts.typed).toMatchObject({ position: 1, depth: 4 });
   });
 });
 

@@ -143,6 +143,10 @@ export function createContext(deps: ContextDeps): HearthContext {
     getCurrentChatId() {
       return cache.committed()?.details.fileName;
     },
+    /** chatId is SillyTavern's getContext().chatId: getCurrentChatId() as a property. */
+    get chatId() {
+      return cache.committed()?.details.fileName;
+    },
     generate: deps.generation.generate,
     generateQuietPrompt: deps.generation.generateQuietPrompt,
     stopGeneration: deps.generation.stopGeneration,

@@ -37,7 +37,13 @@ function invalid(message: string): HostError {
   return new HostError('validation.invalid_argument', message);
 }
 
+/**
+ * integer checks a number argument. A string of digits counts as its
+ * number, as SillyTavern's setExtensionPrompt reads its arguments with
+ * Number() (extensions pass an input's .val(), say).
+ */
 function integer(v: unknown, name: string, min: number, max: number): number {
+  if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) v = Number(v);
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
     throw invalid(`${name} must be an integer from ${min} to ${max}, got ${String(v)}`);
   }

@@ -625,6 +625,8 @@ export interface HearthContext {
   getMessageCount(): number;
   saveChatMetadata(withMetadata?: Record<string, unknown>): Promise<boolean>;
   getCurrentChatId(): string | undefined;
+  /** chatId is SillyTavern's name for getCurrentChatId(): the open chat's file name, undefined when none. */
+  readonly chatId: string | undefined;
   getChatState(namespace: string, options?: { target?: ChatTarget }): Promise<unknown>;
   getChatStateBatch(namespaces: string[], options?: { target?: ChatTarget }): Promise<Record<string, unknown>>;
   updateChatState(namespace: string, updater: (current: unknown) => unknown, options?: { target?: ChatTarget; maxRetries?: number }): Promise<UpdateResult>;

@@ -68,6 +68,36 @@ describe('the page loader', () => {
     stop();
   });
 
+  it('reads manifests and preloads scripts while the runtime is still on its way, then runs the scripts in order', async () => {
+    const page = fakePage([pageEntry('notes', { css: 'style.css' }), pageEntry('dice')]);
+    const appended: Array<{ rel?: string; href?: string }> = [];
+    const win = fakeWindow();
+    (win.document as unknown as { createElement: () => object }).createElement = () => ({ dataset: {} });
+    (win.document as unknown as { head: { append: (el: { rel?: string; href?: string }) => void } }).head.append = (el) => void appended.push({ rel: el.rel, href: el.href });
+    let release: () => void = () => {};
+    const runtimeHeld = new Promise<void>((r) => (release = r));
+    const read: string[] = [];
+    const { deps, imported } = loaderDeps(page, createLocale('en'), { window: win, readManifest: async (id) => (read.push(id), {}) });
+    const inner = deps.loadRuntime!;
+    deps.loadRuntime = async () => {
+      await runtimeHeld;
+      return inner();
+    };
+    const done = startPageExtensions(deps);
+    await vi.waitFor(() => expect(read).toEqual(['notes', 'dice']));
+    expect(imported).toEqual([]);
+    expect(appended).toEqual([
+      { rel: 'modulepreload', href: '/script.js' },
+      { rel: 'modulepreload', href: '/scripts/extensions.js' },
+      { rel: 'modulepreload', href: '/scripts/extensions/third-party/notes/index.js' },
+      { rel: 'modulepreload', href: '/scripts/extensions/third-party/dice/index.js' },
+      { rel: 'stylesheet', href: '/scripts/extensions/third-party/notes/style.css' },
+    ]);
+    release();
+    expect((await done).loaded).toEqual(['notes', 'dice']);
+    expect(imported).toEqual(['/scripts/extensions/third-party/notes/index.js', '/scripts/extensions/third-party/dice/index.js']);
+  });
+
   it('reads the list itself without a registry', async () => {
     const page = fakePage([pageEntry('notes')]);
     const { deps } = loaderDeps(page, createLocale('en'));

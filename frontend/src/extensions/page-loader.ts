@@ -86,6 +86,31 @@ async function fetchPageManifest(id: string): Promise<Record<string, unknown>> {
   return m as Record<string, unknown>;
 }
 
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** settle holds a promise's outcome without an unhandled rejection while it waits for its turn. */
+function settle<T>(p: Promise<T>): Promise<Settled<T>> {
+  return p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+}
+
+function unsettle<T>(s: Settled<T>): T {
+  if (s.ok) return s.value;
+  throw s.error;
+}
+
+/** preload asks the browser to fetch module scripts before they are imported (nothing runs until then). */
+function preload(doc: Document, urls: string[]): void {
+  for (const href of urls) {
+    const link = doc.createElement('link');
+    link.rel = 'modulepreload';
+    link.href = href;
+    doc.head.append(link);
+  }
+}
+
 function hookName(manifest: Record<string, unknown>, hook: string): string | null {
   const hooks = manifest.hooks;
   if (!hooks || typeof hooks !== 'object') return null;
@@ -105,20 +130,38 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
   if (active.length === 0) return result;
 
   const storage = deps.hearth.api.extensions.storage;
-  const { installStRuntime } = await (deps.loadRuntime ?? (() => import('./st/runtime')))();
+  const importModule = deps.importModule ?? ((url: string) => import(/* @vite-ignore */ url) as Promise<Record<string, unknown>>);
+  const readManifest = deps.readManifest ?? fetchPageManifest;
+  const readLocale = deps.readLocale ?? ((url: string) => readLocaleFile(url));
+
+  // Everything that does not need the runtime starts now, beside its
+  // fetch: each manifest, each settings share and started version, each
+  // style sheet, and a preload of each script and of the two compat
+  // modules nearly every extension imports, so the first import finds them
+  // fetched. Only the scripts run in order.
+  const loading = (deps.loadRuntime ?? (() => import('./st/runtime')))();
+  const manifests = new Map(active.map((e) => [e.id, settle(readManifest(e.id))]));
+  const shares = new Map(active.map((e) => [e.id, settle(storage.get(ST_SETTINGS_KEY, { extensionId: e.id }))]));
+  const started = new Map(active.map((e) => [e.id, storage.get(STARTED_KEY, { extensionId: e.id }).catch(() => null)]));
+  preload(w.document, ['/script.js', '/scripts/extensions.js', ...active.map((e) => pageUrl(e.id, e.js!))]);
+  for (const e of active) if (e.css) addStyleSheet(e);
+
+  const { installStRuntime } = await loading;
   const rt = installStRuntime(w, {
     hearth: deps.hearth,
     toasts: deps.toasts,
     storage: {
-      get: (id) => storage.get(ST_SETTINGS_KEY, { extensionId: id }),
+      // The first read of each share is the one already under way.
+      get: (id) => {
+        const early = shares.get(id);
+        shares.delete(id);
+        return early ? early.then(unsettle) : storage.get(ST_SETTINGS_KEY, { extensionId: id });
+      },
       set: (id, value) => storage.set(ST_SETTINGS_KEY, value, { extensionId: id }),
     },
   });
   await rt.settings.load(active.map((e) => e.id));
   makeMounts(w.document);
-  const importModule = deps.importModule ?? ((url: string) => import(/* @vite-ignore */ url) as Promise<Record<string, unknown>>);
-  const readManifest = deps.readManifest ?? fetchPageManifest;
-  const readLocale = deps.readLocale ?? ((url: string) => readLocaleFile(url));
 
   for (const e of active) {
     try {
@@ -138,21 +181,14 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
   return result;
 
   async function loadOne(e: ExtensionEntry): Promise<Record<string, unknown>> {
-    const manifest = await readManifest(e.id);
+    const manifest = unsettle(await manifests.get(e.id)!);
     await loadTranslations(e);
-    if (e.css) {
-      const link = w.document.createElement('link');
-      link.rel = 'stylesheet';
-      link.href = pageUrl(e.id, e.css);
-      link.dataset.extension = e.id;
-      w.document.head.append(link);
-    }
     const before = rt.settings.keys();
     const mod = await withTimeout(importModule(pageUrl(e.id, e.js!)), ms, 'its script');
     await macrotask();
     rt.settings.claim(e.id, before);
-    const started = await storage.get(STARTED_KEY, { extensionId: e.id }).catch(() => null);
-    const reason = started === null ? 'install' : started !== e.version ? 'update' : null;
+    const was = await started.get(e.id)!;
+    const reason = was === null ? 'install' : was !== e.version ? 'update' : null;
     for (const hook of [reason, 'activate']) {
       const name = hook && hookName(manifest, hook);
       if (!name) continue;
@@ -164,6 +200,14 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
     }
     if (reason) await storage.set(STARTED_KEY, e.version, { extensionId: e.id }).catch(() => undefined);
     return manifest;
+  }
+
+  function addStyleSheet(e: ExtensionEntry): void {
+    const link = w.document.createElement('link');
+    link.rel = 'stylesheet';
+    link.href = pageUrl(e.id, e.css!);
+    link.dataset.extension = e.id;
+    w.document.head.append(link);
   }
 
   /** loadTranslations adds e's translations for the window's locale, before its js runs; what goes wrong is a warning. */

@@ -10,8 +10,32 @@ import lodash from 'lodash';
 import type { HearthAbi, HearthContext } from '../../abi/types';
 import type { StLocale } from './i18n';
 import type { ExtensionSettings } from './settings';
+import { EventEmitter } from './event-emitter';
+import { createWorkingMetadata } from './metadata';
+import {
+  commonEnumProviders,
+  createExecutor,
+  registerSlashCommand,
+  SlashCommand,
+  SlashCommandArgument,
+  SlashCommandEnumValue,
+  SlashCommandNamedArgument,
+  SlashCommandParser,
+} from './slash';
+import { ST_DATA, ST_EVENT_TYPES } from './st-compat.gen';
+import {
+  escapeHtml,
+  escapeRegex,
+  getStringHash,
+  isFalseBoolean,
+  isTrueBoolean,
+  onlyUnique,
+  regexFromString,
+  stringFormat,
+  waitUntilCondition,
+} from './utils';
 import { compileTemplate, type CompiledTemplate } from './template';
-import { POPUP_RESULT, POPUP_TYPE, callGenericPopup, callPopup } from './popup';
+import { POPUP_RESULT, POPUP_TYPE, Popup, callGenericPopup, callPopup } from './popup';
 
 export interface BackingDeps {
   hearth: Pick<HearthAbi, 'getContext' | 'api'>;
@@ -20,6 +44,27 @@ export interface BackingDeps {
   locale: StLocale;
   /** fetchText reads a package file (a template); fetch by default. */
   fetchText?: ((url: string) => Promise<string>) | undefined;
+  /** toastError shows a command line's error (executeSlashCommands' toasts); console by default. */
+  toastError?: ((message: string, title: string) => void) | undefined;
+}
+
+/** deepFreeze freezes SillyTavern's constant data, so one extension cannot change another's. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** dataValues are the ST_DATA tables, by module, as module values. */
+function dataValues(): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [path, names] of Object.entries(ST_DATA)) {
+    out[path] = {};
+    for (const [name, value] of Object.entries(names)) out[path][name] = deepFreeze(structuredClone(value));
+  }
+  return out;
 }
 
 /** SillyTavern's extension_prompt_types and extension_prompt_roles. */
@@ -104,10 +149,13 @@ export interface Backing {
   values: Record<string, Record<string, unknown>>;
   /** live are each module's backed `let` exports now. */
   live(): Record<string, Record<string, unknown>>;
+  /** setSending moves is_send_press: a generation started or ended (the runtime follows the events). */
+  setSending(on: boolean): void;
 }
 
 export function createBacking(deps: BackingDeps): Backing {
   const { hearth, settings, locale } = deps;
+  let sending = false;
   const ctx = () => hearth.getContext();
   const fetchText =
     deps.fetchText ??
@@ -160,15 +208,28 @@ export function createBacking(deps: BackingDeps): Backing {
     }
   }
 
-  const saveChat = () => ctx().saveChat();
-  const saveMetadata = () => ctx().saveChatMetadata().then(() => undefined);
+  const executor = createExecutor(deps.toastError ?? ((message, title) => console.error(`Hearth: ${title}: ${message}`)));
+  const data = dataValues();
+  const metadata = createWorkingMetadata({
+    committed: () => ctx().chat_metadata,
+    chatKey: () => ctx().getCurrentChatId(),
+    save: (changes) => ctx().saveChatMetadata(changes),
+  });
+  const saveMetadata = () => metadata.save();
+  const saveChat = async () => {
+    await metadata.save();
+    await ctx().saveChat();
+  };
 
   return {
     values: {
       '/script.js': {
         callPopup,
         eventSource: ctx().eventSource,
-        event_types: ctx().event_types,
+        // SillyTavern's whole table, so `'X' in event_types` holds for its
+        // events Hearth never sends too (a chat-completion app never
+        // combines a text-completion prompt, say); Hearth's strings win.
+        event_types: Object.freeze({ ...ST_EVENT_TYPES, ...ctx().event_types }),
         extension_prompt_roles,
         extension_prompt_types,
         generateQuietPrompt: (...args: unknown[]) => (ctx().generateQuietPrompt as (...a: unknown[]) => unknown)(...args),
@@ -182,6 +243,7 @@ export function createBacking(deps: BackingDeps): Backing {
         saveSettingsDebounced: () => settings.saveDebounced(),
         sendSystemMessage: (type: string, text?: string, extra?: Record<string, unknown>) => ctx().sendSystemMessage(type, text, extra),
         setExtensionPrompt: (...args: unknown[]) => (ctx().setExtensionPrompt as (...a: unknown[]) => unknown)(...args),
+        stopGeneration: () => ctx().stopGeneration(),
         substituteParams: (content: unknown, a?: unknown, b?: unknown) => substituteParams(ctx(), content, a, b),
       },
       '/scripts/extensions.js': {
@@ -192,13 +254,28 @@ export function createBacking(deps: BackingDeps): Backing {
         saveMetadataDebounced: debounce(saveMetadata, 1000),
         writeExtensionField,
       },
-      '/scripts/power-user.js': { power_user },
+      '/scripts/group-chats.js': { ...data['/scripts/group-chats.js'] },
+      '/scripts/power-user.js': { power_user, ...data['/scripts/power-user.js'] },
       '/scripts/world-info.js': {
+        ...data['/scripts/world-info.js'],
         loadWorldInfo,
         saveWorldInfo: (name: string, data: unknown) => hearth.api.worldinfo.save(name, data as never),
       },
-      '/scripts/utils.js': { debounce, delay, uuidv4 },
-      '/scripts/popup.js': { POPUP_RESULT, POPUP_TYPE, callGenericPopup },
+      '/scripts/utils.js': {
+        debounce,
+        delay,
+        escapeHtml,
+        escapeRegex,
+        getStringHash,
+        isFalseBoolean,
+        isTrueBoolean,
+        onlyUnique,
+        regexFromString,
+        stringFormat,
+        uuidv4,
+        waitUntilCondition,
+      },
+      '/scripts/popup.js': { POPUP_RESULT, POPUP_TYPE, Popup, callGenericPopup },
       '/scripts/i18n.js': {
         addLocaleData: locale.addLocaleData,
         applyLocale: locale.applyLocale,
@@ -207,6 +284,20 @@ export function createBacking(deps: BackingDeps): Backing {
         translate: locale.translate,
       },
       '/lib.js': { DOMPurify, lodash },
+      '/lib/eventemitter.js': { EventEmitter },
+      '/scripts/slash-commands.js': { ...executor, registerSlashCommand },
+      '/scripts/slash-commands/SlashCommand.js': { SlashCommand },
+      '/scripts/slash-commands/SlashCommandArgument.js': {
+        ...data['/scripts/slash-commands/SlashCommandArgument.js'],
+        SlashCommandArgument,
+        SlashCommandNamedArgument,
+      },
+      '/scripts/slash-commands/SlashCommandCommonEnumsProvider.js': {
+        ...data['/scripts/slash-commands/SlashCommandCommonEnumsProvider.js'],
+        commonEnumProviders,
+      },
+      '/scripts/slash-commands/SlashCommandEnumValue.js': { ...data['/scripts/slash-commands/SlashCommandEnumValue.js'], SlashCommandEnumValue },
+      '/scripts/slash-commands/SlashCommandParser.js': { ...data['/scripts/slash-commands/SlashCommandParser.js'], SlashCommandParser },
     },
     live() {
       const c = ctx();
@@ -214,7 +305,8 @@ export function createBacking(deps: BackingDeps): Backing {
         '/script.js': {
           characters: c.characters,
           chat: c.chat,
-          chat_metadata: c.chat_metadata,
+          chat_metadata: c.getCurrentChatId() === undefined ? c.chat_metadata : metadata.current(),
+          is_send_press: sending,
           main_api: 'openai',
           name1: c.name1,
           name2: c.name2,
@@ -224,6 +316,9 @@ export function createBacking(deps: BackingDeps): Backing {
         '/scripts/group-chats.js': { groups: [], is_group_generating: false, selected_group: null },
         '/scripts/world-info.js': { world_info: worldInfo },
       };
+    },
+    setSending(on) {
+      sending = on;
     },
   };
 }

@@ -43,7 +43,19 @@ describe('the compat runtime', () => {
   });
 
   it('moves the let bindings of an imported module on refresh', async () => {
-    const ctx = { chat: [] as unknown[], characters: [], chat_metadata: {}, name1: 'User', name2: '', online_status: 'no_connection', characterId: undefined as number | undefined, eventSource: {}, event_types: {} };
+    const ctx = {
+      chat: [] as unknown[],
+      characters: [],
+      chat_metadata: {} as Record<string, unknown>,
+      name1: 'User',
+      name2: '',
+      online_status: 'no_connection',
+      characterId: undefined as number | undefined,
+      eventSource: {},
+      event_types: {},
+      fileName: undefined as string | undefined,
+      getCurrentChatId: () => ctx.fileName,
+    };
     const hearth = { getContext: () => ctx, api: { worldinfo: { getSettings: async () => ({ globalSelect: [] }) } } };
     const rt = createStRuntime({ hearth: hearth as never, toasts: { show: () => 0, dismiss: () => {} }, storage: memory() });
     (globalThis as Record<string, unknown>)[RUNTIME_GLOBAL] = { module: rt.module };
@@ -55,6 +67,17 @@ describe('the compat runtime', () => {
     expect(script.name2).toBe('');
     rt.refresh();
     expect([script.chat, script.this_chid, script.name2]).toEqual([[{ mes: 'hi' }], 0, 'Wren']);
+
+    // chat_metadata is a working copy per open chat that extensions write into.
+    ctx.fileName = 'Wren - 1';
+    ctx.chat_metadata = Object.freeze({ note: 'n' });
+    rt.refresh();
+    const meta = script.chat_metadata as Record<string, unknown>;
+    expect(meta).toEqual({ note: 'n' });
+    expect(Object.isFrozen(meta)).toBe(false);
+    meta.objective = 1;
+    rt.refresh();
+    expect(script.chat_metadata).toBe(meta);
   });
 
   it('runs the generated modules: every export links to a value', async () => {

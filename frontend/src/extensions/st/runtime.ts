@@ -18,7 +18,7 @@ import { createBacking, substituteParams, uuidv4 } from './backing';
 import { createLocale, windowLocale, type StLocale } from './i18n';
 import { POPUP_RESULT, POPUP_TYPE, callGenericPopup } from './popup';
 import { createExtensionSettings, type ExtensionSettings, type SettingsStorage } from './settings';
-import { BACKED, ST_MODULES } from './st-compat.gen';
+import { BACKED, ST_EXTENSION_SETTINGS, ST_MODULES } from './st-compat.gen';
 import { createToastr, type ToastSink } from './toastr';
 import { unsupported } from './unsupported';
 import './runtime.css';
@@ -41,6 +41,8 @@ export interface StRuntime {
   module(path: string): StModule;
   /** refresh recomputes the live values and hands them to every module that binds them. */
   refresh(): void;
+  /** setSending moves is_send_press (a generation started or ended). */
+  setSending(on: boolean): void;
 }
 
 export interface RuntimeDeps {
@@ -68,9 +70,16 @@ export function moduleValues(path: string, backed: Record<string, unknown>, live
 }
 
 export function createStRuntime(deps: RuntimeDeps): StRuntime {
-  const settings = createExtensionSettings(deps.storage);
+  const settings = createExtensionSettings(deps.storage, { defaults: ST_EXTENSION_SETTINGS });
   const locale = deps.locale ?? createLocale(windowLocale(globalThis.navigator));
-  const backing = createBacking({ hearth: deps.hearth, settings, locale, fetchText: deps.fetchText });
+  const toastr = createToastr(deps.toasts);
+  const backing = createBacking({
+    hearth: deps.hearth,
+    settings,
+    locale,
+    fetchText: deps.fetchText,
+    toastError: (message, title) => toastr.error(message, title),
+  });
   let liveNow = backing.live();
   const modules = new Map<string, { values: Record<string, unknown>; binders: Set<(v: Values) => void> }>();
 
@@ -90,6 +99,7 @@ export function createStRuntime(deps: RuntimeDeps): StRuntime {
 
   return {
     settings,
+    setSending: (on) => backing.setSending(on),
     locale,
     module(path) {
       const m = entry(path);
@@ -167,6 +177,13 @@ export function installStRuntime(w: Window & typeof globalThis, deps: RuntimeDep
   // window ask for the prompt-ready round trip (abi/prompt-hooks.ts).
   const refresh = markInternal(() => rt.refresh());
   for (const type of new Set(Object.values(ctx.event_types))) ctx.eventSource.makeFirst(type, refresh);
+  // is_send_press follows generations; placed before the refresh, so the binding has moved when it runs.
+  const sendPress: Array<[string | undefined, boolean]> = [
+    [ctx.event_types.GENERATION_STARTED, true],
+    [ctx.event_types.GENERATION_ENDED, false],
+    [ctx.event_types.GENERATION_STOPPED, false],
+  ];
+  for (const [type, on] of sendPress) if (type) ctx.eventSource.makeFirst(type, markInternal(() => rt.setSending(on)));
 
   // SillyTavern toggles every .inline-drawer by its .inline-drawer-toggle (one delegated handler in its page).
   w.document.addEventListener('click', (e) => {

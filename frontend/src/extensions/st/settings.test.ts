@@ -79,4 +79,26 @@ describe('extension_settings', () => {
       vi.useRealTimers();
     }
   });
+
+  it("starts with SillyTavern's containers, saves one only once changed, and a stored one replaces it", async () => {
+    const st = memory({ 'Extension-Objective': { objective: { customPrompts: { default: 'x' } } } });
+    const warn = vi.fn();
+    const defaults = { objective: {}, variables: { global: {} }, memory: {} };
+    const s = createExtensionSettings(st, { warn, defaults });
+    await s.load(['Extension-Objective', 'Extension-MessageLimit']);
+    expect(s.object.objective).toEqual({ customPrompts: { default: 'x' } });
+    expect(s.object.variables).toEqual({ global: {} });
+    (s.object.objective as Record<string, unknown>).task = 1;
+    await s.flush();
+    expect(st.data['Extension-Objective']).toEqual({ objective: { customPrompts: { default: 'x' }, task: 1 } });
+    expect(st.data['Extension-MessageLimit']).toBeUndefined();
+    expect(warn).not.toHaveBeenCalled();
+    (s.object.variables as { global: Record<string, unknown> }).global.n = 2;
+    s.object.messageLimit = { limit: 3 };
+    await s.flush();
+    expect(st.data['Extension-MessageLimit']).toEqual({ messageLimit: { limit: 3 } });
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(String(warn.mock.calls[0]![0])).toContain('variables');
+    expect(defaults.variables).toEqual({ global: {} });
+  });
 });

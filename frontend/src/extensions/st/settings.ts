@@ -8,8 +8,15 @@
 // stored with; a new key belongs to the extension whose module was loading
 // (or whose activate hook was running) when it appeared — SillyTavern
 // extensions make their key while they load — and otherwise to the
-// extension whose id it names ("third-party/Foo", "foo"). A key no
-// extension can be found for stays in memory and is reported once.
+// extension whose id it names ("third-party/Foo", "foo"; failing that, the
+// one extension whose id contains it or is contained in it, so "objective"
+// finds "Extension-Objective"). A key no extension can be found for stays
+// in memory and is reported once.
+//
+// The object starts with SillyTavern's own containers (objective: {},
+// variables: { global: {} }, …) because extensions write into them
+// without making them first. Such a key is saved only once it differs
+// from how it started, and a stored one replaces its start value.
 
 /** ST_SETTINGS_KEY is the storage key of an extension's share (the library import writes it too). */
 export const ST_SETTINGS_KEY = 'st.extension_settings';
@@ -46,9 +53,15 @@ function normalize(s: string): string {
 
 export function createExtensionSettings(
   storage: SettingsStorage,
-  opts: { debounceMs?: number; warn?: (message: string) => void } = {},
+  opts: { debounceMs?: number; warn?: (message: string) => void; defaults?: Readonly<Record<string, unknown>> } = {},
 ): ExtensionSettings {
   const object: Record<string, unknown> = {};
+  /** defaults are the start values' JSON, by key, while they are not owned. */
+  const defaults = new Map<string, string>();
+  for (const [key, value] of Object.entries(opts.defaults ?? {})) {
+    object[key] = structuredClone(value);
+    defaults.set(key, JSON.stringify(value));
+  }
   const owners = new Map<string, string>();
   const written = new Map<string, string>();
   const ids: string[] = [];
@@ -59,12 +72,28 @@ export function createExtensionSettings(
 
   function guess(key: string): string | null {
     const k = normalize(key);
-    return ids.find((id) => normalize(id) === k) ?? null;
+    if (!k) return null;
+    const exact = ids.find((id) => normalize(id) === k);
+    if (exact) return exact;
+    const near = ids.filter((id) => normalize(id).includes(k) || k.includes(normalize(id)));
+    return near.length === 1 ? near[0]! : null;
+  }
+
+  /** untouched says whether key still holds the start value no one owns. */
+  function untouched(key: string): boolean {
+    const start = defaults.get(key);
+    if (start === undefined || owners.has(key)) return false;
+    try {
+      return JSON.stringify(object[key]) === start;
+    } catch {
+      return false;
+    }
   }
 
   async function writeAll(): Promise<void> {
     const shares = new Map<string, Record<string, unknown>>(ids.map((id) => [id, {}]));
     for (const key of Object.keys(object)) {
+      if (untouched(key)) continue;
       let id = owners.get(key) ?? guess(key);
       if (id) owners.set(key, id);
       else {
@@ -103,7 +132,7 @@ export function createExtensionSettings(
           continue;
         }
         for (const [key, value] of Object.entries(share as Record<string, unknown>)) {
-          if (Object.hasOwn(object, key)) continue;
+          if (Object.hasOwn(object, key) && !untouched(key)) continue;
           object[key] = value;
           owners.set(key, id);
         }

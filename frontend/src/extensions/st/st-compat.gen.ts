@@ -34,6 +34,9 @@ export const ST_MODULES: Readonly<Record<string, Readonly<Record<string, Binding
     "showdown": "const",
     "slideToggle": "function"
   },
+  "/lib/eventemitter.js": {
+    "EventEmitter": "let"
+  },
   "/script.js": {
     "ANIMATION_DURATION_DEFAULT": "const",
     "CLIENT_VERSION": "let",
@@ -452,6 +455,27 @@ export const ST_MODULES: Readonly<Record<string, Readonly<Record<string, Binding
     "validateArrayArg": "function",
     "validateArrayArgString": "function"
   },
+  "/scripts/slash-commands/SlashCommand.js": {
+    "SlashCommand": "class"
+  },
+  "/scripts/slash-commands/SlashCommandArgument.js": {
+    "ARGUMENT_TYPE": "const",
+    "SlashCommandArgument": "class",
+    "SlashCommandNamedArgument": "class"
+  },
+  "/scripts/slash-commands/SlashCommandCommonEnumsProvider.js": {
+    "commonEnumMatchProviders": "const",
+    "commonEnumProviders": "const",
+    "enumIcons": "const"
+  },
+  "/scripts/slash-commands/SlashCommandEnumValue.js": {
+    "SlashCommandEnumValue": "class",
+    "enumTypes": "const"
+  },
+  "/scripts/slash-commands/SlashCommandParser.js": {
+    "PARSER_FLAG": "const",
+    "SlashCommandParser": "class"
+  },
   "/scripts/utils.js": {
     "PAGINATION_TEMPLATE": "const",
     "RateLimiter": "class",
@@ -668,6 +692,9 @@ export const BACKED: Readonly<Record<string, readonly string[]>> = {
     "DOMPurify",
     "lodash"
   ],
+  "/lib/eventemitter.js": [
+    "EventEmitter"
+  ],
   "/script.js": [
     "callPopup",
     "characters",
@@ -680,6 +707,7 @@ export const BACKED: Readonly<Record<string, readonly string[]>> = {
     "generateQuietPrompt",
     "getCurrentChatId",
     "getRequestHeaders",
+    "is_send_press",
     "main_api",
     "name1",
     "name2",
@@ -692,6 +720,7 @@ export const BACKED: Readonly<Record<string, readonly string[]>> = {
     "saveSettingsDebounced",
     "sendSystemMessage",
     "setExtensionPrompt",
+    "stopGeneration",
     "substituteParams",
     "this_chid"
   ],
@@ -704,6 +733,8 @@ export const BACKED: Readonly<Record<string, readonly string[]>> = {
     "writeExtensionField"
   ],
   "/scripts/group-chats.js": [
+    "group_activation_strategy",
+    "group_generation_mode",
     "groups",
     "is_group_generating",
     "selected_group"
@@ -718,21 +749,63 @@ export const BACKED: Readonly<Record<string, readonly string[]>> = {
   "/scripts/popup.js": [
     "POPUP_RESULT",
     "POPUP_TYPE",
+    "Popup",
     "callGenericPopup"
   ],
   "/scripts/power-user.js": [
-    "power_user"
+    "chat_styles",
+    "persona_description_positions",
+    "power_user",
+    "send_on_enter_options"
   ],
-  "/scripts/slash-commands.js": [],
+  "/scripts/slash-commands.js": [
+    "executeSlashCommands",
+    "executeSlashCommandsWithOptions",
+    "registerSlashCommand"
+  ],
+  "/scripts/slash-commands/SlashCommand.js": [
+    "SlashCommand"
+  ],
+  "/scripts/slash-commands/SlashCommandArgument.js": [
+    "ARGUMENT_TYPE",
+    "SlashCommandArgument",
+    "SlashCommandNamedArgument"
+  ],
+  "/scripts/slash-commands/SlashCommandCommonEnumsProvider.js": [
+    "commonEnumProviders",
+    "enumIcons"
+  ],
+  "/scripts/slash-commands/SlashCommandEnumValue.js": [
+    "SlashCommandEnumValue",
+    "enumTypes"
+  ],
+  "/scripts/slash-commands/SlashCommandParser.js": [
+    "PARSER_FLAG",
+    "SlashCommandParser"
+  ],
   "/scripts/utils.js": [
     "debounce",
     "delay",
-    "uuidv4"
+    "escapeHtml",
+    "escapeRegex",
+    "getStringHash",
+    "isFalseBoolean",
+    "isTrueBoolean",
+    "onlyUnique",
+    "regexFromString",
+    "stringFormat",
+    "uuidv4",
+    "waitUntilCondition"
   ],
   "/scripts/world-info.js": [
     "loadWorldInfo",
     "saveWorldInfo",
-    "world_info"
+    "scan_state",
+    "wi_anchor_position",
+    "world_info",
+    "world_info_insertion_strategy",
+    "world_info_logic",
+    "world_info_position"
   ]
 };
 
@@ -747,6 +820,7 @@ export const CONTEXT_MEMBERS: readonly string[] = [
   "characterId",
   "characters",
   "chat",
+  "chatId",
   "chatMetadata",
   "chat_metadata",
   "clearChat",
@@ -815,6 +889,332 @@ export const CONTEXT_MEMBERS: readonly string[] = [
   "uuidv4",
   "writeExtensionField"
 ];
+
+/** SillyTavern's constant tables Hearth serves as they are (stcompat.Data). */
+export const ST_DATA: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
+  "/scripts/group-chats.js": {
+    "group_activation_strategy": {
+      "LIST": 1,
+      "MANUAL": 2,
+      "NATURAL": 0,
+      "POOLED": 3
+    },
+    "group_generation_mode": {
+      "APPEND": 1,
+      "APPEND_DISABLED": 2,
+      "SWAP": 0
+    }
+  },
+  "/scripts/power-user.js": {
+    "chat_styles": {
+      "BUBBLES": 1,
+      "DEFAULT": 0,
+      "DOCUMENT": 2
+    },
+    "persona_description_positions": {
+      "AFTER_CHAR": 1,
+      "AT_DEPTH": 4,
+      "BOTTOM_AN": 3,
+      "IN_PROMPT": 0,
+      "NONE": 9,
+      "TOP_AN": 2
+    },
+    "send_on_enter_options": {
+      "AUTO": 0,
+      "DISABLED": -1,
+      "ENABLED": 1
+    }
+  },
+  "/scripts/slash-commands/SlashCommandArgument.js": {
+    "ARGUMENT_TYPE": {
+      "BOOLEAN": "bool",
+      "CLOSURE": "closure",
+      "DICTIONARY": "dictionary",
+      "LIST": "list",
+      "NUMBER": "number",
+      "RANGE": "range",
+      "STRING": "string",
+      "SUBCOMMAND": "subcommand",
+      "VARIABLE_NAME": "varname"
+    }
+  },
+  "/scripts/slash-commands/SlashCommandCommonEnumsProvider.js": {
+    "enumIcons": {
+      "array": "[]",
+      "assistant": "🤖",
+      "boolean": "🔲",
+      "character": "👤",
+      "closure": "𝑓",
+      "constant": "🔵",
+      "default": "◊",
+      "dictionary": "{}",
+      "disabled": "❌",
+      "enum": "📚",
+      "false": "❌",
+      "file": "📄",
+      "globalVariable": "G",
+      "group": "🧑‍🤝‍🧑",
+      "image": "🖼️",
+      "key": "🔑",
+      "localVariable": "L",
+      "macro": "{{",
+      "message": "💬",
+      "normal": "🟢",
+      "null": "🚫",
+      "number": "1️⃣",
+      "persona": "🧙‍♂️",
+      "popup": "🗔",
+      "preset": "⚙️",
+      "qr": "QR",
+      "reasoning": "💡",
+      "scopeVariable": "S",
+      "server": "🖥️",
+      "spinner": "♻️",
+      "stop": "🛑",
+      "string": "📝",
+      "system": "⚙️",
+      "tag": "🏷️",
+      "true": "✔️",
+      "undefined": "❓",
+      "user": "👤",
+      "variable": "𝑥",
+      "vectorized": "🔗",
+      "video": "🎥",
+      "voice": "🎤",
+      "world": "🌐"
+    }
+  },
+  "/scripts/slash-commands/SlashCommandEnumValue.js": {
+    "enumTypes": {
+      "command": "command",
+      "enum": "enum",
+      "macro": "macro",
+      "name": "name",
+      "namedArgument": "namedArgument",
+      "number": "number",
+      "qr": "qr",
+      "variable": "variable"
+    }
+  },
+  "/scripts/slash-commands/SlashCommandParser.js": {
+    "PARSER_FLAG": {
+      "REPLACE_GETVAR": 2,
+      "STRICT_ESCAPING": 1
+    }
+  },
+  "/scripts/world-info.js": {
+    "scan_state": {
+      "INITIAL": 1,
+      "MIN_ACTIVATIONS": 3,
+      "NONE": 0,
+      "RECURSION": 2
+    },
+    "wi_anchor_position": {
+      "after": 1,
+      "before": 0
+    },
+    "world_info_insertion_strategy": {
+      "character_first": 1,
+      "evenly": 0,
+      "global_first": 2
+    },
+    "world_info_logic": {
+      "AND_ALL": 3,
+      "AND_ANY": 0,
+      "NOT_ALL": 1,
+      "NOT_ANY": 2
+    },
+    "world_info_position": {
+      "ANBottom": 3,
+      "ANTop": 2,
+      "EMBottom": 6,
+      "EMTop": 5,
+      "after": 1,
+      "atDepth": 4,
+      "before": 0,
+      "outlet": 7
+    }
+  }
+};
+
+/** SillyTavern's event_types (Hearth's own strings are merged over it). */
+export const ST_EVENT_TYPES: Readonly<Record<string, string>> = {
+  "APP_INITIALIZED": "app_initialized",
+  "APP_READY": "app_ready",
+  "CHARACTER_DELETED": "characterDeleted",
+  "CHARACTER_DUPLICATED": "character_duplicated",
+  "CHARACTER_EDITED": "character_edited",
+  "CHARACTER_EDITOR_OPENED": "character_editor_opened",
+  "CHARACTER_FIRST_MESSAGE_SELECTED": "character_first_message_selected",
+  "CHARACTER_GROUP_OVERLAY_STATE_CHANGE_AFTER": "character_group_overlay_state_change_after",
+  "CHARACTER_GROUP_OVERLAY_STATE_CHANGE_BEFORE": "character_group_overlay_state_change_before",
+  "CHARACTER_MANAGEMENT_DROPDOWN": "charManagementDropdown",
+  "CHARACTER_MESSAGE_RENDERED": "character_message_rendered",
+  "CHARACTER_PAGE_LOADED": "character_page_loaded",
+  "CHARACTER_RENAMED": "character_renamed",
+  "CHARACTER_RENAMED_IN_PAST_CHAT": "character_renamed_in_past_chat",
+  "CHATCOMPLETION_MODEL_CHANGED": "chatcompletion_model_changed",
+  "CHATCOMPLETION_SOURCE_CHANGED": "chatcompletion_source_changed",
+  "CHAT_CHANGED": "chat_id_changed",
+  "CHAT_COMPLETION_PROMPT_READY": "chat_completion_prompt_ready",
+  "CHAT_COMPLETION_SETTINGS_READY": "chat_completion_settings_ready",
+  "CHAT_CREATED": "chat_created",
+  "CHAT_DELETED": "chat_deleted",
+  "CHAT_LOADED": "chatLoaded",
+  "CHAT_RENAMED": "chat_renamed",
+  "CONNECTION_PROFILE_CREATED": "connection_profile_created",
+  "CONNECTION_PROFILE_DELETED": "connection_profile_deleted",
+  "CONNECTION_PROFILE_LOADED": "connection_profile_loaded",
+  "CONNECTION_PROFILE_UPDATED": "connection_profile_updated",
+  "EXTENSIONS_FIRST_LOAD": "extensions_first_load",
+  "EXTENSION_SETTINGS_LOADED": "extension_settings_loaded",
+  "EXTRAS_CONNECTED": "extras_connected",
+  "FILE_ATTACHMENT_DELETED": "file_attachment_deleted",
+  "FORCE_SET_BACKGROUND": "force_set_background",
+  "GENERATE_AFTER_COMBINE_PROMPTS": "generate_after_combine_prompts",
+  "GENERATE_AFTER_DATA": "generate_after_data",
+  "GENERATE_BEFORE_COMBINE_PROMPTS": "generate_before_combine_prompts",
+  "GENERATION_AFTER_COMMANDS": "GENERATION_AFTER_COMMANDS",
+  "GENERATION_ENDED": "generation_ended",
+  "GENERATION_STARTED": "generation_started",
+  "GENERATION_STOPPED": "generation_stopped",
+  "GROUP_CHAT_CREATED": "group_chat_created",
+  "GROUP_CHAT_DELETED": "group_chat_deleted",
+  "GROUP_MEMBER_DRAFTED": "group_member_drafted",
+  "GROUP_UPDATED": "group_updated",
+  "GROUP_WRAPPER_FINISHED": "group_wrapper_finished",
+  "GROUP_WRAPPER_STARTED": "group_wrapper_started",
+  "IMAGE_SWIPED": "image_swiped",
+  "IMPERSONATE_READY": "impersonate_ready",
+  "ITEMIZED_PROMPTS_DELETED": "itemized_prompts_deleted",
+  "ITEMIZED_PROMPTS_LOADED": "itemized_prompts_loaded",
+  "ITEMIZED_PROMPTS_SAVED": "itemized_prompts_saved",
+  "MAIN_API_CHANGED": "main_api_changed",
+  "MEDIA_ATTACHMENT_DELETED": "media_attachment_deleted",
+  "MESSAGE_DELETED": "message_deleted",
+  "MESSAGE_EDITED": "message_edited",
+  "MESSAGE_FILE_EMBEDDED": "message_file_embedded",
+  "MESSAGE_REASONING_DELETED": "message_reasoning_deleted",
+  "MESSAGE_REASONING_EDITED": "message_reasoning_edited",
+  "MESSAGE_RECEIVED": "message_received",
+  "MESSAGE_SENT": "message_sent",
+  "MESSAGE_SWIPED": "message_swiped",
+  "MESSAGE_SWIPE_DELETED": "message_swipe_deleted",
+  "MESSAGE_UPDATED": "message_updated",
+  "MODEL_TARGET_CREATED": "model_target_created",
+  "MODEL_TARGET_DELETED": "model_target_deleted",
+  "MODEL_TARGET_LOADED": "model_target_loaded",
+  "MODEL_TARGET_UPDATED": "model_target_updated",
+  "MORE_MESSAGES_LOADED": "more_messages_loaded",
+  "MOVABLE_PANELS_RESET": "movable_panels_reset",
+  "OAI_PRESET_CHANGED_AFTER": "oai_preset_changed_after",
+  "OAI_PRESET_CHANGED_BEFORE": "oai_preset_changed_before",
+  "OAI_PRESET_EXPORT_READY": "oai_preset_export_ready",
+  "OAI_PRESET_IMPORT_READY": "oai_preset_import_ready",
+  "ONLINE_STATUS_CHANGED": "online_status_changed",
+  "OPEN_CHARACTER_LIBRARY": "open_character_library",
+  "PERSONA_CHANGED": "persona_changed",
+  "PERSONA_CREATED": "persona_created",
+  "PERSONA_DELETED": "persona_deleted",
+  "PERSONA_RENAMED": "persona_renamed",
+  "PERSONA_UPDATED": "persona_updated",
+  "PRESET_CHANGED": "preset_changed",
+  "PRESET_DELETED": "preset_deleted",
+  "PRESET_RENAMED": "preset_renamed",
+  "PRESET_RENAMED_BEFORE": "preset_renamed_before",
+  "SD_PROMPT_PROCESSING": "sd_prompt_processing",
+  "SECRET_DELETED": "secret_deleted",
+  "SECRET_EDITED": "secret_edited",
+  "SECRET_ROTATED": "secret_rotated",
+  "SECRET_WRITTEN": "secret_written",
+  "SETTINGS_LOADED": "settings_loaded",
+  "SETTINGS_LOADED_AFTER": "settings_loaded_after",
+  "SETTINGS_LOADED_BEFORE": "settings_loaded_before",
+  "SETTINGS_UPDATED": "settings_updated",
+  "SMOOTH_STREAM_TOKEN_RECEIVED": "stream_token_received",
+  "STREAM_REASONING_DONE": "stream_reasoning_done",
+  "STREAM_TOKEN_RECEIVED": "stream_token_received",
+  "TEXT_COMPLETION_SETTINGS_READY": "text_completion_settings_ready",
+  "TOOL_CALLS_PERFORMED": "tool_calls_performed",
+  "TOOL_CALLS_RENDERED": "tool_calls_rendered",
+  "TTS_AUDIO_READY": "tts_audio_ready",
+  "TTS_JOB_COMPLETE": "tts_job_complete",
+  "TTS_JOB_STARTED": "tts_job_started",
+  "USER_MESSAGE_RENDERED": "user_message_rendered",
+  "WORLDINFO_ENTRIES_LOADED": "worldinfo_entries_loaded",
+  "WORLDINFO_FORCE_ACTIVATE": "worldinfo_force_activate",
+  "WORLDINFO_SCAN_DONE": "worldinfo_scan_done",
+  "WORLDINFO_SETTINGS_UPDATED": "worldinfo_settings_updated",
+  "WORLDINFO_UPDATED": "worldinfo_updated",
+  "WORLD_INFO_ACTIVATED": "world_info_activated"
+};
+
+/** The containers SillyTavern's extension_settings starts with. */
+export const ST_EXTENSION_SETTINGS: Readonly<Record<string, unknown>> = {
+  "attachments": [],
+  "caption": {
+    "refine_mode": false
+  },
+  "character_allowed_regex": [],
+  "character_attachments": {},
+  "chromadb": {},
+  "code_render": {
+    "enabled": false,
+    "replace_last_message_by_default": false
+  },
+  "connectionManager": {
+    "modelTargets": [],
+    "profiles": [],
+    "selectedItem": null,
+    "selectedProfile": ""
+  },
+  "dice": {},
+  "disabledExtensions": [],
+  "disabled_attachments": [],
+  "expressionOverrides": [],
+  "expressions": {
+    "allowMultiple": true,
+    "custom": [],
+    "promptType": "raw",
+    "rerollIfSame": false,
+    "showDefault": false,
+    "translate": false
+  },
+  "gallery": {
+    "folders": {},
+    "sort": "dateAsc"
+  },
+  "hypebot": {},
+  "memory": {},
+  "note": {
+    "chara": [],
+    "default": "",
+    "wiAddition": []
+  },
+  "objective": {},
+  "preset_allowed_regex": {},
+  "quickReply": {},
+  "randomizer": {
+    "controls": [],
+    "enabled": false,
+    "fluctuation": 0.1
+  },
+  "regex": [],
+  "regex_presets": [],
+  "rvc": {},
+  "sd": {
+    "character_negative_prompts": {},
+    "character_prompts": {},
+    "prompts": {}
+  },
+  "speech_recognition": {},
+  "translate": {},
+  "tts": {},
+  "variables": {
+    "global": {}
+  },
+  "vectors": {}
+};
 
 /** The SillyTavern element ids the window provides. */
 export const DOM_IDS: readonly string[] = [
