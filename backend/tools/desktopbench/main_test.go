@@ -68,13 +68,13 @@ func TestPrintPageRun(t *testing.T) {
 	}{
 		{"none enabled", map[string]float64{
 			"startPageExtensions": 0, "startWithPageExtensionsMs": 598, "uiStartMs": 598, "compatCostWith0": 0,
-			"compatResourcesWith0": 0, "compatKBWith0": 0, "compatSpanMsWith0": 0, "loaderListMsWith0": 0.75, "seedMs": 3000,
+			"compatResourcesWith0": 0, "compatKBWith0": 0, "compatSpanMsWith0": 0, "listCallsWith0": 1, "seedMs": 3000,
 		},
 			"BenchmarkDesktopPageExtensions/startWith0\t1\t598 ms\n" +
 				"BenchmarkDesktopPageExtensions/uiStartWith0\t1\t598 ms\n" +
 				"BenchmarkDesktopPageExtensions/compatCostWith0\t1\t0 ms\n" +
 				"BenchmarkDesktopPageExtensions/compatFilesWith0\t1\t0 files\n" +
-				"BenchmarkDesktopPageExtensions/loaderListWith0\t1\t0.75 ms\n"},
+				"BenchmarkDesktopPageExtensions/listCallsWith0\t1\t1 calls\n"},
 		{"one enabled", map[string]float64{
 			"startPageExtensions": 1, "startWithPageExtensionsMs": 702, "uiStartMs": 610, "pageExtensionRanMs": 702, "pageExtensionAfterUiMs": 92,
 			"compatResourcesWith1": 14, "compatKBWith1": 260.5, "compatSpanMsWith1": 41.5,
