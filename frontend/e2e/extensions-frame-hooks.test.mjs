@@ -15,7 +15,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { launchBrowser, messageRow, openApp, repoRoot, startHearth, waitFor } from './harness.mjs';
+import { call, launchBrowser, messageRow, openApp, repoRoot, startHearth, waitFor } from './harness.mjs';
 import { scriptedModel } from './scripted-model.mjs';
 
 const LINE = 'FRAME-HOOK: speak softly.';
@@ -23,26 +23,6 @@ const MARK = ' [seen by the frame]';
 
 const root = mkdtempSync(join(tmpdir(), 'hearth-frame-hooks-e2e-'));
 for (const name of ['ext-frame-hooks', 'ext-frame-nohooks']) cpSync(join(repoRoot, 'frontend/e2e/fixtures', name), join(root, name), { recursive: true });
-
-/** call runs window.__HEARTH__.api.<method>(...args) in p: { ok, value } or { ok: false, code, message, details }. */
-function call(p, method, ...args) {
-  return p.evaluate(
-    async ([method, args]) => {
-      let self = null;
-      let fn = window.__HEARTH__.api;
-      for (const part of method.split('.')) {
-        self = fn;
-        fn = fn[part];
-      }
-      try {
-        return { ok: true, value: (await fn.apply(self, args)) ?? null };
-      } catch (e) {
-        return { ok: false, code: e.code ?? null, message: String(e.message), details: e.details ?? null };
-      }
-    },
-    [method, args],
-  );
-}
 
 describe('prompt hooks in sandboxed frames', () => {
   let server;
