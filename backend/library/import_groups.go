@@ -50,11 +50,11 @@ func (r *importRun) groups() error {
 	var queue []groupChat
 	var keep []entry
 	err = r.each("groups", defs, func(e entry) error {
-		g, err := r.group(e)
+		g, kept, err := r.group(e)
+		if kept {
+			keep = append(keep, e)
+		}
 		if err != nil || g == nil {
-			if err == nil {
-				keep = append(keep, e)
-			}
 			return err
 		}
 		var ids []string
@@ -100,10 +100,10 @@ func (r *importRun) groups() error {
 	return r.each("group files", keep, r.keepGroupFile)
 }
 
-// group imports one group file; the group it became (this run or an
-// earlier one), or nil when the file is to be kept as it is. A file that
-// is no JSON object fails; the error is for the whole import only.
-func (r *importRun) group(e entry) (*groups.Group, error) {
+// group imports one group file: the group it became (this run or an
+// earlier one), or nil; keep when the file is to be kept as it is. A file
+// that is no JSON object fails; the error is for the whole import only.
+func (r *importRun) group(e entry) (g *groups.Group, keep bool, err error) {
 	raw, err := read(e, maxGroupBytes)
 	var data jsonx.Object
 	if err == nil {
@@ -111,20 +111,20 @@ func (r *importRun) group(e entry) (*groups.Group, error) {
 	}
 	if err != nil {
 		r.fail(KindGroup, e.rel, err)
-		return nil, nil
+		return nil, false, nil
 	}
 	sha := hashOf(raw)
 	seen, id, err := r.known(KindGroup, e.rel, sha)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if seen {
 		// A group of an earlier import (its chats may be new); a file an
-		// earlier version kept as it was is no group and stays kept.
+		// earlier import kept as it was is no group and is kept already.
 		if g, err := r.s.d.Groups.Get(r.ctx, id); err == nil {
-			return g, nil
+			return g, false, nil
 		}
-		return nil, nil
+		return nil, false, nil
 	}
 	var ledgerErr error
 	imp, err := r.s.d.Groups.Import(r.ctx, groups.ImportInput{
@@ -140,21 +140,21 @@ func (r *importRun) group(e entry) (*groups.Group, error) {
 	})
 	switch {
 	case ledgerErr != nil:
-		return nil, ledgerErr
+		return nil, false, ledgerErr
 	case apperr.CodeOf(err) == groups.CodeIDTaken:
 		r.skip(KindGroup, e.rel, message(err)+"; Hearth's group kept")
-		return nil, nil
+		return nil, false, nil
 	case apperr.As(err) != nil:
 		r.skip(KindGroup, e.rel, "not imported as a group ("+message(err)+"); kept as it is, and an export writes it back")
-		return nil, nil
+		return nil, true, nil
 	case err != nil:
-		return nil, err
+		return nil, false, err
 	}
 	if len(imp.Pruned) > 0 {
 		r.skip(KindGroup, e.rel+"#members", "dropped from the group, as SillyTavern drops them, since no character of the library has them: "+strings.Join(imp.Pruned, ", "))
 	}
 	r.sum.Imported.Groups++
-	return imp.Group, nil
+	return imp.Group, false, nil
 }
 
 // groupChat imports one group chat file into its group. done is false
