@@ -34,7 +34,8 @@ type exportRun struct {
 // folder that does): characters/ (PNG cards), chats/
 // (each character's chats as JSONL, in the folder named after its card),
 // worlds/, User Avatars/ and settings.json (personas, World Info), OpenAI
-// Settings/ (presets), and the group files an import kept. Each file is
+// Settings/ (presets), groups/ and group chats/ (Hearth's groups and
+// their chats, and the group files an import kept). Each file is
 // written to a temporary name and renamed, so a crash leaves whole files.
 // An item that cannot be written is listed in Failed; the others go on.
 func (s *Service) Export(ctx context.Context, path string, progress func(Progress)) (ExportSummary, error) {
