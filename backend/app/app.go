@@ -188,7 +188,7 @@ func open(ctx context.Context, dataDir string, access library.Access, safeMode b
 		return nil, err
 	}
 	a.Extensions = extensions.New(db, bus, extensions.Options{Dir: filepath.Join(dataDir, "extensions"), Now: now, ReadPath: access.ReadRoot, SafeMode: safeMode})
-	a.Library = library.New(library.Deps{DB: db, Bus: bus, Characters: a.Characters, Chats: a.Chats,
+	a.Library = library.New(library.Deps{DB: db, Bus: bus, Characters: a.Characters, Chats: a.Chats, Groups: a.Groups,
 		WorldInfo: a.WorldInfo, Personas: a.Personas, Presets: a.Presets, Extensions: a.Extensions, Access: access, Now: now})
 	a.idle = newIdleReleaser(idleRelease, func() { a.ReleaseMemory(context.Background()) })
 	a.Router = host.New(host.Services{Chats: a.Chats, Search: a.Search, Characters: a.Characters, Groups: a.Groups, State: a.State, Connections: a.Connections, Personas: a.Personas,

@@ -43,11 +43,16 @@ type JsonlFile struct {
 // chat or not at all, so a crash between the two can leave neither a chat
 // its ledger does not know (imported again next time) nor the reverse. Its
 // error undoes the import.
+//
+// Metadata, when set, is the chat's metadata for a file without a header
+// line: SillyTavern's legacy group chats keep theirs in the group file
+// (its chat_metadata, past_metadata). A header line's chat_metadata wins.
 type JsonlImport struct {
 	FileName string                                                     `json:"fileName"`
 	Text     *string                                                    `json:"text"`
 	Quoted   string                                                     `json:"-"`
 	Within   func(ctx context.Context, tx *store.Tx, sum Summary) error `json:"-"`
+	Metadata jsonx.Object                                               `json:"-"`
 }
 
 // source is where the import reads the file's lines, how it makes a line's

@@ -3,6 +3,8 @@ package chats
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"iter"
 	"time"
@@ -28,9 +30,6 @@ func (s *Service) ImportJsonl(ctx context.Context, owner Owner, in JsonlImport) 
 	if err := owner.validate(); err != nil {
 		return nil, err
 	}
-	if owner.GroupID != "" {
-		return nil, apperr.New("group.not_found", "group chats are not available yet (no group %q)", owner.GroupID)
-	}
 	lines, text, size, err := in.source()
 	if err != nil {
 		return nil, err
@@ -39,14 +38,14 @@ func (s *Service) ImportJsonl(ctx context.Context, owner Owner, in JsonlImport) 
 		return nil, apperr.Invalid("the chat file is %d bytes; at most %d are accepted", size, MaxJsonlBytes).
 			WithDetails(map[string]any{"bytes": size, "maxBytes": MaxJsonlBytes})
 	}
-	card, err := s.chars.Get(ctx, owner.Avatar)
+	ownerName, err := s.importOwnerName(ctx, owner)
 	if err != nil {
 		return nil, err
 	}
 	now := s.now()
 	name := in.FileName
 	if name == "" {
-		name = card.Name() + " - " + humanizedDateTime(now) + " imported"
+		name = ownerName + " - " + humanizedDateTime(now) + " imported"
 	}
 	if name, err = validFileName(name); err != nil {
 		return nil, err
@@ -56,14 +55,15 @@ func (s *Service) ImportJsonl(ctx context.Context, owner Owner, in JsonlImport) 
 	var sum Summary
 	err = s.db.InTx(ctx, func(tx *store.Tx) error {
 		var taken int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chats WHERE owner_kind = 'character' AND owner = ? AND file_name = ?`,
-			owner.Avatar, name).Scan(&taken); err != nil {
+		kind, key := owner.kind()
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chats WHERE owner_kind = ? AND owner = ? AND file_name = ?`,
+			kind, key, name).Scan(&taken); err != nil {
 			return fmt.Errorf("import chat: %w", err)
 		}
 		if taken > 0 {
 			return nameTaken(name)
 		}
-		c := &chatRow{uuid: uuid.NewString(), ownerKind: "character", owner: owner.Avatar, fileName: name, kind: "main",
+		c := &chatRow{uuid: uuid.NewString(), ownerKind: kind, owner: key, fileName: name, kind: "main",
 			metadata: jsonx.Object{}, createdAt: now.UnixMilli(), updatedAt: now.UnixMilli()}
 		res, err := tx.ExecContext(ctx, `INSERT INTO chats (uuid, owner_kind, owner, file_name, kind, metadata, revision, message_count, bytes, created_at, updated_at, change_seq)
 			VALUES (?, ?, ?, ?, ?, '{}', 0, 0, 0, ?, ?, (SELECT COALESCE(MAX(change_seq), 0) + 1 FROM chats))`,
@@ -74,13 +74,18 @@ func (s *Service) ImportJsonl(ctx context.Context, owner Owner, in JsonlImport) 
 		if c.id, err = res.LastInsertId(); err != nil {
 			return fmt.Errorf("import chat: %w", err)
 		}
-		imp := &jsonlImporter{chat: c, userName: persona, charName: card.Name(), now: now}
+		imp := &jsonlImporter{chat: c, userName: persona, charName: ownerName, now: now}
 		if imp.bulk, err = newBulkInserter(ctx, tx, c.id); err != nil {
 			return err
 		}
 		defer imp.bulk.close()
 		if err := imp.read(ctx, tx, lines, text); err != nil {
 			return err
+		}
+		if !imp.hadHeader {
+			if err := imp.headerless(ctx, tx, owner, in.Metadata); err != nil {
+				return err
+			}
 		}
 		// Every message of the new chat needs its chunk: one statement
 		// queues them all (the bulk inserter does not, row by row).
@@ -115,6 +120,53 @@ type jsonlImporter struct {
 	charName string // likewise: the header's character_name, else the card's
 	now      time.Time
 	last     string // the last message's text, for the summary
+	// hadHeader says the file's first line was a header, not a message.
+	hadHeader bool
+}
+
+// importOwnerName is the display name of owner for an import — the card's
+// name, or the group's — and group.not_found / character.not_found when
+// there is none.
+func (s *Service) importOwnerName(ctx context.Context, owner Owner) (string, error) {
+	if owner.Avatar != "" {
+		card, err := s.chars.Get(ctx, owner.Avatar)
+		if err != nil {
+			return "", err
+		}
+		return card.Name(), nil
+	}
+	var name string
+	err := s.db.Reader().QueryRowContext(ctx, `SELECT name FROM groups WHERE id = ?`, owner.GroupID).Scan(&name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", apperr.New(apperr.CodeGroupNotFound, "no group with id %q", owner.GroupID).
+			WithDetails(map[string]any{"groupId": owner.GroupID})
+	}
+	if err != nil {
+		return "", fmt.Errorf("import chat: %w", err)
+	}
+	return name, nil
+}
+
+// headerless finishes the import of a file without a header line: its
+// chat_metadata is the caller's (SillyTavern's legacy group chats keep it
+// in the group file), and a group chat keeps the header SillyTavern writes
+// for group chats, whose names are placeholders, so an export writes that.
+func (imp *jsonlImporter) headerless(ctx context.Context, tx *store.Tx, owner Owner, metadata jsonx.Object) error {
+	if metadata != nil {
+		raw, _ := metadata.MarshalJSON()
+		if err := jsonx.LimitDepth(jsonx.Depth(raw), 0, "chat_metadata"); err != nil {
+			return err
+		}
+		imp.chat.metadata = metadata.Clone()
+	}
+	if owner.GroupID == "" {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO chat_jsonl_headers (chat_id, header) VALUES (?, ?)`,
+		imp.chat.id, `{"user_name":"unused","character_name":"unused"}`); err != nil {
+		return fmt.Errorf("import chat header: %w", err)
+	}
+	return nil
 }
 
 // read takes the file's lines in order: the first as the header unless it
@@ -150,8 +202,11 @@ func (imp *jsonlImporter) read(ctx context.Context, tx *store.Tx, lines iter.Seq
 		if err := imp.store(ctx, n, p); err != nil {
 			return err
 		}
-	} else if err := imp.header(ctx, tx, n, o); err != nil {
-		return err
+	} else {
+		if err := imp.header(ctx, tx, n, o); err != nil {
+			return err
+		}
+		imp.hadHeader = true
 	}
 	rest := func(yield func(int, string) bool) {
 		for k, raw, ok := next(); ok && yield(k, raw); k, raw, ok = next() {

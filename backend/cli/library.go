@@ -141,8 +141,8 @@ func (p *Program) runExport(ctx context.Context, g *globals, args []string) erro
 
 // countsLine is the one-line summary of an import's or export's counts.
 func countsLine(c library.Counts, messages int) string {
-	return fmt.Sprintf("%d characters, %d chats (%d messages), %d lorebooks, %d personas, %d presets, %d group files",
-		c.Characters, c.Chats, messages, c.Lorebooks, c.Personas, c.Presets, c.GroupFiles)
+	return fmt.Sprintf("%d characters, %d chats, %d groups, %d group chats (%d messages), %d lorebooks, %d personas, %d presets, %d group files kept as they were",
+		c.Characters, c.Chats, c.Groups, c.GroupChats, messages, c.Lorebooks, c.Personas, c.Presets, c.GroupFiles)
 }
 
 // printImport writes an import's summary: what came in, what was left

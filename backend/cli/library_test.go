@@ -22,7 +22,7 @@ func TestImportExportST(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("import: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"Imported from " + fixture, "10 characters, 4 chats (11 messages), 5 lorebooks, 3 personas, 2 presets, 2 group files",
+	for _, want := range []string{"Imported from " + fixture, "10 characters, 4 chats, 2 groups, 4 group chats (21 messages), 5 lorebooks, 3 personas, 2 presets, 2 group files kept as they were",
 		"1 extension, turned off: turn one on with hearth ext enable ID", "Skipped", "chat chats/Nobody/orphan.jsonl: no character card"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("import output lacks %q:\n%s", want, stdout)
@@ -34,7 +34,7 @@ func TestImportExportST(t *testing.T) {
 
 	out := filepath.Join(t.TempDir(), "st")
 	code, stdout, stderr = run(&Program{}, "export", "st", out, "--data-dir", data)
-	if code != 0 || !strings.Contains(stdout, "Exported to "+out) || !strings.Contains(stdout, "10 characters, 4 chats (11 messages)") {
+	if code != 0 || !strings.Contains(stdout, "Exported to "+out) || !strings.Contains(stdout, "10 characters, 4 chats, 2 groups, 4 group chats (21 messages)") {
 		t.Fatalf("export: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(out, "characters", "v2_chara.png")); err != nil {
@@ -46,7 +46,7 @@ func TestImportExportST(t *testing.T) {
 	}
 
 	code, stdout, _ = run(&Program{}, "--data-dir", data, "import", "st", fixture)
-	if code != 0 || !strings.Contains(stdout, "0 characters, 0 chats (0 messages)") || !strings.Contains(stdout, "already imported") {
+	if code != 0 || !strings.Contains(stdout, "0 characters, 0 chats, 0 groups, 0 group chats (0 messages)") || !strings.Contains(stdout, "already imported") {
 		t.Errorf("re-import: exit %d\n%s", code, stdout)
 	}
 

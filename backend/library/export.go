@@ -24,6 +24,9 @@ type exportRun struct {
 	sum   *ExportSummary
 	rep   *reporter
 	taken map[string]bool // lower-cased paths written, so no two items share a file
+	// cards maps a character's avatar key to the file name its card was
+	// written under (characters/<name>): a group names its members so.
+	cards map[string]string
 }
 
 // Export writes Hearth's library as a SillyTavern user folder at path, an
@@ -31,7 +34,8 @@ type exportRun struct {
 // folder that does): characters/ (PNG cards), chats/
 // (each character's chats as JSONL, in the folder named after its card),
 // worlds/, User Avatars/ and settings.json (personas, World Info), OpenAI
-// Settings/ (presets), and the group files an import kept. Each file is
+// Settings/ (presets), groups/ and group chats/ (Hearth's groups and
+// their chats, and the group files an import kept). Each file is
 // written to a temporary name and renamed, so a crash leaves whole files.
 // An item that cannot be written is listed in Failed; the others go on.
 func (s *Service) Export(ctx context.Context, path string, progress func(Progress)) (ExportSummary, error) {
@@ -44,7 +48,7 @@ func (s *Service) Export(ctx context.Context, path string, progress func(Progres
 		return ExportSummary{}, err
 	}
 	sum := ExportSummary{Folder: root, Failed: []Failed{}}
-	x := &exportRun{s: s, ctx: ctx, root: root, sum: &sum, taken: map[string]bool{},
+	x := &exportRun{s: s, ctx: ctx, root: root, sum: &sum, taken: map[string]bool{}, cards: map[string]string{},
 		rep: &reporter{op: "export", bus: s.d.Bus, progress: progress}}
 	for _, phase := range []func() error{x.lorebooks, x.characters, x.personas, x.presets, x.groups} {
 		if err := ctx.Err(); err != nil {
@@ -181,6 +185,7 @@ func (x *exportRun) characters() error {
 			continue
 		}
 		x.sum.Exported.Characters++
+		x.cards[c.Avatar] = path.Base(rel)
 		if err := x.chatsOf(c.Avatar, stem(path.Base(rel))); err != nil {
 			return err
 		}
@@ -208,25 +213,5 @@ func (x *exportRun) chatsOf(avatar, folder string) error {
 		x.sum.Exported.Chats++
 		x.sum.Messages += c.MessageCount
 	}
-	return nil
-}
-
-// groups writes back the group files an import kept.
-func (x *exportRun) groups() error {
-	files, err := x.s.kept(x.ctx, keptGroup, keptGroupChat)
-	if err != nil {
-		return err
-	}
-	for i, f := range files {
-		x.rep.report(Progress{Phase: "groups", Done: i, Total: len(files), Current: f.Path})
-		dir, name := path.Split(f.Path)
-		rel := x.claim(strings.TrimSuffix(dir, "/"), name)
-		if err := writeFile(x.root, rel, f.Body); err != nil {
-			x.fail(KindGroup, rel, err)
-			continue
-		}
-		x.sum.Exported.GroupFiles++
-	}
-	x.rep.report(Progress{Phase: "groups", Done: len(files), Total: len(files)})
 	return nil
 }

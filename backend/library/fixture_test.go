@@ -21,13 +21,19 @@ import (
 // The committed fixture (testdata/default-user) holds the hand-written,
 // format-varied files; generated() adds the bulk deterministically.
 const (
-	fixtureCards      = 10 // characters/*.png|json in testdata
-	fixtureChats      = 4  // chats owned by a fixture card (chats/Nobody has none)
-	fixtureLorebooks  = 5
-	fixturePersonas   = 3
-	fixturePresets    = 2
-	fixtureGroupFiles = 2
-	fixtureMessages   = 4 + 3 + 2 + 2
+	fixtureCards     = 10 // characters/*.png|json in testdata
+	fixtureChats     = 4  // chats owned by a fixture card (chats/Nobody has none)
+	fixtureLorebooks = 5
+	fixturePersonas  = 3
+	fixturePresets   = 2
+	// groups/: a current group (header-line chats) and a legacy one
+	// (metadata in the group file); a third, refused, is kept as a file,
+	// with the group chat no group names.
+	fixtureGroups        = 2
+	fixtureGroupChats    = 4
+	fixtureGroupFiles    = 2
+	fixtureGroupMessages = 2 + 3 + 2 + 3
+	fixtureMessages      = 4 + 3 + 2 + 2
 	// extensions/Echo Notes in the user folder, and testdata/install's
 	// global public/scripts/extensions/third-party/Clockwork, which only
 	// an import of the install reaches.

@@ -38,7 +38,8 @@ type importRun struct {
 // Import reads the SillyTavern library at path (an absolute path Access
 // allows: a user folder data/<user>, or an install, which names one) into
 // Hearth: lorebooks, characters,
-// their chats, legacy group files (kept as they are), personas and the
+// their chats, groups and their group chats (files that cannot be
+// imported so kept as they are), personas and the
 // global World Info selection from settings.json, chat-completion
 // presets, and third-party extensions — the user's, and an install's
 // global ones — installed turned off. Each item is stored in its own transaction by the service that

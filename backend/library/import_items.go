@@ -2,8 +2,6 @@ package library
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 
 	"hearth/backend/apperr"
@@ -151,47 +149,3 @@ const (
 	keptSettings  = "settings"
 	keptPreset    = "preset"
 )
-
-// groups keeps the legacy group files, byte for byte: Hearth has no
-// groups yet, and an export writes them back as they came.
-func (r *importRun) groups() error {
-	defs, _, err := r.files(KindGroup, dirGroups, []string{".json"}, "not a group file (.json)")
-	if err != nil {
-		return err
-	}
-	groupChats, _, err := r.files(KindGroup, dirGroupChats, []string{".jsonl"}, "not a group chat file (.jsonl)")
-	if err != nil {
-		return err
-	}
-	items := append(defs, groupChats...)
-	return r.each("groups", items, func(e entry) error {
-		kind, limit := keptGroup, maxGroupBytes
-		if hasExt(e.name, []string{".jsonl"}) {
-			kind, limit = keptGroupChat, chats.MaxJsonlBytes
-		}
-		raw, err := read(e, limit)
-		if err == nil && kind == keptGroup && !json.Valid(raw) {
-			err = errors.New("the group file is not valid JSON")
-		}
-		if err != nil {
-			r.fail(KindGroup, e.rel, err)
-			return nil
-		}
-		sha := hashOf(raw)
-		if seen, _, err := r.known(KindGroup, e.rel, sha); err != nil || seen {
-			return err
-		}
-		if old, err := r.s.keptSHA(r.ctx, e.rel); err != nil {
-			return err
-		} else if old != "" && old != sha {
-			r.skip(KindGroup, e.rel, "Hearth keeps a different file of that name (from another library); that one kept")
-			return nil
-		}
-		if err := r.rememberAndKeep(record{Library: r.f.root, Kind: KindGroup, Key: e.rel, SHA: sha, HearthID: e.rel},
-			keptFile{Path: e.rel, Kind: kind, Body: raw}); err != nil {
-			return err
-		}
-		r.sum.Imported.GroupFiles++
-		return nil
-	})
-}

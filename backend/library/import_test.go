@@ -15,6 +15,7 @@ import (
 // libraryState is what a library import leaves in Hearth, counted.
 type libraryState struct {
 	characters, chats, messages, lorebooks, personas, presets int
+	groups, groupChats                                        int
 }
 
 func stateOf(t testing.TB, a *app.App) libraryState {
@@ -32,6 +33,21 @@ func stateOf(t testing.TB, a *app.App) libraryState {
 			t.Fatal(err)
 		}
 		s.chats += len(cs)
+		for _, c := range cs {
+			s.messages += c.MessageCount
+		}
+	}
+	gs, err := a.Groups.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.groups = len(gs)
+	for _, g := range gs {
+		cs, err := a.Chats.List(ctx, chats.Owner{GroupID: g.ID()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.groupChats += len(cs)
 		for _, c := range cs {
 			s.messages += c.MessageCount
 		}
@@ -60,6 +76,7 @@ func TestImportLibrary(t *testing.T) {
 	}
 	want := library.Counts{Characters: fixtureCards + generatedCards, Chats: fixtureChats + generatedCards*generatedChatsEach + 1,
 		Lorebooks: fixtureLorebooks, Personas: fixturePersonas, Presets: fixturePresets, GroupFiles: fixtureGroupFiles,
+		Groups: fixtureGroups, GroupChats: fixtureGroupChats,
 		Extensions: fixtureUserExtensions + fixtureGlobalExtensions}
 	if sum.Imported != want {
 		t.Errorf("imported %+v, want %+v", sum.Imported, want)
@@ -67,8 +84,8 @@ func TestImportLibrary(t *testing.T) {
 	if len(sum.Failed) != 0 {
 		t.Errorf("failed: %+v", sum.Failed)
 	}
-	if sum.Messages != fixtureMessages+added {
-		t.Errorf("messages = %d, want %d", sum.Messages, fixtureMessages+added)
+	if sum.Messages != fixtureMessages+fixtureGroupMessages+added {
+		t.Errorf("messages = %d, want %d", sum.Messages, fixtureMessages+fixtureGroupMessages+added)
 	}
 	for _, want := range []struct{ kind, path, reason string }{
 		{library.KindChat, "chats/Nobody/orphan.jsonl", "no character card"},
@@ -77,6 +94,9 @@ func TestImportLibrary(t *testing.T) {
 		{library.KindCharacter, "characters/v2_chara", "sprites"},
 		{library.KindLorebook, "worlds/readme.txt", "not a World Info file"},
 		{library.KindSettings, "settings.json#world_info_settings", `"Missing Book" is not in Hearth`},
+		{library.KindGroup, "groups/1690000000000.json#members", "no character of the library has them: ghost.png"},
+		{library.KindGroup, "groups/1710000000000.json", "activation_strategy must be an integer from 0 to 3"},
+		{library.KindGroup, "group chats/stray chat.jsonl", "no group of the library names this chat"},
 	} {
 		if !hasSkip(sum.Skipped, want.kind, want.path, want.reason) {
 			t.Errorf("no skipped %s %s (%q) in %+v", want.kind, want.path, want.reason, sum.Skipped)
@@ -87,7 +107,8 @@ func TestImportLibrary(t *testing.T) {
 	}
 
 	got := stateOf(t, a)
-	if got.characters != want.Characters || got.chats != want.Chats || got.messages != sum.Messages || got.personas != fixturePersonas || got.presets != fixturePresets {
+	if got.groups != want.Groups || got.groupChats != want.GroupChats ||
+		got.characters != want.Characters || got.chats != want.Chats || got.messages != sum.Messages || got.personas != fixturePersonas || got.presets != fixturePresets {
 		t.Errorf("Hearth holds %+v after the import", got)
 	}
 	checkImportedContent(t, a)
@@ -108,7 +129,7 @@ func TestImportLibrary(t *testing.T) {
 	}
 	// The user folder alone: its own extension is known, the install's
 	// global one is not reached.
-	if n := want.Characters + want.Chats + want.Lorebooks + want.Personas + want.Presets + want.GroupFiles + fixtureUserExtensions + 1; already != n {
+	if n := want.Characters + want.Chats + want.Lorebooks + want.Personas + want.Presets + want.GroupFiles + want.Groups + want.GroupChats + fixtureUserExtensions + 1; already != n {
 		t.Errorf("re-import: %d items already imported, want %d", already, n)
 	}
 	if after := stateOf(t, a); after != got {
@@ -171,6 +192,7 @@ func checkImportedContent(t *testing.T, a *app.App) {
 	if len(cfg.GlobalSelect) != 1 || cfg.GlobalSelect[0] != "Global Lore" || cfg.Depth != 3 || cfg.Budget != 30 {
 		t.Errorf("World Info config = %+v", cfg)
 	}
+	checkImportedGroups(t, a)
 	books, _ := a.WorldInfo.List(ctx)
 	for _, b := range books {
 		if strings.HasPrefix(b.Name, "Seraphina's Glade ") {
@@ -316,5 +338,58 @@ func TestImportSymlinks(t *testing.T) {
 	}
 	if _, err := a.WorldInfo.Get(t.Context(), "Inside"); err != nil {
 		t.Errorf("the inside link was not followed: %v", err)
+	}
+}
+
+// checkImportedGroups: the legacy group's file became a group with string
+// ids, its missing member dropped, its chats' metadata moved from the
+// group file into each chat (what no chat took stays); a header-line
+// chat's metadata is its header's.
+func checkImportedGroups(t *testing.T, a *app.App) {
+	t.Helper()
+	ctx := t.Context()
+	g, err := a.Groups.Get(ctx, "1690000000000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Members(); len(got) != 2 {
+		t.Errorf("legacy members = %v", got)
+	}
+	if got := g.DisabledMembers(); len(got) != 0 {
+		t.Errorf("legacy muted = %v: the missing member stayed", got)
+	}
+	if g.Name() != "旧い評議会" || string(g.Data["chat_id"]) != `"1690000000002"` || string(g.Data["chats"]) != `["1690000000001","1690000000002"]` {
+		t.Errorf("legacy group = %s %s %s", g.Name(), g.Data["chat_id"], g.Data["chats"])
+	}
+	if string(g.Data["chat_metadata"]) != "{}" || !jsonEqual(t, g.Data["past_metadata"], []byte(`{"1680000000000":{"integrity":"no file for this one"}}`)) {
+		t.Errorf("legacy metadata left in the group: %s / %s", g.Data["chat_metadata"], g.Data["past_metadata"])
+	}
+	if _, ok := g.Data["date_added"]; ok {
+		t.Error("a computed key was stored")
+	}
+	want := map[string]string{
+		"1690000000001": `{"integrity":"legacy-past","variables":{"mood":"calm"}}`,
+		"1690000000002": `{"integrity":"legacy-current","note_prompt":"古い記録","note_depth":4}`,
+	}
+	for name, meta := range want {
+		id, err := a.Chats.Resolve(ctx, chats.Ref{GroupID: g.ID(), FileName: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := a.Chats.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := d.Metadata.MarshalJSON()
+		if !jsonEqual(t, got, []byte(meta)) {
+			t.Errorf("chat %s metadata = %s, want %s", name, got, meta)
+		}
+	}
+	id, err := a.Chats.Resolve(ctx, chats.Ref{GroupID: "1700000000000", FileName: "森の夜"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := a.Chats.Get(ctx, id); err != nil || d.MessageCount != 3 || !strings.Contains(string(d.Metadata["variables"]), "秋") {
+		t.Errorf("header-line group chat: %+v %v", d, err)
 	}
 }

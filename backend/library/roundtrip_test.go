@@ -60,7 +60,7 @@ func TestRoundTrip(t *testing.T) {
 
 	byteForByte := []string{
 		"worlds/Seraphina's Glade.json", "worlds/Global Lore.json", "worlds/Wren's Past.json", "worlds/Empty Book.json", "worlds/Ünïcode – Tales.json",
-		"groups/1700000000000.json", "group chats/1700000000001.jsonl",
+		"groups/1710000000000.json", "group chats/stray chat.jsonl", // kept as they were: not importable
 		"OpenAI Settings/Default.json", "OpenAI Settings/Roleplay.json",
 		"User Avatars/user-default.png", "User Avatars/1700000000000-Wren.png",
 	}
@@ -78,6 +78,7 @@ func TestRoundTrip(t *testing.T) {
 
 	checkCards(t, userDir, out)
 	checkChats(t, userDir, out, in.Imported.Chats)
+	checkGroups(t, userDir, out)
 
 	var want, got map[string]any
 	if err := json.Unmarshal(read(userDir, "settings.json"), &want); err != nil {
@@ -132,7 +133,9 @@ func TestRoundTrip(t *testing.T) {
 	if _, err := b.Library.Export(ctx, again, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, rel := range byteForByte {
+	stable := append(byteForByte, "groups/1700000000000.json", "groups/1690000000000.json",
+		"group chats/1700000000001.jsonl", "group chats/森の夜.jsonl", "group chats/1690000000001.jsonl", "group chats/1690000000002.jsonl")
+	for _, rel := range stable {
 		if !bytes.Equal(read(out, rel), read(again, rel)) {
 			t.Errorf("%s changed on the second round trip", rel)
 		}

@@ -9,6 +9,7 @@ import (
 	"hearth/backend/chats"
 	"hearth/backend/events"
 	"hearth/backend/extensions"
+	"hearth/backend/groups"
 	"hearth/backend/personas"
 	"hearth/backend/presets"
 	"hearth/backend/store"
@@ -48,6 +49,7 @@ type Deps struct {
 	Bus        *events.Bus
 	Characters *characters.Service
 	Chats      *chats.Service
+	Groups     *groups.Service
 	WorldInfo  *worldinfo.Service
 	Personas   *personas.Service
 	Presets    *presets.Service
@@ -93,6 +95,11 @@ type Counts struct {
 	Lorebooks  int `json:"lorebooks"`
 	Personas   int `json:"personas"`
 	Presets    int `json:"presets"`
+	// Groups and GroupChats are SillyTavern's groups and the group chats
+	// they name, as Hearth groups and chats; GroupFiles the group and
+	// group chat files kept as they are (not importable: see Import).
+	Groups     int `json:"groups"`
+	GroupChats int `json:"groupChats"`
 	GroupFiles int `json:"groupFiles"`
 	// Extensions are the third-party extensions an import installed,
 	// each turned off; an export writes none, so it is 0 there.

@@ -9,6 +9,11 @@ export interface LibraryCounts {
   lorebooks: number;
   personas: number;
   presets: number;
+  /** SillyTavern groups stored as Hearth groups. */
+  groups: number;
+  /** Group chats stored as chats of those groups. */
+  groupChats: number;
+  /** Group and group chat files kept as they were (not importable), written back by an export. */
   groupFiles: number;
   /** Third-party extensions an import installed, each turned off; an export writes none (0). */
   extensions: number;

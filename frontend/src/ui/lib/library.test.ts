@@ -16,7 +16,7 @@ import {
   userFolder,
 } from './library';
 
-const none = { characters: 0, chats: 0, lorebooks: 0, personas: 0, presets: 0, groupFiles: 0, extensions: 0 };
+const none = { characters: 0, chats: 0, lorebooks: 0, personas: 0, presets: 0, groups: 0, groupChats: 0, groupFiles: 0, extensions: 0 };
 
 describe('phases', () => {
   it('names phases in words', () => {
@@ -63,10 +63,11 @@ describe('phases', () => {
 
 describe('summary text', () => {
   it('lists the counts, kinds with none left out, with thousands separators', () => {
-    expect(countsText({ characters: 22, chats: 53, lorebooks: 5, personas: 3, presets: 2, groupFiles: 0, extensions: 4 }, 61234)).toBe(
+    expect(countsText({ characters: 22, chats: 53, lorebooks: 5, personas: 3, presets: 2, groups: 0, groupChats: 0, groupFiles: 0, extensions: 4 }, 61234)).toBe(
       '22 characters, 53 chats (61,234 messages), 5 lorebooks, 3 personas, 2 presets',
     );
     expect(countsText({ ...none, characters: 1, chats: 1, groupFiles: 2 }, 1)).toBe('1 character, 1 chat (1 message), 2 group files');
+    expect(countsText({ ...none, chats: 2, groups: 2, groupChats: 1, groupFiles: 1 }, 9)).toBe('2 chats (9 messages), 2 groups, 1 group chat, 1 group file');
     expect(countsText({ ...none, chats: 2 }, 0)).toBe('2 chats');
     expect(countsText(none, 0)).toBe('');
     expect(count(1000, 'entry', 'entries')).toBe('1,000 entries');

@@ -88,7 +88,8 @@ export function count(n: number, one: string, many = `${one}s`): string {
 /**
  * countsText lists what was stored or written, kinds with none left out:
  * "22 characters, 53 chats (61,234 messages), 5 lorebooks, 3 personas,
- * 2 presets, 2 group files". Nothing at all is "". Extensions have their
+ * 2 presets, 2 groups, 4 group chats, 2 group files" (the messages are
+ * every chat's, group chats' included). Nothing at all is "". Extensions have their
  * own line (extensionsLine).
  */
 export function countsText(c: LibraryCounts, messages: number): string {
@@ -98,6 +99,8 @@ export function countsText(c: LibraryCounts, messages: number): string {
   if (c.lorebooks) parts.push(count(c.lorebooks, 'lorebook'));
   if (c.personas) parts.push(count(c.personas, 'persona'));
   if (c.presets) parts.push(count(c.presets, 'preset'));
+  if (c.groups) parts.push(count(c.groups, 'group'));
+  if (c.groupChats) parts.push(count(c.groupChats, 'group chat'));
   if (c.groupFiles) parts.push(count(c.groupFiles, 'group file'));
   return parts.join(', ');
 }

@@ -6,7 +6,7 @@ import { createLibraryRun } from './library';
 
 const summary: LibraryImportSummary = {
   folder: '/st/data/default-user',
-  imported: { characters: 2, chats: 1, lorebooks: 0, personas: 0, presets: 0, groupFiles: 0, extensions: 0 },
+  imported: { characters: 2, chats: 1, lorebooks: 0, personas: 0, presets: 0, groups: 0, groupChats: 0, groupFiles: 0, extensions: 0 },
   skipped: [],
   failed: [{ kind: 'chat', path: 'chats/a/b.jsonl', error: 'line 3' }],
   messages: 4,
