@@ -286,15 +286,15 @@ func (s *Service) Create(ctx context.Context, owner Owner, opts CreateOptions) (
 	return &sum, nil
 }
 
-// newChat is a chat insertNewChat made: its row and its summary.
-type newChat struct {
+// createdChat is a chat insertNewChat made: its row and its summary.
+type createdChat struct {
 	row     *chatRow
 	summary Summary
 }
 
 // insertNewChat adds a main chat of the owner named name, holding msgs in
 // order, inside tx; chat.name_taken when the owner has a chat of that name.
-func (s *Service) insertNewChat(ctx context.Context, tx *store.Tx, ownerKind, owner, name string, now time.Time, msgs []*StMessage) (*newChat, error) {
+func (s *Service) insertNewChat(ctx context.Context, tx *store.Tx, ownerKind, owner, name string, now time.Time, msgs []*StMessage) (*createdChat, error) {
 	var taken int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chats WHERE owner_kind = ? AND owner = ? AND file_name = ?`, ownerKind, owner, name).Scan(&taken); err != nil {
 		return nil, fmt.Errorf("create chat: %w", err)
@@ -325,7 +325,7 @@ func (s *Service) insertNewChat(ctx context.Context, tx *store.Tx, ownerKind, ow
 			return nil, fmt.Errorf("create chat: %w", err)
 		}
 	}
-	return &newChat{row: c, summary: summarize(c, last)}, nil
+	return &createdChat{row: c, summary: summarize(c, last)}, nil
 }
 
 func nameTaken(name string) error {
