@@ -156,6 +156,7 @@ func open(ctx context.Context, dataDir string, access library.Access, safeMode b
 			return a.Agent.ForkPersist(ctx, tx, f)
 		},
 		CloneLorebook: a.WorldInfo.CloneForFork,
+		Groups:        a.Groups,
 		Index:         a.Indexer,
 	})
 	a.Search = search.New(db)

@@ -122,6 +122,11 @@ func (s *Service) fork(ctx context.Context, chatID string, index int, kind, name
 			s.bus.Publish(events.Event{Type: events.ChatCreated, Payload: created})
 			s.bus.Publish(events.Event{Type: events.ChatBranchCreated, Payload: branched})
 		})
+		// A group lists its chats' checkpoints and branches too, as
+		// SillyTavern's saveGroupBookmarkChat does, without opening them.
+		if dst.ownerKind == "group" && s.hooks.Groups != nil {
+			return s.hooks.Groups.AddChatIn(ctx, tx, dst.owner, name, false)
+		}
 		return nil
 	})
 	if err != nil {

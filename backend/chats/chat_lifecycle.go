@@ -237,13 +237,14 @@ func humanizedDateTime(t time.Time) string {
 }
 
 // Create starts a chat. A character chat opens with the card's greeting and
-// its alternate greetings as further swipes, macros resolved.
+// its alternate greetings as further swipes, macros resolved; a group chat
+// with each member's greeting (createGroupChat).
 func (s *Service) Create(ctx context.Context, owner Owner, opts CreateOptions) (*Summary, error) {
 	if err := owner.validate(); err != nil {
 		return nil, err
 	}
 	if owner.GroupID != "" {
-		return nil, apperr.New("group.not_found", "group chats are not available yet (no group %q)", owner.GroupID)
+		return s.createGroupChat(ctx, owner.GroupID, opts)
 	}
 	card, err := s.chars.Get(ctx, owner.Avatar)
 	if err != nil {
@@ -258,58 +259,73 @@ func (s *Service) Create(ctx context.Context, owner Owner, opts CreateOptions) (
 		return nil, err
 	}
 	user := s.userName(ctx, "")
-	var greeting *StMessage
+	var greetings []*StMessage
 	if first := card.FirstMes(); first != "" || len(card.AlternateGreetings()) > 0 {
 		swipes := []string{resolveMacros(first, card.Name(), user)}
 		for _, alt := range card.AlternateGreetings() {
 			swipes = append(swipes, resolveMacros(alt, card.Name(), user))
 		}
-		greeting = &StMessage{Name: card.Name(), Swipes: swipes, Extra: jsonx.Object{}, Fields: jsonx.Object{"send_date": isoTime(now)}}
+		greeting := &StMessage{Name: card.Name(), Swipes: swipes, Extra: jsonx.Object{}, Fields: jsonx.Object{"send_date": isoTime(now)}}
 		alignSwipeInfo(greeting, now)
 		mirrorActive(greeting)
+		greetings = append(greetings, greeting)
 	}
 	var sum Summary
 	err = s.db.InTx(ctx, func(tx *store.Tx) error {
-		var taken int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chats WHERE owner_kind = 'character' AND owner = ? AND file_name = ?`, owner.Avatar, name).Scan(&taken); err != nil {
-			return fmt.Errorf("create chat: %w", err)
-		}
-		if taken > 0 {
-			return nameTaken(name)
-		}
-		c := &chatRow{uuid: uuid.NewString(), ownerKind: "character", owner: owner.Avatar, fileName: name, kind: "main",
-			metadata: jsonx.Object{}, createdAt: now.UnixMilli(), updatedAt: now.UnixMilli()}
-		last := ""
-		if greeting != nil {
-			c.messageCount = 1
-			c.bytes = int64(len(greeting.mustJSON()) + 1)
-			last = greeting.Mes()
-		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO chats (uuid, owner_kind, owner, file_name, kind, metadata, revision, message_count, bytes, created_at, updated_at, change_seq)
-			VALUES (?, ?, ?, ?, ?, '{}', 0, ?, ?, ?, ?, (SELECT COALESCE(MAX(change_seq), 0) + 1 FROM chats))`, c.uuid, c.ownerKind, c.owner, c.fileName, c.kind, c.messageCount, c.bytes, c.createdAt, c.updatedAt)
+		c, err := s.insertNewChat(ctx, tx, "character", owner.Avatar, name, now, greetings)
 		if err != nil {
-			return fmt.Errorf("create chat: %w", err)
+			return err
 		}
-		if c.id, err = res.LastInsertId(); err != nil {
-			return fmt.Errorf("create chat: %w", err)
-		}
-		if greeting != nil {
-			if _, err := insertMessage(ctx, tx, c.id, 0, greeting); err != nil {
-				return err
-			}
-			c.bytes = int64(len(greeting.mustJSON()) + 1) // now with its id
-			if _, err := tx.ExecContext(ctx, `UPDATE chats SET bytes = ? WHERE id = ?`, c.bytes, c.id); err != nil {
-				return fmt.Errorf("create chat: %w", err)
-			}
-		}
-		sum = summarize(c, last)
-		s.announceCreated(tx, c, sum)
+		sum = c.summary
+		s.announceCreated(tx, c.row, sum)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &sum, nil
+}
+
+// createdChat is a chat insertNewChat made: its row and its summary.
+type createdChat struct {
+	row     *chatRow
+	summary Summary
+}
+
+// insertNewChat adds a main chat of the owner named name, holding msgs in
+// order, inside tx; chat.name_taken when the owner has a chat of that name.
+func (s *Service) insertNewChat(ctx context.Context, tx *store.Tx, ownerKind, owner, name string, now time.Time, msgs []*StMessage) (*createdChat, error) {
+	var taken int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chats WHERE owner_kind = ? AND owner = ? AND file_name = ?`, ownerKind, owner, name).Scan(&taken); err != nil {
+		return nil, fmt.Errorf("create chat: %w", err)
+	}
+	if taken > 0 {
+		return nil, nameTaken(name)
+	}
+	c := &chatRow{uuid: uuid.NewString(), ownerKind: ownerKind, owner: owner, fileName: name, kind: "main",
+		metadata: jsonx.Object{}, createdAt: now.UnixMilli(), updatedAt: now.UnixMilli(), messageCount: len(msgs)}
+	res, err := tx.ExecContext(ctx, `INSERT INTO chats (uuid, owner_kind, owner, file_name, kind, metadata, revision, message_count, bytes, created_at, updated_at, change_seq)
+		VALUES (?, ?, ?, ?, ?, '{}', 0, ?, 0, ?, ?, (SELECT COALESCE(MAX(change_seq), 0) + 1 FROM chats))`, c.uuid, c.ownerKind, c.owner, c.fileName, c.kind, c.messageCount, c.createdAt, c.updatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("create chat: %w", err)
+	}
+	if c.id, err = res.LastInsertId(); err != nil {
+		return nil, fmt.Errorf("create chat: %w", err)
+	}
+	last := ""
+	for i, m := range msgs {
+		if _, err := insertMessage(ctx, tx, c.id, i, m); err != nil {
+			return nil, err
+		}
+		c.bytes += int64(len(m.mustJSON()) + 1) // now with its id
+		last = m.Mes()
+	}
+	if c.bytes > 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE chats SET bytes = ? WHERE id = ?`, c.bytes, c.id); err != nil {
+			return nil, fmt.Errorf("create chat: %w", err)
+		}
+	}
+	return &createdChat{row: c, summary: summarize(c, last)}, nil
 }
 
 func nameTaken(name string) error {
@@ -341,7 +357,9 @@ func (s *Service) userName(ctx context.Context, chatID string) string {
 	return readUserName(ctx, s.db.Reader())
 }
 
-// Rename gives a chat a new file name; its id never changes.
+// Rename gives a chat a new file name; its id never changes. A group
+// chat's group follows in the same transaction (GroupChats.RenameChatIn;
+// its GROUP_UPDATED after CHAT_RENAMED).
 func (s *Service) Rename(ctx context.Context, chatID, newName string) (*Summary, error) {
 	name, err := validFileName(newName)
 	if err != nil {
@@ -375,6 +393,9 @@ func (s *Service) Rename(ctx context.Context, chatID, newName string) (*Summary,
 			s.bus.Publish(events.Event{Type: events.ChatRenamed, Payload: &events.ChatRenamedPayload{
 				ChatRevision: events.ChatRevision{ChatID: c.uuid, Revision: c.revision}, OldFileName: old, FileName: name}})
 		})
+		if c.ownerKind == "group" && s.hooks.Groups != nil {
+			return s.hooks.Groups.RenameChatIn(ctx, tx, c.owner, old, name)
+		}
 		return nil
 	})
 	if err != nil {
@@ -384,7 +405,10 @@ func (s *Service) Rename(ctx context.Context, chatID, newName string) (*Summary,
 }
 
 // Delete removes a chat with its messages, metadata and journal. Branches of
-// it survive and keep their parentChatId.
+// it survive and keep their parentChatId. A group chat leaves its group's
+// list too (GroupChats.RemoveChatIn), and CHAT_DELETED, GROUP_UPDATED
+// (when the group changed) and GROUP_CHAT_DELETED follow, in that order,
+// as SillyTavern's deleteGroupChatByName saves the group before its event.
 func (s *Service) Delete(ctx context.Context, chatID string) error {
 	return s.db.InTx(ctx, func(tx *store.Tx) error {
 		c, err := loadChat(ctx, tx, chatID)
@@ -397,7 +421,8 @@ func (s *Service) Delete(ctx context.Context, chatID string) error {
 		if err := state.Forget(ctx, tx, c.id); err != nil {
 			return err
 		}
-		payload := &events.ChatDeletedPayload{ChatRevision: events.ChatRevision{ChatID: c.uuid, Revision: c.revision}, FileName: c.fileName}
+		rev := events.ChatRevision{ChatID: c.uuid, Revision: c.revision}
+		payload := &events.ChatDeletedPayload{ChatRevision: rev, FileName: c.fileName}
 		owner := c.owner
 		if c.ownerKind == "character" {
 			payload.Avatar = &owner
@@ -405,6 +430,16 @@ func (s *Service) Delete(ctx context.Context, chatID string) error {
 			payload.GroupID = &owner
 		}
 		tx.AfterCommit(func() { s.bus.Publish(events.Event{Type: events.ChatDeleted, Payload: payload}) })
+		if c.ownerKind != "group" {
+			return nil
+		}
+		if s.hooks.Groups != nil {
+			if err := s.hooks.Groups.RemoveChatIn(ctx, tx, c.owner, c.fileName); err != nil {
+				return err
+			}
+		}
+		group := &events.GroupChatPayload{ChatRevision: rev, GroupID: c.owner, FileName: c.fileName}
+		tx.AfterCommit(func() { s.bus.Publish(events.Event{Type: events.GroupChatDeleted, Payload: group}) })
 		return nil
 	})
 }

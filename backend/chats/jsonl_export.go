@@ -104,7 +104,8 @@ func (s *Service) exportJsonl(ctx context.Context, chatID string, start func(c *
 // headerLine builds the chat's header: what an import kept, and for the
 // name keys it did not have (or a chat made in Hearth) the name of the
 // persona in effect (user; "" reads the legacy settings row), the
-// character's name and the chat's creation time.
+// character's name and the chat's creation time. A group chat's header is
+// SillyTavern's for group chats (appendGroupHeaderLine).
 func (s *Service) headerLine(ctx context.Context, q queryer, c *chatRow, user string) ([]byte, error) {
 	rest := jsonx.Object{}
 	var stored string
@@ -117,6 +118,9 @@ func (s *Service) headerLine(ctx context.Context, q queryer, c *chatRow, user st
 		if rest, err = jsonx.DecodeObject([]byte(stored), "header"); err != nil {
 			return nil, fmt.Errorf("chat %s has a corrupt JSONL header: %w", c.uuid, err)
 		}
+	}
+	if c.ownerKind == "group" {
+		return oneLine(appendGroupHeaderLine(nil, rest, mustObjectJSON(c.metadata))), nil
 	}
 	defaults := map[string]string{
 		"user_name":      cmp.Or(user, readUserName(ctx, q)),

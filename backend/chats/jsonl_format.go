@@ -163,6 +163,40 @@ func appendHeaderLine(b []byte, rest jsonx.Object, defaults map[string]string, m
 	return append(b, '}')
 }
 
+// groupHeaderNameKeys are the name keys of a group chat's header, which
+// SillyTavern's saveGroupChat writes after chat_metadata, both "unused".
+var groupHeaderNameKeys = []string{"user_name", "character_name"}
+
+// appendGroupHeaderLine writes a group chat's header as SillyTavern's
+// saveGroupChat does — {"chat_metadata":…,"user_name":"unused",
+// "character_name":"unused"} — with the name keys an import kept in place
+// of "unused", then any other key it kept, sorted.
+func appendGroupHeaderLine(b []byte, rest jsonx.Object, metadata []byte) []byte {
+	b = append(b, `{"chat_metadata":`...)
+	b = append(b, metadata...)
+	for _, k := range groupHeaderNameKeys {
+		b = append(b, ',')
+		b = appendString(b, k)
+		b = append(b, ':')
+		if raw, ok := rest[k]; ok {
+			b = append(b, bytes.TrimSpace(raw)...)
+		} else {
+			b = appendString(b, "unused")
+		}
+	}
+	others := jsonx.Object{}
+	for k, v := range rest {
+		if !slices.Contains(groupHeaderNameKeys, k) {
+			others[k] = v
+		}
+	}
+	if inner := objectInner(mustObjectJSON(others)); len(inner) > 0 {
+		b = append(b, ',')
+		b = append(b, inner...)
+	}
+	return append(b, '}')
+}
+
 func mustObjectJSON(o jsonx.Object) []byte {
 	b, _ := o.MarshalJSON()
 	return b

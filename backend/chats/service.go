@@ -9,6 +9,7 @@ package chats
 
 import (
 	"context"
+	"math/rand/v2"
 	"time"
 
 	"hearth/backend/characters"
@@ -28,6 +29,9 @@ type Service struct {
 	chars CharacterSource
 	now   func() time.Time
 	hooks Hooks
+	// pick returns a random int in [0, n): which greeting a member of a
+	// new group chat opens with (a test fixes it).
+	pick func(n int) int
 }
 
 // Hooks are what chats asks of services it must not import (backend/app
@@ -50,6 +54,11 @@ type Hooks struct {
 	// copy's name; ok false keeps the reference (no such book). Nil keeps
 	// every reference: the books live in backend/worldinfo.
 	CloneLorebook func(ctx context.Context, tx *store.Tx, name, chatName string) (clone string, ok bool, err error)
+	// Groups keeps a group's chat list in step with its chats
+	// (backend/groups). Nil: chat.create of a group answers
+	// group.not_found, and a group chat's delete or rename touches no
+	// group.
+	Groups GroupChats
 	// Index hears of every write that queued search work, inside its
 	// transaction (backend/search's Indexer). Nil leaves the work queued
 	// until a search reads it.
@@ -58,5 +67,5 @@ type Hooks struct {
 
 // New returns a chat service.
 func New(db *store.Store, bus *events.Bus, chars CharacterSource, now func() time.Time, hooks Hooks) *Service {
-	return &Service{db: db, bus: bus, chars: chars, now: now, hooks: hooks}
+	return &Service{db: db, bus: bus, chars: chars, now: now, hooks: hooks, pick: rand.IntN}
 }

@@ -15,10 +15,11 @@ type GroupDeletedPayload struct {
 	DeleteChats bool   `json:"deleteChats"`
 }
 
-// GroupChatDeletedPayload is GROUP_CHAT_DELETED's: the chat, its revision
-// when it went, its group and its file name (what SillyTavern passes its
-// listeners, its group chats being known by file name).
-type GroupChatDeletedPayload struct {
+// GroupChatPayload is GROUP_CHAT_CREATED's and GROUP_CHAT_DELETED's: the
+// chat, its revision (when it went, for a delete), its group and its file
+// name (what SillyTavern passes GROUP_CHAT_DELETED's listeners, its group
+// chats being known by file name).
+type GroupChatPayload struct {
 	ChatRevision
 	GroupID  string `json:"groupId"`
 	FileName string `json:"fileName"`

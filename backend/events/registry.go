@@ -21,6 +21,7 @@ const (
 	CharacterEdited     = "character_edited"
 	CharacterDeleted    = "characterDeleted"
 	GroupUpdated        = "group_updated"
+	GroupChatCreated    = "group_chat_created"
 	GroupChatDeleted    = "group_chat_deleted"
 
 	// Hearth additions.
@@ -158,8 +159,10 @@ var registry = []Spec{
 		"a group changed: an update, or a member character deleted; group is the whole group after (SillyTavern's listeners get no argument)"),
 	declare[GroupDeletedPayload]("GROUP_DELETED", GroupDeleted, PermCharactersRead,
 		"a group was deleted, with its chats when deleteChats (each with its GROUP_CHAT_DELETED first)"),
-	declare[GroupChatDeletedPayload]("GROUP_CHAT_DELETED", GroupChatDeleted, PermChatRead,
-		"a group's chat was deleted (after its CHAT_DELETED); SillyTavern's listeners get the file name"),
+	declare[GroupChatPayload]("GROUP_CHAT_CREATED", GroupChatCreated, PermChatRead,
+		"a group chat was created, seeded with its members' greetings (after its CHAT_CREATED and GROUP_UPDATED); SillyTavern's listeners get no argument"),
+	declare[GroupChatPayload]("GROUP_CHAT_DELETED", GroupChatDeleted, PermChatRead,
+		"a group's chat was deleted (after its CHAT_DELETED, and GROUP_UPDATED when the group listed it); SillyTavern's listeners get the file name"),
 
 	declare[WorldInfoUpdatedPayload]("WORLDINFO_UPDATED", WorldInfoUpdated, PermWorldInfoRead,
 		"a lorebook was saved, deleted or renamed"),

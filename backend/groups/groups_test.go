@@ -467,7 +467,7 @@ func TestDelete(t *testing.T) {
 			switch p := e.Payload.(type) {
 			case *events.ChatDeletedPayload:
 				got = append(got, e.Type+":"+p.ChatID+":"+p.FileName+":"+*p.GroupID)
-			case *events.GroupChatDeletedPayload:
+			case *events.GroupChatPayload:
 				got = append(got, fmt.Sprintf("%s:%s:%s:%s:%d", e.Type, p.ChatID, p.FileName, p.GroupID, p.Revision))
 			default:
 				got = append(got, e.Type)

@@ -378,7 +378,7 @@ func (s *Service) deleteChats(ctx context.Context, tx *store.Tx, id string) erro
 		owner := id
 		tx.AfterCommit(func() {
 			s.bus.Publish(events.Event{Type: events.ChatDeleted, Payload: &events.ChatDeletedPayload{ChatRevision: rev, FileName: c.fileName, GroupID: &owner}})
-			s.bus.Publish(events.Event{Type: events.GroupChatDeleted, Payload: &events.GroupChatDeletedPayload{ChatRevision: rev, GroupID: id, FileName: c.fileName}})
+			s.bus.Publish(events.Event{Type: events.GroupChatDeleted, Payload: &events.GroupChatPayload{ChatRevision: rev, GroupID: id, FileName: c.fileName}})
 		})
 	}
 	return nil

@@ -3,6 +3,7 @@ package host_test
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"hearth/backend/app/apptest"
@@ -26,8 +27,12 @@ type groupScenario struct {
 // groupState is everything a groups.* call could change.
 func groupState(e *apptest.Env) string {
 	var parts []json.RawMessage
-	for _, m := range []string{"groups.list", "characters.list"} {
-		out, err := e.Call(m)
+	for _, m := range []string{"groups.list", "characters.list", "chat.list"} {
+		var args []any
+		if m == "chat.list" {
+			args = []any{map[string]any{"groupId": "g1"}}
+		}
+		out, err := e.Call(m, args...)
 		if err != nil {
 			e.T.Fatalf("%s: %v", m, err)
 		}
@@ -131,6 +136,27 @@ func TestGroupRoutes(t *testing.T) {
 		{name: "delete with chats", method: "groups.delete", args: []any{"g1", map[string]any{"deleteChats": true}}, wantEvents: []string{"group_deleted"}},
 		{name: "delete with deleteChats null", method: "groups.delete", args: []any{"g1", map[string]any{"deleteChats": nil}}, wantErr: "validation.invalid_argument"},
 		{name: "delete unknown", method: "groups.delete", args: []any{"nope"}, wantErr: "group.not_found"},
+		{name: "chat.create of a group", method: "chat.create", args: []any{map[string]any{"groupId": "g1"}},
+			wantEvents: []string{"chat_created", "group_updated", "group_chat_created"},
+			check: func(t *testing.T, e *apptest.Env, out json.RawMessage, _ []events.Event) {
+				sum := apptest.Decode[map[string]any](t, out)
+				apptest.Eq(t, "group", sum["groupId"], "g1")
+				apptest.Eq(t, "greetings (only Seraphina has one)", sum["messageCount"], 1)
+				var g map[string]any
+				e.Must(&g, "groups.get", "g1")
+				apptest.Eq(t, "chat_id", g["chat_id"], sum["fileName"])
+				apptest.Eq(t, "chats", g["chats"], []any{"g1", sum["fileName"]})
+				var msgs []map[string]any
+				e.Must(&msgs, "chat.getStMessages", sum["chatId"])
+				apptest.Eq(t, "speaker", msgs[0]["original_avatar"], e.Avatar)
+				apptest.Eq(t, "force_avatar", msgs[0]["force_avatar"], "/thumbnail?type=avatar&file="+e.Avatar)
+			}},
+		{name: "chat.create of an unknown group", method: "chat.create", args: []any{map[string]any{"groupId": "nope"}}, wantErr: "group.not_found"},
+		{name: "chat.create of a group with a taken name", method: "chat.create", args: []any{map[string]any{"groupId": "g1"}, map[string]any{"fileName": "x"}},
+			prepare: func(e *apptest.Env) {
+				e.Must(nil, "chat.create", map[string]any{"groupId": "g1"}, map[string]any{"fileName": "x"})
+			},
+			wantErr: "chat.name_taken"},
 		{name: "a character's delete drops it from its groups", method: "characters.delete", args: []any{"Alice.png"},
 			wantEvents: []string{"characterDeleted", "group_updated"},
 			check: func(t *testing.T, e *apptest.Env, _ json.RawMessage, _ []events.Event) {
@@ -146,4 +172,38 @@ func TestGroupRoutes(t *testing.T) {
 				apptest.Eq(t, "members", g["members"], []any{e.Avatar, "Alice.png", "Bob.png"})
 			}},
 	})
+}
+
+// TestGroupChatRoutes walks a group chat through the chat routes: list,
+// resolve by { groupId, fileName }, SillyTavern's group chat JSONL, and a
+// delete that leaves the group's list.
+func TestGroupChatRoutes(t *testing.T) {
+	t.Parallel()
+	e := apptest.NewEnv(t, nil)
+	e.SetupChat()
+	e.Must(nil, "groups.create", map[string]any{"id": "g1", "members": []string{e.Avatar}})
+	var a, b map[string]any
+	e.Must(&a, "chat.create", map[string]any{"groupId": "g1"}, map[string]any{"fileName": "a"})
+	e.Must(&b, "chat.create", map[string]any{"groupId": "g1"}, map[string]any{"fileName": "b"})
+	var list []map[string]any
+	e.Must(&list, "chat.list", map[string]any{"groupId": "g1"})
+	apptest.Eq(t, "listed", len(list), 2)
+	var id string
+	e.Must(&id, "chat.resolve", map[string]any{"groupId": "g1", "fileName": "a.jsonl"})
+	apptest.Eq(t, "resolved", id, a["chatId"])
+	var file struct {
+		FileName string `json:"fileName"`
+		Text     string `json:"text"`
+	}
+	e.Must(&file, "chat.exportJsonl", a["chatId"])
+	apptest.Eq(t, "file", file.FileName, "a.jsonl")
+	header, _, _ := strings.Cut(file.Text, "\n")
+	apptest.Eq(t, "header", header, `{"chat_metadata":{},"user_name":"unused","character_name":"unused"}`)
+	e.Events()
+	e.Must(nil, "chat.delete", b["chatId"])
+	apptest.Eq(t, "events", eventTypes(e.Events()), []string{"chat_deleted", "group_updated", "group_chat_deleted"})
+	var g map[string]any
+	e.Must(&g, "groups.get", "g1")
+	apptest.Eq(t, "chat_id", g["chat_id"], "a")
+	apptest.Eq(t, "chats", g["chats"], []any{"g1", "a"})
 }

@@ -117,7 +117,7 @@ var ContextMembers = []string{
 	"openCharacterChat", "patchChatMessages", "POPUP_RESULT", "POPUP_TYPE", "printMessages",
 	"reloadCurrentChat", "renameChat", "renderExtensionTemplateAsync", "saveChat", "saveChatMetadata",
 	"saveMetadata", "saveMetadataDebounced", "saveSettingsDebounced", "saveWorldInfo", "scrollChatToBottom",
-	"scrollOnMediaLoad", "sendSystemMessage", "setCharacterState", "setExtensionPrompt", "stopGeneration",
+	"scrollOnMediaLoad", "selected_group", "sendSystemMessage", "setCharacterState", "setExtensionPrompt", "stopGeneration",
 	"substituteParams", "swipe", "t", "translate", "updateChatState", "updateMessageBlock", "updateMessages",
 	"uuidv4", "writeExtensionField",
 }

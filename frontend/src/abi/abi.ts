@@ -15,6 +15,7 @@ import { createGenerateApi } from './api-generate';
 import { createChatApi } from './api-chat';
 import { createStateApi } from './api-state';
 import { createCharactersCache } from './characters-cache';
+import { createGroupsCache } from './groups-cache';
 import { createChatCache } from './chat-cache';
 import type { LoadOptions } from './chat-load';
 import { createContext, SETTLE_MS } from './context';
@@ -65,6 +66,7 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
   });
   const queue = createEmitQueue(eventSource);
   const characters = createCharactersCache(call);
+  const groups = createGroupsCache(call);
   const personaCache = createPersonaCache(call);
   const prompts = createExtensionPrompts();
   const generations = createGenerations(call);
@@ -97,6 +99,7 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
   function onEvent(raw: HostEvent): void {
     const ev: HostEvent = { type: raw.type, payload: deepFreeze(raw.payload) };
     characters.ingest(ev);
+    groups.ingest(ev);
     personaCache.ingest(ev);
     generations.ingest(ev);
     hooks.ingest(ev);
@@ -117,6 +120,7 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
     transport.onReconnect?.(() => {
       cache.resync();
       characters.load().catch((err: unknown) => console.warn('Hearth: could not reload characters', err));
+      groups.load().catch((err: unknown) => console.warn('Hearth: could not reload the groups', err));
       personaCache.load().catch((err: unknown) => console.warn('Hearth: could not reload the personas', err));
       generations.load().catch((err: unknown) => console.warn('Hearth: could not reload the generation state', err));
     });
@@ -126,7 +130,7 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
     }
     caps = deepFreeze({ ...c });
     types = mergeEventTypes(c.eventTypes);
-    await Promise.all([characters.load(), generations.load(), personaCache.load()]);
+    await Promise.all([characters.load(), groups.load(), generations.load(), personaCache.load()]);
     publish(T.APP_READY, {});
   })();
 
@@ -134,6 +138,7 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
     call,
     cache,
     characters,
+    groups,
     eventSource,
     types: () => types,
     // name1 follows the persona in effect in this window's chat.

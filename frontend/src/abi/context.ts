@@ -7,6 +7,7 @@ import { createContextLifecycle } from './context-lifecycle';
 import type { ContextGenerate } from './context-generate';
 import { createContextState } from './context-state';
 import type { CharactersCache } from './characters-cache';
+import type { GroupsCache } from './groups-cache';
 import type { ChatCache, Committed } from './chat-cache';
 import type { Generations } from './generations';
 import { HostError } from './errors';
@@ -15,7 +16,7 @@ import { ensureMessageMediaIsArray, getMediaDisplay, getMediaIndex } from './med
 import { appendMediaToMessage, scrollChatToBottom, scrollOnMediaLoad } from './media-dom';
 import { definePageMembers } from './page-extras';
 import { readonlyView } from './readonly';
-import type { EventSource, HearthContext, MessageUpdate, StMessage } from './types';
+import type { EventSource, Group, HearthContext, MessageUpdate, StMessage } from './types';
 
 /** How long a write waits for its events before the cache re-fetches instead. */
 export const SETTLE_MS = 2000;
@@ -25,6 +26,8 @@ export interface ContextDeps {
   call: Call;
   cache: ChatCache;
   characters: CharactersCache;
+  /** groups backs `groups`; absent, the list is empty. */
+  groups?: Pick<GroupsCache, 'list'>;
   eventSource: EventSource;
   types: () => Readonly<Record<string, string>>;
   /** name1 is the persona name ("User" until personas exist). */
@@ -36,6 +39,7 @@ export interface ContextDeps {
 }
 
 const EMPTY_CHAT: readonly StMessage[] = Object.freeze([]);
+const NO_GROUPS: readonly Group[] = Object.freeze([]);
 const EMPTY_METADATA: Readonly<Record<string, unknown>> = Object.freeze({});
 
 type Options = { silent?: unknown; swipe?: unknown } | undefined;
@@ -94,6 +98,15 @@ export function createContext(deps: ContextDeps): HearthContext {
     },
     get characters() {
       return characters.list();
+    },
+    get groups() {
+      return deps.groups?.list() ?? NO_GROUPS;
+    },
+    get groupId() {
+      return cache.committed()?.details.groupId ?? null;
+    },
+    get selected_group() {
+      return cache.committed()?.details.groupId ?? null;
     },
     get name1() {
       return userName();

@@ -172,8 +172,8 @@ export type GroupDeletedPayload = {
   deleteChats: boolean;
 };
 
-/** The payload of GROUP_CHAT_DELETED. */
-export type GroupChatDeletedPayload = {
+/** The payload of GROUP_CHAT_CREATED, GROUP_CHAT_DELETED. */
+export type GroupChatPayload = {
   chatId: string;
   revision: number;
   groupId: string;
@@ -399,7 +399,9 @@ export const EVENT_TYPES = Object.freeze({
   GROUP_UPDATED: 'group_updated',
   /** a group was deleted, with its chats when deleteChats (each with its GROUP_CHAT_DELETED first). */
   GROUP_DELETED: 'group_deleted',
-  /** a group's chat was deleted (after its CHAT_DELETED); SillyTavern's listeners get the file name. */
+  /** a group chat was created, seeded with its members' greetings (after its CHAT_CREATED and GROUP_UPDATED); SillyTavern's listeners get no argument. */
+  GROUP_CHAT_CREATED: 'group_chat_created',
+  /** a group's chat was deleted (after its CHAT_DELETED, and GROUP_UPDATED when the group listed it); SillyTavern's listeners get the file name. */
   GROUP_CHAT_DELETED: 'group_chat_deleted',
   /** a lorebook was saved, deleted or renamed. */
   WORLDINFO_UPDATED: 'worldinfo_updated',
@@ -479,6 +481,7 @@ export const EVENT_PERMISSIONS: Readonly<Record<EventTypeName, EventPermission>>
   GROUP_CREATED: 'characters.read',
   GROUP_UPDATED: 'characters.read',
   GROUP_DELETED: 'characters.read',
+  GROUP_CHAT_CREATED: 'chat.read',
   GROUP_CHAT_DELETED: 'chat.read',
   WORLDINFO_UPDATED: 'worldinfo.read',
   WORLDINFO_SETTINGS_UPDATED: 'worldinfo.read',
@@ -534,7 +537,8 @@ export interface EventPayloads {
   GROUP_CREATED: GroupPayload;
   GROUP_UPDATED: GroupPayload;
   GROUP_DELETED: GroupDeletedPayload;
-  GROUP_CHAT_DELETED: GroupChatDeletedPayload;
+  GROUP_CHAT_CREATED: GroupChatPayload;
+  GROUP_CHAT_DELETED: GroupChatPayload;
   WORLDINFO_UPDATED: WorldInfoUpdatedPayload;
   WORLDINFO_SETTINGS_UPDATED: WorldInfoSettingsPayload;
   WORLDINFO_SCAN_DONE: WorldInfoScanDonePayload;

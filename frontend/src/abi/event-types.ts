@@ -59,6 +59,7 @@ export const CHAT_LIST_EVENTS: ReadonlySet<string> = new Set<string>([
   T.CHAT_DELETED,
   T.CHAT_RENAMED,
   T.CHAT_BRANCH_CREATED,
+  T.GROUP_CHAT_CREATED,
   T.GROUP_CHAT_DELETED,
 ]);
 
@@ -84,10 +85,11 @@ export function stArgs(type: string, p: Record<string, unknown>): unknown[] {
       return [{ messageId: p.messageId, swipeId: p.swipeId, newSwipeId: p.newSwipeId }];
     case T.CHAT_CHANGED:
       return [p.chatId ?? undefined];
-    // SillyTavern emits GROUP_UPDATED with no argument (its listeners
-    // take their own, as the expressions extension's does), and knows a
-    // group chat by its file name.
+    // SillyTavern emits GROUP_UPDATED and GROUP_CHAT_CREATED with no
+    // argument (its listeners take their own, as the expressions and
+    // quick-reply extensions' do), and knows a group chat by its file name.
     case T.GROUP_UPDATED:
+    case T.GROUP_CHAT_CREATED:
       return [];
     case T.GROUP_CHAT_DELETED:
       return [p.fileName];

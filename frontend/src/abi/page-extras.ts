@@ -18,8 +18,6 @@ export const PAGE_CONTEXT_MEMBERS = [
   'extensionSettings',
   'getCurrentLocale',
   'getRequestHeaders',
-  'groupId',
-  'groups',
   'loadWorldInfo',
   'onlineStatus',
   'renderExtensionTemplateAsync',

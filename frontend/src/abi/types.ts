@@ -8,7 +8,7 @@ import type { AgentApi } from './types-agent';
 import type { ExtensionPromptView, GenerateApi, GenerationType, SwipeApi } from './types-generate';
 import type { LibraryApi } from './types-library';
 import type { ExtensionsApi } from './types-extensions';
-import type { GroupsApi } from './types-groups';
+import type { Group, GroupsApi } from './types-groups';
 import type { PersonasApi } from './types-personas';
 import type { WorldInfoApi } from './types-worldinfo';
 import type { EventPayloadByType } from './event-registry.gen';
@@ -613,6 +613,11 @@ export type ChatTarget = string | ChatRef;
 export interface HearthContext {
   readonly chat: readonly Readonly<StMessage>[];
   readonly characters: readonly Readonly<Character>[];
+  /** Every group (SillyTavern's `groups`), kept fresh from GROUP_* events. */
+  readonly groups: readonly Readonly<Group>[];
+  /** The open chat's group id, null for a character's chat or no chat; selected_group is SillyTavern's name for it. */
+  readonly groupId: string | null;
+  readonly selected_group: string | null;
   readonly name1: string;
   readonly name2: string;
   readonly characterId: number | undefined;

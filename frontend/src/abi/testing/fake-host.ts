@@ -25,6 +25,8 @@ export interface FakeChat {
   chatId: string;
   fileName: string;
   avatar: string | null;
+  /** groupId names the group of a group chat (avatar null then). */
+  groupId?: string | null;
   revision: number;
   metadata: Record<string, unknown>;
   messages: FakeMessage[];
@@ -66,6 +68,8 @@ export class FakeHost implements Transport {
   maxContext = 8192;
   /** What personas.list answers (isActive/isDefault as the backend sets them). */
   personas: Persona[] = [];
+  /** What groups.list answers. */
+  groups: Record<string, unknown>[] = [];
 
   constructor() {
     this.define();
@@ -157,7 +161,7 @@ export class FakeHost implements Transport {
       messageCount: c.messages.length,
       revision: c.revision,
       avatar: c.avatar,
-      groupId: null,
+      groupId: c.groupId ?? null,
       metadata: c.metadata,
     };
   }
@@ -187,6 +191,7 @@ export class FakeHost implements Transport {
     m['generate.stop'] = ([id]) => id !== undefined;
     m['generate.promptHookReply'] = ([, chat]) => ({ accepted: true, changed: chat !== null });
     m['characters.list'] = () => this.characters.map((c) => ({ avatar: c.avatar, name: c.name, tags: [], createdAt: 0, lastChatAt: null, chatCount: 0, hasImage: false }));
+    m['groups.list'] = () => this.groups;
     m['characters.get'] = ([avatar]) => {
       const c = this.characters.find((x) => x.avatar === avatar);
       if (!c) throw new HostError('character.not_found', `no character ${String(avatar)}`);

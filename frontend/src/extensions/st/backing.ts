@@ -313,7 +313,7 @@ export function createBacking(deps: BackingDeps): Backing {
           online_status: c.online_status,
           this_chid: c.characterId,
         },
-        '/scripts/group-chats.js': { groups: [], is_group_generating: false, selected_group: null },
+        '/scripts/group-chats.js': { groups: c.groups, is_group_generating: false, selected_group: c.selected_group },
         '/scripts/world-info.js': { world_info: worldInfo },
       };
     },

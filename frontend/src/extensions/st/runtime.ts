@@ -152,8 +152,6 @@ export function installStRuntime(w: Window & typeof globalThis, deps: RuntimeDep
     extensionSettings: rt.settings.object,
     getCurrentLocale: i18n.getCurrentLocale,
     getRequestHeaders: script.getRequestHeaders,
-    groupId: null,
-    groups: [],
     loadWorldInfo: wi.loadWorldInfo,
     get onlineStatus() {
       return deps.hearth.getContext().online_status;

@@ -875,6 +875,7 @@ export const CONTEXT_MEMBERS: readonly string[] = [
   "saveWorldInfo",
   "scrollChatToBottom",
   "scrollOnMediaLoad",
+  "selected_group",
   "sendSystemMessage",
   "setCharacterState",
   "setExtensionPrompt",
