@@ -28,8 +28,8 @@ import (
 //     becomes {} once its chat_id's chat is imported, and past_metadata
 //     loses each imported chat's entry (removed when none is left);
 //   - a legacy group chat (no header line) is written with one:
-//     {user_name: "unused", character_name: "unused", create_date (the
-//     import's time), chat_metadata (from the group file)}; messages get
+//     SillyTavern's group chat header {chat_metadata (from the group
+//     file), user_name: "unused", character_name: "unused"}; messages get
 //     the JSONL normalizations of character chats;
 //   - unknown keys and Hearth's `hearth` block are written back as they
 //     came.
@@ -77,7 +77,7 @@ func checkGroups(t *testing.T, in, out string) {
 			continue
 		}
 		header := jsonLines(t, exported)[0]
-		if header["user_name"] != "unused" || header["character_name"] != "unused" || header["create_date"] == nil {
+		if header["user_name"] != "unused" || header["character_name"] != "unused" || len(header) != 3 {
 			t.Errorf("%s: header %v", rel, header)
 		}
 		if fmt.Sprint(header["chat_metadata"]) != fmt.Sprint(numbered(meta)) {

@@ -87,7 +87,7 @@ describe('SillyTavern extensions: the page tier', () => {
       }
     });
     assert.equal(refused.code, 'ext.unsupported');
-    assert.deepEqual(refused.details, { name: 'executeSlashCommandsWithOptions', module: '/scripts/slash-commands.js' });
+    assert.deepEqual(refused.details, { name: 'sendNarratorMessage', module: '/scripts/slash-commands.js' });
 
     // Opening the chat: CHAT_CHANGED handlers read the live chat, name2 and this_chid.
     await page.evaluate((id) => window.__HEARTH__.api.chat.select(id), chat.chatId);

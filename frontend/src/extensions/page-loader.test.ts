@@ -70,7 +70,7 @@ describe('the page loader', () => {
 
   it('reads manifests and preloads scripts while the runtime is still on its way, then runs the scripts in order', async () => {
     const page = fakePage([pageEntry('notes', { css: 'style.css' }), pageEntry('dice')]);
-    const appended: Array<{ rel?: string; href?: string }> = [];
+    const appended: Array<{ rel: string | undefined; href: string | undefined }> = [];
     const win = fakeWindow();
     (win.document as unknown as { createElement: () => object }).createElement = () => ({ dataset: {} });
     (win.document as unknown as { head: { append: (el: { rel?: string; href?: string }) => void } }).head.append = (el) => void appended.push({ rel: el.rel, href: el.href });
