@@ -20,7 +20,7 @@ import { fromMoreSettings, launchBrowser, openApp, repoRoot, screenshot, startHe
 
 const FIXTURE = join(repoRoot, 'backend/library/testdata/default-user');
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
-const HEADLINE = 'Imported 10 characters, 4 chats (11 messages), 5 lorebooks, 3 personas, 2 presets, 2 group files.';
+const HEADLINE = 'Imported 10 characters, 4 chats, 4 group chats (21 messages), 5 lorebooks, 3 personas, 2 presets, 2 groups, 2 group files kept as they were.';
 /** The fixture's extensions/Echo Notes, installed off. */
 const EXTENSIONS = 'Extensions: 1 added, turned off — turn it on in Extensions…';
 
@@ -179,10 +179,10 @@ describe('the SillyTavern library screen', () => {
     assert.equal(summary.failed.length, 2);
     await events.settled();
     const phases = [...new Set(events.kept().map((p) => p.phase))];
-    assert.deepEqual(phases, ['lorebooks', 'characters', 'chats', 'groups', 'settings', 'personas', 'presets', 'extensions'], 'progress of every phase, in order');
+    assert.deepEqual(phases, ['lorebooks', 'characters', 'chats', 'groups', 'group chats', 'group files', 'settings', 'personas', 'presets', 'extensions'], 'progress of every phase, in order');
     const at = events.next((p) => p.phase === 'chats' && p.current !== '');
     assert.ok(at, 'a progress event names a chat being imported');
-    const chats = dialog.getByRole('progressbar', { name: 'Chats' });
+    const chats = dialog.getByRole('progressbar', { name: 'Chats', exact: true });
     await waitFor(async () => (await chats.getAttribute('aria-valuetext')) === `${at.done} of ${at.total}`, 'the Chats bar to show the event');
     assert.equal(await dialog.getByRole('progressbar', { name: 'Characters' }).getAttribute('aria-valuenow'), '100');
     assert.equal(await dialog.getByRole('progressbar', { name: 'Presets' }).getAttribute('aria-valuetext'), 'waiting');
@@ -214,7 +214,8 @@ describe('the SillyTavern library screen', () => {
     await failed.getByText('chats/v1/broken.jsonl').waitFor();
     await failed.getByText(/line 3/).waitFor();
     assert.equal(await dialog.getByRole('list', { name: 'Skipped items' }).count(), 0, 'skipped items start folded');
-    await dialog.getByText('6 items skipped').click();
+    assert.equal(summary.skipped.length, 9, summary.skipped.map((s) => s.path).join(', '));
+    await dialog.getByText('9 items skipped').click();
     await dialog.getByRole('list', { name: 'Skipped items' }).getByText('chats/Nobody/orphan.jsonl').waitFor();
     await dialog.getByText('Importing this folder again skips').waitFor();
     await still(page);
@@ -300,7 +301,7 @@ describe('the SillyTavern library screen', () => {
     await dialog.getByRole('button', { name: 'Export library' }).click();
     const headline = dialog.getByRole('status').filter({ hasText: 'Exported ' });
     await headline.waitFor();
-    assert.match(await headline.innerText(), /^Exported 10 characters, 4 chats \(11 messages\), \d+ lorebooks, 3 personas, 2 presets, 2 group files\.$/);
+    assert.match(await headline.innerText(), /^Exported 10 characters, 4 chats, 4 group chats \(21 messages\), \d+ lorebooks, 3 personas, 2 presets, 2 groups, 2 group files kept as they were\.$/);
     for (const dir of ['characters', 'chats', 'worlds']) assert.ok(existsSync(join(out, dir)), `${dir}/ exported`);
     assert.equal(readdirSync(join(out, 'characters')).filter((f) => f.endsWith('.png')).length, 10);
     await dialog.getByText('SillyTavern/data/default-user').first().waitFor();
@@ -347,7 +348,7 @@ describe('the SillyTavern library screen', () => {
       await answer.done;
       await phoneEvents.settled();
       const at = phoneEvents.next((p) => p.phase === 'chats' && p.current !== '');
-      await waitFor(async () => (await dialog.getByRole('progressbar', { name: 'Chats' }).getAttribute('aria-valuetext')) === `${at.done} of ${at.total}`, 'the Chats bar on the phone');
+      await waitFor(async () => (await dialog.getByRole('progressbar', { name: 'Chats', exact: true }).getAttribute('aria-valuetext')) === `${at.done} of ${at.total}`, 'the Chats bar on the phone');
       await fitsWidth(phone, dialog, 390);
       await still(phone);
       await screenshot(phone, 'library-phone-progress');

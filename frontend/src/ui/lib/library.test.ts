@@ -20,7 +20,18 @@ const none = { characters: 0, chats: 0, lorebooks: 0, personas: 0, presets: 0, g
 
 describe('phases', () => {
   it('names phases in words', () => {
-    expect(initialPhases('import').map((p) => p.label)).toEqual(['Lorebooks', 'Characters', 'Chats', 'Group files', 'Settings', 'Personas', 'Presets', 'Extensions']);
+    expect(initialPhases('import').map((p) => p.label)).toEqual([
+      'Lorebooks',
+      'Characters',
+      'Chats',
+      'Groups',
+      'Group chats',
+      'Group files kept as they were',
+      'Settings',
+      'Personas',
+      'Presets',
+      'Extensions',
+    ]);
     expect(initialPhases('export').map((p) => p.phase)).toEqual(['lorebooks', 'characters', 'personas', 'presets', 'groups']);
     expect(phaseLabel('vectors')).toBe('Vectors');
     expect(phaseLabel('')).toBe('Working');
@@ -42,7 +53,7 @@ describe('phases', () => {
     ps = applyProgress(ps, { phase: 'settings', done: 1, total: 1 });
     expect(ps.find((p) => p.phase === 'settings')!.state).toBe('done');
     const finished = finishPhases(ps);
-    expect(finished.map((p) => p.state)).toEqual(['done', 'none', 'done', 'none', 'done', 'done', 'none', 'none']);
+    expect(finished.map((p) => p.state)).toEqual(['done', 'none', 'done', 'none', 'none', 'none', 'done', 'done', 'none', 'none']);
   });
 
   it('a phase with nothing to do is done at once; an unknown phase is appended; counts are clamped', () => {
@@ -66,8 +77,9 @@ describe('summary text', () => {
     expect(countsText({ characters: 22, chats: 53, lorebooks: 5, personas: 3, presets: 2, groups: 0, groupChats: 0, groupFiles: 0, extensions: 4 }, 61234)).toBe(
       '22 characters, 53 chats (61,234 messages), 5 lorebooks, 3 personas, 2 presets',
     );
-    expect(countsText({ ...none, characters: 1, chats: 1, groupFiles: 2 }, 1)).toBe('1 character, 1 chat (1 message), 2 group files');
-    expect(countsText({ ...none, chats: 2, groups: 2, groupChats: 1, groupFiles: 1 }, 9)).toBe('2 chats (9 messages), 2 groups, 1 group chat, 1 group file');
+    expect(countsText({ ...none, characters: 1, chats: 1, groupFiles: 2 }, 1)).toBe('1 character, 1 chat (1 message), 2 group files kept as they were');
+    expect(countsText({ ...none, chats: 2, groups: 2, groupChats: 1, groupFiles: 1 }, 9)).toBe('2 chats, 1 group chat (9 messages), 2 groups, 1 group file kept as it was');
+    expect(countsText({ ...none, groups: 1, groupChats: 3 }, 12)).toBe('3 group chats (12 messages), 1 group');
     expect(countsText({ ...none, chats: 2 }, 0)).toBe('2 chats');
     expect(countsText(none, 0)).toBe('');
     expect(count(1000, 'entry', 'entries')).toBe('1,000 entries');
@@ -101,7 +113,7 @@ describe('summary text', () => {
   });
 
   it('names item kinds', () => {
-    expect(kindLabel('group')).toBe('Group file');
+    expect(kindLabel('group')).toBe('Group');
     expect(kindLabel('extension')).toBe('Extension');
     expect(kindLabel('character')).toBe('Character');
     expect(kindLabel('other')).toBe('Other');

@@ -11,7 +11,7 @@ export type LibraryOp = 'import' | 'export';
  * import's personas run inside its settings phase, so settings comes first.
  */
 export const PHASES: Readonly<Record<LibraryOp, readonly string[]>> = {
-  import: ['lorebooks', 'characters', 'chats', 'groups', 'settings', 'personas', 'presets', 'extensions'],
+  import: ['lorebooks', 'characters', 'chats', 'groups', 'group chats', 'group files', 'settings', 'personas', 'presets', 'extensions'],
   export: ['lorebooks', 'characters', 'personas', 'presets', 'groups'],
 };
 
@@ -19,7 +19,9 @@ const PHASE_LABELS: Record<string, string> = {
   lorebooks: 'Lorebooks',
   characters: 'Characters',
   chats: 'Chats',
-  groups: 'Group files',
+  groups: 'Groups',
+  'group chats': 'Group chats',
+  'group files': 'Group files kept as they were',
   settings: 'Settings',
   personas: 'Personas',
   presets: 'Presets',
@@ -87,21 +89,21 @@ export function count(n: number, one: string, many = `${one}s`): string {
 
 /**
  * countsText lists what was stored or written, kinds with none left out:
- * "22 characters, 53 chats (61,234 messages), 5 lorebooks, 3 personas,
- * 2 presets, 2 groups, 4 group chats, 2 group files" (the messages are
- * every chat's, group chats' included). Nothing at all is "". Extensions have their
- * own line (extensionsLine).
+ * "22 characters, 53 chats, 4 group chats (61,234 messages), 5 lorebooks,
+ * 3 personas, 2 presets, 2 groups, 1 group file kept as it was" (the
+ * messages are every chat's, group chats' included). Nothing at all is "".
+ * Extensions have their own line (extensionsLine).
  */
 export function countsText(c: LibraryCounts, messages: number): string {
   const parts: string[] = [];
   if (c.characters) parts.push(count(c.characters, 'character'));
-  if (c.chats) parts.push(messages ? `${count(c.chats, 'chat')} (${count(messages, 'message')})` : count(c.chats, 'chat'));
+  const chats = [c.chats ? count(c.chats, 'chat') : '', c.groupChats ? count(c.groupChats, 'group chat') : ''].filter(Boolean).join(', ');
+  if (chats) parts.push(messages ? `${chats} (${count(messages, 'message')})` : chats);
   if (c.lorebooks) parts.push(count(c.lorebooks, 'lorebook'));
   if (c.personas) parts.push(count(c.personas, 'persona'));
   if (c.presets) parts.push(count(c.presets, 'preset'));
   if (c.groups) parts.push(count(c.groups, 'group'));
-  if (c.groupChats) parts.push(count(c.groupChats, 'group chat'));
-  if (c.groupFiles) parts.push(count(c.groupFiles, 'group file'));
+  if (c.groupFiles) parts.push(`${count(c.groupFiles, 'group file')} kept as ${c.groupFiles === 1 ? 'it was' : 'they were'}`);
   return parts.join(', ');
 }
 
@@ -143,7 +145,7 @@ const KIND_LABELS: Record<LibraryItemKind, string> = {
   lorebook: 'Lorebook',
   character: 'Character',
   chat: 'Chat',
-  group: 'Group file',
+  group: 'Group',
   persona: 'Persona',
   preset: 'Preset',
   settings: 'Settings',
