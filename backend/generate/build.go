@@ -60,6 +60,11 @@ func (s *Service) build(ctx context.Context, o *Options, preset prompt.Preset, m
 		if o.QuietPrompt != nil {
 			in.QuietPrompt = *o.QuietPrompt
 		}
+		persona, err := s.src.Persona(ctx, o.ChatID)
+		if err != nil {
+			return err
+		}
+		in.Persona = persona // before the card: a join-mode card expands {{user}}
 		var charWorld, charAvatar string
 		var otherWorlds []string
 		if o.member != nil {
@@ -82,11 +87,6 @@ func (s *Service) build(ctx context.Context, o *Options, preset prompt.Preset, m
 		if b.charName == "" {
 			b.charName = "Assistant"
 		}
-		persona, err := s.src.Persona(ctx, o.ChatID)
-		if err != nil {
-			return err
-		}
-		in.Persona = persona
 		hist := &history{view: v, n: v.Count}
 		switch o.Type {
 		case prompt.TypeRegenerate, prompt.TypeSwipe, prompt.TypeContinue:

@@ -198,7 +198,7 @@ func (s *Service) Run(ctx context.Context, o Options) (*Result, error) {
 // beginTurn starts group turn plan in o's chat: its first member's
 // generation is prepared under ctx, the rest runs in the background.
 func (s *Service) beginTurn(ctx context.Context, o Options, plan *turnPlan) (*turn, *run, error) {
-	t := &turn{chatID: o.ChatID, typ: o.Type, opts: o, plan: plan, done: make(chan struct{})}
+	t := &turn{chatID: o.ChatID, typ: o.Type, opts: o, plan: plan, done: make(chan struct{}), replies: []*Result{}}
 	first, err := s.startTurn(ctx, t)
 	if err != nil {
 		return nil, nil, err
