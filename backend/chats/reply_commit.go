@@ -36,7 +36,7 @@ type Reply struct {
 	// message is by: it then carries original_avatar and force_avatar as
 	// the group's greetings do (groupGreeting).
 	Speaker string
-	Text string
+	Text    string
 	// Extra is merged into the message's extra and belongs to the new (or
 	// continued) swipe: api, model, reasoning, token counts.
 	Extra jsonx.Object
