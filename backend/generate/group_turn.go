@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"time"
 
 	"hearth/backend/apperr"
 	"hearth/backend/characters"
@@ -61,6 +62,10 @@ type turn struct {
 	done    chan struct{}
 	replies []*Result
 	err     error
+
+	// streamTime is how long the members' provider streams took, together
+	// (benchmarks subtract it to measure Hearth's own work).
+	streamTime time.Duration
 }
 
 // stop ends the turn: the member replying now stops, no other follows.
@@ -371,6 +376,7 @@ func (s *Service) runTurn(t *turn, first *run) {
 	for i := 0; ; i++ {
 		s.launch(r)
 		<-r.done
+		t.streamTime += r.streamTime
 		if r.err != nil {
 			t.err = memberError(r.err, t.plan.speakers[i], r.id, t.replies)
 			return
