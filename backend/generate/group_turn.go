@@ -314,6 +314,16 @@ func (p *turnPlan) optionsFor(o Options, avatar string) Options {
 // first member's generation (returned, not launched; nil when nobody was
 // drafted). A first member that cannot start ends the turn at once.
 func (s *Service) startTurn(ctx context.Context, t *turn) (*run, error) {
+	// No connection selected refuses the turn before it starts, as
+	// SillyTavern's wrapper does offline; a member's own override is
+	// that member's failure, recorded (prepareMember).
+	if len(t.plan.speakers) > 0 {
+		if o := t.memberOptions(t.plan.speakers[0]); o.ConnectionID == nil {
+			if _, _, err := s.connection(ctx, &o); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := s.claimTurn(t); err != nil {
 		return nil, err
 	}

@@ -256,6 +256,23 @@ func TestGroupTurnBadInput(t *testing.T) {
 			t.Fatalf("%s changed something: revision %d→%d, events %v", c.name, rev, g.revision(), g.rec.types()[seen:])
 		}
 	}
+	// No connection selected: refused before the turn starts.
+	if _, err := g.conns.Select(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	rev, seen := g.revision(), len(g.rec.all())
+	if _, err := g.gen.Run(context.Background(), Options{ChatID: g.chatID, Type: "normal"}); apperr.CodeOf(err) != CodeNoConnection {
+		t.Fatalf("without a connection: %v", err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	for _, typ := range g.rec.types()[seen:] {
+		if typ != events.ConnectionsChanged { // the deselect's, however late it arrives
+			t.Fatalf("without a connection, events %v", g.rec.types()[seen:])
+		}
+	}
+	if g.revision() != rev {
+		t.Fatal("without a connection, the chat changed")
+	}
 	// memberAvatar on a character's chat.
 	sum, err := g.chats.Create(context.Background(), chats.Owner{Avatar: g.ann}, chats.CreateOptions{})
 	if err != nil {
