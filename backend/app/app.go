@@ -170,7 +170,7 @@ func open(ctx context.Context, dataDir string, access library.Access, safeMode b
 	}
 	a.Generate, err = generate.New(ctx, db, bus, generate.Sources{
 		Chats: a.Chats, Characters: a.Characters, Connections: a.Connections,
-		Preset: a.presetFor, Persona: a.Personas.ForPrompt, Media: files, WorldInfo: a.WorldInfo,
+		Preset: a.presetFor, Persona: a.Personas.ForPrompt, Media: files, WorldInfo: a.WorldInfo, Groups: a.Groups,
 	}, now)
 	if err != nil {
 		db.Close()

@@ -13,6 +13,7 @@ import (
 type PromptView struct {
 	ChatID   string
 	Avatar   string // the owning character ("" for a group chat)
+	GroupID  string // the owning group ("" for a character's chat)
 	Metadata jsonx.Object
 	Revision int64
 	Count    int
@@ -75,6 +76,57 @@ func (v *PromptView) PromptPage(start, end int) ([]PromptMessage, error) {
 	return out, nil
 }
 
+// TurnMessage is what a group turn reads of a message to decide who
+// speaks (backend/groups.Message's fields).
+type TurnMessage struct {
+	ID       string
+	Name     string
+	IsUser   bool
+	IsSystem bool
+	// Narrator is extra.type "narrator".
+	Narrator bool
+	// Avatar is the message's original_avatar ("" when it has none).
+	Avatar string
+	Mes    string
+}
+
+// TurnTail reads the chat's newest messages, newest first, back to and
+// including the newest user message, at most limit of them: what a group
+// turn drafts from (the pooled strategy looks back to the last user
+// message), without reading a long chat whole.
+func (v *PromptView) TurnTail(limit int) ([]TurnMessage, error) {
+	rows, err := v.q.QueryContext(v.ctx, `
+		SELECT m.uuid, b.name, b.is_user, b.is_system, s.mes,
+			coalesce(json_extract(b.extra, '$.type'), '') = 'narrator',
+			coalesce(json_extract(b.fields, '$.original_avatar'), '')
+		FROM messages m
+		JOIN message_bodies b ON b.id = m.body_id
+		JOIN message_swipes s ON s.body_id = m.body_id AND s.ord = b.swipe_id
+		WHERE m.chat_id = ?
+		ORDER BY m.idx DESC LIMIT ?`, v.row.id, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read a group turn's messages: %w", err)
+	}
+	defer rows.Close()
+	var out []TurnMessage
+	for rows.Next() {
+		var m TurnMessage
+		var avatar any
+		if err := rows.Scan(&m.ID, &m.Name, &m.IsUser, &m.IsSystem, &m.Mes, &m.Narrator, &avatar); err != nil {
+			return nil, fmt.Errorf("read a group turn's messages: %w", err)
+		}
+		m.Avatar, _ = avatar.(string)
+		out = append(out, m)
+		if m.IsUser {
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read a group turn's messages: %w", err)
+	}
+	return out, nil
+}
+
 // UserMessages counts the user's messages (an Author's Note with an
 // interval counts them): a scan of the chat, so only asked for when needed.
 func (v *PromptView) UserMessages() (int, error) {
@@ -92,8 +144,11 @@ func (v *PromptView) UserMessages() (int, error) {
 func (s *Service) ReadForPrompt(ctx context.Context, chatID string, fn func(v *PromptView) error) error {
 	return s.readSnapshot(ctx, chatID, func(q queryer, c *chatRow) error {
 		v := &PromptView{ChatID: c.uuid, Metadata: c.metadata, Revision: c.revision, Count: c.messageCount, ctx: ctx, q: q, row: c}
-		if c.ownerKind == "character" {
+		switch c.ownerKind {
+		case "character":
 			v.Avatar = c.owner
+		case "group":
+			v.GroupID = c.owner
 		}
 		return fn(v)
 	})

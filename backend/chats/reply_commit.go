@@ -32,7 +32,11 @@ type Reply struct {
 	Swipe *int
 	// Name names a new message (the character's name).
 	Name string
-	Text string
+	// Speaker, in a group chat, is the avatar key of the member a new
+	// message is by: it then carries original_avatar and force_avatar as
+	// the group's greetings do (groupGreeting).
+	Speaker string
+	Text    string
 	// Extra is merged into the message's extra and belongs to the new (or
 	// continued) swipe: api, model, reasoning, token counts.
 	Extra jsonx.Object
@@ -90,6 +94,10 @@ func (s *Service) CommitReply(ctx context.Context, chatID string, r Reply) (*Com
 				}
 			}
 			msg := &StMessage{Name: r.Name, Swipes: []string{r.Text}, Extra: jsonx.Object{}, Fields: jsonx.Object{}}
+			if r.Speaker != "" {
+				msg.Fields["original_avatar"] = jsonx.Raw(r.Speaker)
+				msg.Fields["force_avatar"] = jsonx.Raw(thumbnailURL(r.Speaker))
+			}
 			stamp(msg, r)
 			alignSwipeInfo(msg, r.Finished)
 			mirrorActive(msg)

@@ -24,3 +24,21 @@ type GroupChatPayload struct {
 	GroupID  string `json:"groupId"`
 	FileName string `json:"fileName"`
 }
+
+// GroupWrapperPayload is GROUP_WRAPPER_STARTED's and GROUP_WRAPPER_FINISHED's:
+// SillyTavern's { selected_group, type }, and the chat of the turn.
+type GroupWrapperPayload struct {
+	ChatID        string `json:"chatId"`
+	SelectedGroup string `json:"selected_group"`
+	Type          string `json:"type" ts:"GenerationType"`
+}
+
+// GroupMemberDraftedPayload is GROUP_MEMBER_DRAFTED's: the member about to
+// reply, by avatar key (SillyTavern passes its listeners the member's
+// index in its characters list; the window maps the key onto it).
+type GroupMemberDraftedPayload struct {
+	ChatID  string `json:"chatId"`
+	GroupID string `json:"groupId"`
+	Avatar  string `json:"avatar"`
+	Type    string `json:"type" ts:"GenerationType"`
+}

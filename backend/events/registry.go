@@ -23,6 +23,9 @@ const (
 	GroupUpdated        = "group_updated"
 	GroupChatCreated    = "group_chat_created"
 	GroupChatDeleted    = "group_chat_deleted"
+	GroupWrapperStarted = "group_wrapper_started"
+	GroupMemberDrafted  = "group_member_drafted"
+	GroupWrapperEnded   = "group_wrapper_finished"
 
 	// Hearth additions.
 	SwipeEdited          = "swipe_edited"
@@ -163,6 +166,13 @@ var registry = []Spec{
 		"a group chat was created, seeded with its members' greetings (after its CHAT_CREATED and GROUP_UPDATED); SillyTavern's listeners get no argument"),
 	declare[GroupChatPayload]("GROUP_CHAT_DELETED", GroupChatDeleted, PermChatRead,
 		"a group's chat was deleted (after its CHAT_DELETED, and GROUP_UPDATED when the group listed it); SillyTavern's listeners get the file name"),
+
+	declare[GroupWrapperPayload]("GROUP_WRAPPER_STARTED", GroupWrapperStarted, PermGenerate,
+		"a group turn started: who speaks is drafted, no member has replied yet (generate.run on a group chat)"),
+	declare[GroupMemberDraftedPayload]("GROUP_MEMBER_DRAFTED", GroupMemberDrafted, PermGenerate,
+		"a group turn's next member is about to reply; SillyTavern's listeners get its index in getContext().characters"),
+	declare[GroupWrapperPayload]("GROUP_WRAPPER_FINISHED", GroupWrapperEnded, PermGenerate,
+		"a group turn ended: every drafted member replied, or it was stopped or failed"),
 
 	declare[WorldInfoUpdatedPayload]("WORLDINFO_UPDATED", WorldInfoUpdated, PermWorldInfoRead,
 		"a lorebook was saved, deleted or renamed"),

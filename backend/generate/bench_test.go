@@ -100,7 +100,7 @@ func BenchmarkGenerate(b *testing.B) {
 		for b.Loop() {
 			h.server.Push(reply(pt.Text("A short "), pt.Text("reply.")))
 			t0 := time.Now()
-			r, err := h.gen.prepare(ctx, &Options{ChatID: h.chatID, Type: "normal"})
+			r, err := h.gen.prepare(ctx, &Options{ChatID: h.chatID, Type: "normal"}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -24,6 +24,8 @@ type built struct {
 	prompt   *prompt.Prompt
 	target   *target
 	charName string
+	// speaker is the group member the reply is by ("" in a 1:1 chat).
+	speaker  string
 	revision int64
 	// activation is what the lorebooks added (nil: none attached);
 	// timed the timed-effects state to store after a real generation,
@@ -58,8 +60,20 @@ func (s *Service) build(ctx context.Context, o *Options, preset prompt.Preset, m
 		if o.QuietPrompt != nil {
 			in.QuietPrompt = *o.QuietPrompt
 		}
-		var charWorld string
-		if v.Avatar != "" {
+		persona, err := s.src.Persona(ctx, o.ChatID)
+		if err != nil {
+			return err
+		}
+		in.Persona = persona // before the card: a join-mode card expands {{user}}
+		var charWorld, charAvatar string
+		var otherWorlds []string
+		if o.member != nil {
+			otherWorlds = o.member.fill(&in)
+			charAvatar = o.member.avatar
+			charWorld = cardWorld(o.member.turn.cards[charAvatar].Data)
+			b.speaker = charAvatar
+		} else if v.Avatar != "" {
+			charAvatar = v.Avatar
 			card, err := s.src.Characters.Get(ctx, v.Avatar)
 			if err != nil && apperr.CodeOf(err) != "character.not_found" {
 				return err
@@ -73,11 +87,6 @@ func (s *Service) build(ctx context.Context, o *Options, preset prompt.Preset, m
 		if b.charName == "" {
 			b.charName = "Assistant"
 		}
-		persona, err := s.src.Persona(ctx, o.ChatID)
-		if err != nil {
-			return err
-		}
-		in.Persona = persona
 		hist := &history{view: v, n: v.Count}
 		switch o.Type {
 		case prompt.TypeRegenerate, prompt.TypeSwipe, prompt.TypeContinue:
@@ -102,7 +111,8 @@ func (s *Service) build(ctx context.Context, o *Options, preset prompt.Preset, m
 			}
 		}
 		b.timedBefore = v.Metadata[worldinfo.MetadataKey]
-		if b.activation, b.timed, err = s.scanWorldInfo(ctx, o, v, &in, in.History, charWorld, dry); err != nil {
+		books := charBooks{world: charWorld, avatar: charAvatar, others: otherWorlds}
+		if b.activation, b.timed, err = s.scanWorldInfo(ctx, o, v, &in, in.History, books, dry); err != nil {
 			return err
 		}
 		p, err := prompt.Assemble(in, s.tok)

@@ -3,6 +3,7 @@ package generate
 import (
 	"context"
 
+	"hearth/backend/apperr"
 	"hearth/backend/events"
 	"hearth/backend/prompt"
 	"hearth/backend/worldinfo"
@@ -46,9 +47,24 @@ type WorldInfoEntry struct {
 // prompt to the window's CHAT_COMPLETION_PROMPT_READY listeners with
 // dryRun: true (the snapshot is what they left) and announces it, so
 // extensions that inspect prompts see this one too.
+//
+// In a group chat it shows one member's prompt, with that member's
+// connection and preset override: memberAvatar's, else the one a swipe,
+// continue or regenerate acts on, else the first unmuted member's. It
+// drafts nobody and sends no group event.
 func (s *Service) DryRun(ctx context.Context, o Options) (*Snapshot, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
+	}
+	plan, err := s.planTurn(ctx, &o, false)
+	if err != nil {
+		return nil, err
+	}
+	if plan != nil {
+		if len(plan.speakers) == 0 {
+			return nil, apperr.Invalid("the group has no unmuted member to show a prompt for; name one with memberAvatar")
+		}
+		o = plan.optionsFor(o, plan.speakers[0])
 	}
 	model, vis := "", false
 	if o.ConnectionID != nil || s.hasActive(ctx) {

@@ -9,10 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"hearth/backend/apperr"
 	"hearth/backend/characters"
 	"hearth/backend/chats"
 	"hearth/backend/connections"
 	"hearth/backend/events"
+	"hearth/backend/groups"
 	"hearth/backend/jsonx"
 	"hearth/backend/media"
 	"hearth/backend/prompt"
@@ -38,6 +40,10 @@ type harness struct {
 	preset prompt.Preset
 	rec    *recorder
 	wi     *worldinfo.Service
+	groups *groups.Service
+	// presets, when set, are the only presets besides the active one (an
+	// unknown id is preset.not_found, as backend/presets answers).
+	presets map[string]prompt.Preset
 }
 
 // recorder keeps every event the bus published.
@@ -136,13 +142,22 @@ func (h *harness) open() {
 	unsub := h.bus.Subscribe(h.rec.add)
 	chars := characters.New(db, h.bus, files, nil, time.Now)
 	h.chars = chars
-	h.chats = chats.New(db, h.bus, chars, time.Now, chats.Hooks{})
+	h.groups = groups.New(db, h.bus, chars, time.Now)
+	h.chats = chats.New(db, h.bus, chars, time.Now, chats.Hooks{Groups: h.groups})
 	h.conns = connections.New(db, h.bus, connections.NewSecrets(filepath.Join(h.dir, "secrets.json")), time.Now)
 	h.conns.IdleTimeout = 2 * time.Second
 	h.wi = worldinfo.NewService(db, h.bus, time.Now, worldinfo.Hooks{})
 	h.gen, err = New(ctx, db, h.bus, Sources{
-		Chats: h.chats, Characters: chars, Connections: h.conns, Media: files, WorldInfo: h.wi,
-		Preset: func(ctx context.Context, id string) (prompt.Preset, error) { return h.preset, nil },
+		Chats: h.chats, Characters: chars, Connections: h.conns, Media: files, WorldInfo: h.wi, Groups: h.groups,
+		Preset: func(ctx context.Context, id string) (prompt.Preset, error) {
+			if p, ok := h.presets[id]; ok || id != "" && h.presets != nil {
+				if !ok {
+					return prompt.Preset{}, apperr.New("preset.not_found", "no preset %q", id)
+				}
+				return p, nil
+			}
+			return h.preset, nil
+		},
 		Persona: func(ctx context.Context, chatID string) (prompt.Persona, error) {
 			return prompt.Persona{Name: "Wren", Description: "{{user}} is a traveler."}, nil
 		},

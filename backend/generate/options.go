@@ -29,9 +29,17 @@ type Options struct {
 	ExtensionPrompts []prompt.ExtensionPrompt `json:"extensionPrompts"`
 	ConnectionID     *string                  `json:"connectionId"`
 	PresetID         *string                  `json:"presetId"`
+	// MemberAvatar, in a group chat, is the member who replies (muted or
+	// not), whatever the group's strategy: SillyTavern's /trigger. For
+	// swipe and continue it must be the last message's speaker.
+	MemberAvatar *string `json:"memberAvatar"`
 	// Hooks is what the starting window brings of SillyTavern's prompt
 	// hooks (hooks.go); nil when no window started the generation.
 	Hooks *Hooks `json:"hooks"`
+
+	// member is set on each member's generation of a group turn: whose
+	// reply it is, and the group it is in (group_turn.go).
+	member *member
 }
 
 // UnmarshalJSON decodes o and refuses an extension prompt whose position,
@@ -81,6 +89,9 @@ func (o *Options) validate() error {
 	}
 	if o.QuietPrompt != nil && len(*o.QuietPrompt) > maxQuietPrompt {
 		return apperr.Invalid("quietPrompt is longer than %d bytes", maxQuietPrompt)
+	}
+	if o.MemberAvatar != nil && (*o.MemberAvatar == "" || len(*o.MemberAvatar) > maxPromptKey) {
+		return apperr.Invalid("memberAvatar must be a member's avatar key")
 	}
 	if len(o.ExtensionPrompts) > maxExtensionPrompts {
 		return apperr.New(apperr.CodeTooMany, "at most %d extension prompts", maxExtensionPrompts)

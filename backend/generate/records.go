@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"hearth/backend/apperr"
 	"hearth/backend/internal/inputs"
 	"hearth/backend/store"
@@ -64,6 +66,27 @@ func (s *Service) insertRecord(ctx context.Context, r *run) error {
 			(SELECT id FROM generations ORDER BY started_at DESC LIMIT -1 OFFSET ?)`, keepRecords)
 		return err
 	})
+}
+
+// recordFailed keeps the record of a group member's generation that
+// could not start (its override names a connection that is gone, its
+// prompt does not fit), so generate.status tells what happened to it;
+// it returns the record's id ("" if it could not be written).
+func (s *Service) recordFailed(ctx context.Context, chatID, typ string, failure error) string {
+	id := uuid.NewString()
+	raw, _ := json.Marshal(apperr.Shape(failure))
+	now := s.now().UnixMilli()
+	ctx = context.WithoutCancel(ctx)
+	err := s.db.InTx(ctx, func(tx *store.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO generations (id, chat_id, type, status, error, started_at, ended_at)
+			VALUES (?, ?, ?, 'failed', ?, ?, ?)`, id, chatID, typ, string(raw), now, now)
+		return err
+	})
+	if err != nil {
+		s.log.Error("record a failed generation", "chat", chatID, "err", err)
+		return ""
+	}
+	return id
 }
 
 // settleRecord writes how a generation ended. It runs detached from the

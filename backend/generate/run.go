@@ -33,6 +33,8 @@ type run struct {
 	conn     *connections.Connection
 	built    *built
 	started  time.Time
+	// turn is the group turn r is a member's reply of (nil in a 1:1 chat).
+	turn *turn
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -56,6 +58,9 @@ type Result struct {
 	SwipeID      *int   `json:"swipeId"`
 	Text         string `json:"text"`
 	Stopped      bool   `json:"stopped"`
+	// Replies, for a group turn, are every member's reply in speaking
+	// order (empty when nobody was drafted); left out in a 1:1 chat.
+	Replies []*Result `json:"replies,omitzero"`
 }
 
 // where is where a reply landed.
@@ -145,7 +150,7 @@ func (s *Service) execute(r *run) {
 	if !reasonStart.IsZero() && reasonEnd.IsZero() {
 		reasonEnd = time.Now()
 	}
-	reply := chats.Reply{Text: text, Name: b.charName, Started: r.started, Finished: finished, Type: r.typ,
+	reply := chats.Reply{Text: text, Name: b.charName, Speaker: b.speaker, Started: r.started, Finished: finished, Type: r.typ,
 		Extra: s.replyExtra(r, res, reasonEnd.Sub(reasonStart))}
 	switch r.typ {
 	case prompt.TypeNormal:

@@ -19,6 +19,7 @@ import (
 	"hearth/backend/chats"
 	"hearth/backend/connections"
 	"hearth/backend/events"
+	"hearth/backend/groups"
 	"hearth/backend/prompt"
 	"hearth/backend/providers"
 	"hearth/backend/store"
@@ -51,6 +52,9 @@ type Sources struct {
 	}
 	// WorldInfo activates lorebooks; nil leaves the World Info slots empty.
 	WorldInfo *worldinfo.Service
+	// Groups holds the groups of group chats; nil refuses a group chat's
+	// generations (group.not_found).
+	Groups *groups.Service
 }
 
 // Service runs generations.
@@ -69,6 +73,7 @@ type Service struct {
 	mu     sync.Mutex
 	runs   map[string]*run // by generation id
 	byChat map[string]*run
+	turns  map[string]*turn // group turns, by chat
 	latest *run
 	closed bool
 
@@ -84,7 +89,7 @@ type Service struct {
 func New(ctx context.Context, db *store.Store, bus *events.Bus, src Sources, now func() time.Time) (*Service, error) {
 	base, cancel := context.WithCancel(context.Background())
 	s := &Service{db: db, bus: bus, src: src, tok: prompt.NewTokenizer(), now: now, log: slog.Default(),
-		base: base, cancel: cancel, runs: map[string]*run{}, byChat: map[string]*run{},
+		base: base, cancel: cancel, runs: map[string]*run{}, byChat: map[string]*run{}, turns: map[string]*turn{},
 		hookWaits: map[string]*hookWait{}, hookTimeout: defaultHookTimeout}
 	if err := s.markInterrupted(ctx); err != nil {
 		cancel()
@@ -110,7 +115,8 @@ func (s *Service) Close() {
 	s.wg.Wait()
 }
 
-// Started is generate.start's answer.
+// Started is generate.start's answer: the generation's id; in a group
+// chat the first member's ("" when nobody was drafted).
 type Started struct {
 	GenerationID string `json:"generationId"`
 }
@@ -118,9 +124,28 @@ type Started struct {
 // Start begins a generation and returns once its prompt is assembled:
 // bad options, a busy chat, a missing connection, a prompt that does not
 // fit or a stop while it is assembled (generate.interrupted) fail here,
-// before any event.
+// before any event. In a group chat it begins a group turn
+// (group_turn.go) and returns once the first member's prompt is
+// assembled.
 func (s *Service) Start(ctx context.Context, o Options) (*Started, error) {
-	r, err := s.prepare(ctx, &o)
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	plan, err := s.planTurn(ctx, &o, true)
+	if err != nil {
+		return nil, err
+	}
+	if plan != nil {
+		_, first, err := s.beginTurn(ctx, o, plan)
+		if err != nil {
+			return nil, err
+		}
+		if first == nil {
+			return &Started{}, nil
+		}
+		return &Started{GenerationID: first.id}, nil
+	}
+	r, err := s.prepare(ctx, &o, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -129,9 +154,34 @@ func (s *Service) Start(ctx context.Context, o Options) (*Started, error) {
 }
 
 // Run is Start, then waits for the end. If ctx ends first (the caller went
-// away), the generation goes on and lands; only the wait is abandoned.
+// away), the generation goes on and lands; only the wait is abandoned. In
+// a group chat it waits for the whole turn: the answer is the last
+// reply's, with every reply in Replies.
 func (s *Service) Run(ctx context.Context, o Options) (*Result, error) {
-	r, err := s.prepare(ctx, &o)
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	plan, err := s.planTurn(ctx, &o, true)
+	if err != nil {
+		return nil, err
+	}
+	if plan != nil {
+		t, _, err := s.beginTurn(ctx, o, plan)
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case <-t.done:
+			if t.err != nil {
+				return nil, t.err
+			}
+			return t.result(), nil
+		case <-ctx.Done():
+			return nil, apperr.New(CodeAbandoned, "the caller stopped waiting; the group turn in chat %s goes on", o.ChatID).
+				WithDetails(map[string]any{"chatId": o.ChatID})
+		}
+	}
+	r, err := s.prepare(ctx, &o, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -145,24 +195,51 @@ func (s *Service) Run(ctx context.Context, o Options) (*Result, error) {
 	}
 }
 
+// beginTurn starts group turn plan in o's chat: its first member's
+// generation is prepared under ctx, the rest runs in the background.
+func (s *Service) beginTurn(ctx context.Context, o Options, plan *turnPlan) (*turn, *run, error) {
+	t := &turn{chatID: o.ChatID, typ: o.Type, opts: o, plan: plan, done: make(chan struct{}), replies: []*Result{}}
+	first, err := s.startTurn(ctx, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.runTurn(t, first)
+	}()
+	return t, first, nil
+}
+
 // Stop stops generation id, or every running generation when id is "".
-// A stopped generation keeps what it streamed. It reports whether any
-// generation was running.
+// A stopped generation keeps what it streamed; stopping a group member's
+// generation ends its turn (no member after it replies). It reports
+// whether any generation was running.
 func (s *Service) Stop(id string) bool {
 	s.mu.Lock()
 	var stop []*run
+	var turns []*turn
 	if id == "" {
 		for _, r := range s.runs {
 			stop = append(stop, r)
 		}
+		for _, t := range s.turns {
+			turns = append(turns, t)
+		}
 	} else if r := s.runs[id]; r != nil {
 		stop = append(stop, r)
+		if r.turn != nil {
+			turns = append(turns, r.turn)
+		}
 	}
 	s.mu.Unlock()
+	for _, t := range turns {
+		t.stop()
+	}
 	for _, r := range stop {
 		r.stop()
 	}
-	return len(stop) > 0
+	return len(stop)+len(turns) > 0
 }
 
 // Status is generate.status()'s answer.
@@ -191,7 +268,7 @@ func (s *Service) Record(ctx context.Context, id string) (*Record, error) {
 
 // prepare validates o, resolves the connection and preset, claims the
 // chat and assembles the prompt.
-func (s *Service) prepare(ctx context.Context, o *Options) (*run, error) {
+func (s *Service) prepare(ctx context.Context, o *Options, t *turn) (*run, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
@@ -204,7 +281,7 @@ func (s *Service) prepare(ctx context.Context, o *Options) (*run, error) {
 		return nil, err
 	}
 	r := &run{id: uuid.NewString(), chatID: o.ChatID, typ: o.Type, provider: provider, conn: conn,
-		presetID: preset.ID, started: s.now(), done: make(chan struct{})}
+		presetID: preset.ID, started: s.now(), done: make(chan struct{}), turn: t}
 	if err := s.claim(r); err != nil {
 		return nil, err
 	}
@@ -246,12 +323,20 @@ func (s *Service) buildFor(ctx context.Context, r *run, o *Options, preset promp
 	return b, err
 }
 
-// claim registers r, refusing a second generation in one chat.
+// claim registers r, refusing a second generation in one chat (a group
+// turn's members take it in turn).
 func (s *Service) claim(r *run) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return apperr.New(CodeBusy, "Hearth is shutting down")
+	}
+	if t := s.turns[r.chatID]; t != nil && t != r.turn {
+		return apperr.New(CodeBusy, "a group turn is under way in this chat; stop it first").
+			WithDetails(map[string]any{"chatId": r.chatID})
+	}
+	if r.turn != nil && r.turn.wasStopped() {
+		return apperr.New(CodeInterrupted, "the group turn was stopped")
 	}
 	if cur := s.byChat[r.chatID]; cur != nil {
 		return apperr.New(CodeBusy, "a reply is already being generated in this chat; stop it first").

@@ -21,7 +21,15 @@ import (
 // The chat's timed
 // effects are read from metadata timedWorldInfo; the new state is
 // returned for the caller to store after a real generation.
-func (s *Service) scanWorldInfo(ctx context.Context, o *Options, v *chats.PromptView, in *prompt.Input, hist prompt.History, charWorld string, dry bool) (*worldinfo.Activation, *worldinfo.TimedState, error) {
+// charBooks are the character's side of a scan: its card's lorebook and
+// avatar (the entries' character filter), and in a group's join modes the
+// other included members' lorebooks.
+type charBooks struct {
+	world, avatar string
+	others        []string
+}
+
+func (s *Service) scanWorldInfo(ctx context.Context, o *Options, v *chats.PromptView, in *prompt.Input, hist prompt.History, books charBooks, dry bool) (*worldinfo.Activation, *worldinfo.TimedState, error) {
 	wi := s.src.WorldInfo
 	if wi == nil {
 		return nil, nil, nil
@@ -32,7 +40,7 @@ func (s *Service) scanWorldInfo(ctx context.Context, o *Options, v *chats.Prompt
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(cfg.GlobalSelect) == 0 && chatWorld == "" && charWorld == "" && in.Persona.Lorebook == "" {
+	if len(cfg.GlobalSelect) == 0 && chatWorld == "" && books.world == "" && len(books.others) == 0 && in.Persona.Lorebook == "" {
 		return nil, nil, nil
 	}
 	// newest reads the n newest messages the prompt sees (hidden ones
@@ -54,7 +62,7 @@ func (s *Service) scanWorldInfo(ctx context.Context, o *Options, v *chats.Prompt
 	timed, _ := worldinfo.ParseTimedState(v.Metadata[worldinfo.MetadataKey])
 	macros := prompt.NewMacros(in, "", "", "")
 	res, act, err := wi.ActivateFor(ctx, worldinfo.Request{
-		ChatID: o.ChatID, CharacterWorld: charWorld, ChatWorld: chatWorld, PersonaWorld: in.Persona.Lorebook,
+		ChatID: o.ChatID, CharacterWorld: books.world, MemberWorlds: books.others, ChatWorld: chatWorld, PersonaWorld: in.Persona.Lorebook,
 		Input: worldinfo.Input{
 			ChatLength: hist.Len(),
 			Global: worldinfo.GlobalScanData{
@@ -63,7 +71,7 @@ func (s *Service) scanWorldInfo(ctx context.Context, o *Options, v *chats.Prompt
 				Scenario: in.Card.Scenario,
 			},
 			MaxContext: in.Preset.MaxContext, Tokens: s.tok.Count, Substitute: macros.Expand,
-			Trigger: o.Type, CharacterFile: trimExt(v.Avatar), Timed: timed, DryRun: dry,
+			Trigger: o.Type, CharacterFile: trimExt(books.avatar), Timed: timed, DryRun: dry,
 		},
 		Messages: newest,
 	})

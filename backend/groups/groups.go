@@ -108,6 +108,14 @@ func (g *Group) AllowSelfResponses() bool {
 	return b
 }
 
+// JoinPrefix and JoinSuffix wrap each member's card field in the join
+// generation modes (generation_mode_join_prefix/_suffix; <FIELDNAME> in
+// them is the field's name).
+func (g *Group) JoinPrefix() string { return g.str("generation_mode_join_prefix") }
+
+// JoinSuffix: see JoinPrefix.
+func (g *Group) JoinSuffix() string { return g.str("generation_mode_join_suffix") }
+
 // Override is one member's own connection and preset (Hearth's, beyond
 // SillyTavern): empty means the chat's.
 type Override struct {

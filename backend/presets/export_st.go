@@ -26,8 +26,10 @@ type stExport struct {
 	NamesBehavior        int           `json:"names_behavior"`
 	ImpersonationPrompt  string        `json:"impersonation_prompt"`
 	NewChatPrompt        string        `json:"new_chat_prompt"`
+	NewGroupChatPrompt   string        `json:"new_group_chat_prompt"`
 	NewExampleChatPrompt string        `json:"new_example_chat_prompt"`
 	ContinueNudgePrompt  string        `json:"continue_nudge_prompt"`
+	GroupNudgePrompt     string        `json:"group_nudge_prompt"`
 	ContinuePrefill      bool          `json:"continue_prefill"`
 	Seed                 int64         `json:"seed"`
 	ReasoningEffort      string        `json:"reasoning_effort"`
@@ -73,6 +75,7 @@ func ToST(p prompt.Preset) (json.RawMessage, error) {
 		OpenAIMaxContext: p.MaxContext, OpenAIMaxTokens: s.MaxTokens,
 		ImpersonationPrompt: p.ImpersonationPrompt, NewChatPrompt: p.NewChatPrompt,
 		NewExampleChatPrompt: p.ExampleSeparator, ContinueNudgePrompt: p.ContinueNudge,
+		NewGroupChatPrompt: p.NewGroupChatPrompt, GroupNudgePrompt: p.GroupNudge,
 		ContinuePrefill: p.ContinuePrefill, ReasoningEffort: s.ReasoningEffort,
 		Stop: s.Stop, MergeConsecutive: p.MergeConsecutive,
 		Prompts: []stPromptOut{}, PromptOrder: []stOrderOut{{CharacterID: stGlobalOrder, Order: []stOrderEntryOut{}}},

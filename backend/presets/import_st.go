@@ -164,6 +164,7 @@ var stKeys = map[string]string{
 	"sampling.maxTokens": "openai_max_tokens", "maxContext": "openai_max_context", "sampling.stop": "stop",
 	"continueNudge": "continue_nudge_prompt", "impersonationPrompt": "impersonation_prompt",
 	"newChatPrompt": "new_chat_prompt", "exampleSeparator": "new_example_chat_prompt",
+	"groupNudge": "group_nudge_prompt", "newGroupChatPrompt": "new_group_chat_prompt",
 }
 
 // samplers maps the sampler keys and the two budgets.
@@ -255,6 +256,8 @@ func (r stReader) texts(p *prompt.Preset, warn *[]string) error {
 		{"impersonation_prompt", &p.ImpersonationPrompt},
 		{"new_chat_prompt", &p.NewChatPrompt},
 		{"new_example_chat_prompt", &p.ExampleSeparator},
+		{"group_nudge_prompt", &p.GroupNudge},
+		{"new_group_chat_prompt", &p.NewGroupChatPrompt},
 	}
 	for _, s := range strs {
 		v, err := r.str(s.key)

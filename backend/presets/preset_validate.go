@@ -89,6 +89,8 @@ func Decode(raw []byte) (prompt.Preset, error) {
 		ImpersonationPrompt *string         `json:"impersonationPrompt"`
 		NewChatPrompt       *string         `json:"newChatPrompt"`
 		ExampleSeparator    *string         `json:"exampleSeparator"`
+		GroupNudge          *string         `json:"groupNudge"`
+		NewGroupChatPrompt  *string         `json:"newGroupChatPrompt"`
 	}
 	if err := json.Unmarshal(t, &in); err != nil {
 		return prompt.Preset{}, jsonError("", err)
@@ -109,6 +111,8 @@ func Decode(raw []byte) (prompt.Preset, error) {
 	set(&p.ImpersonationPrompt, in.ImpersonationPrompt)
 	set(&p.NewChatPrompt, in.NewChatPrompt)
 	set(&p.ExampleSeparator, in.ExampleSeparator)
+	set(&p.GroupNudge, in.GroupNudge)
+	set(&p.NewGroupChatPrompt, in.NewGroupChatPrompt)
 	for dst, v := range map[*bool]*bool{&p.MergeConsecutive: in.MergeConsecutive, &p.NamesInHistory: in.NamesInHistory, &p.ContinuePrefill: in.ContinuePrefill} {
 		if v != nil {
 			*dst = *v
@@ -288,6 +292,7 @@ func validate(p *prompt.Preset) error {
 	}{
 		{"continueNudge", p.ContinueNudge}, {"impersonationPrompt", p.ImpersonationPrompt},
 		{"newChatPrompt", p.NewChatPrompt}, {"exampleSeparator", p.ExampleSeparator},
+		{"groupNudge", p.GroupNudge}, {"newGroupChatPrompt", p.NewGroupChatPrompt},
 	}
 	for _, t := range texts {
 		if len(t.v) > maxContent {

@@ -111,7 +111,9 @@ func (s *Service) get(ctx context.Context, q queryer, id string) (prompt.Preset,
 	if err != nil {
 		return prompt.Preset{}, fmt.Errorf("read preset: %w", err)
 	}
-	var p prompt.Preset
+	// A preset stored before the group texts existed takes SillyTavern's
+	// defaults for them; one that emptied them keeps them empty.
+	p := prompt.Preset{GroupNudge: prompt.DefaultGroupNudge, NewGroupChatPrompt: prompt.DefaultNewGroupChatPrompt}
 	if err := json.Unmarshal([]byte(body), &p); err != nil {
 		return prompt.Preset{}, fmt.Errorf("read preset %s: %w", id, err)
 	}

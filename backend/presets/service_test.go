@@ -314,3 +314,36 @@ func TestActiveFallsBackToDefault(t *testing.T) {
 		t.Fatalf("list %+v %v", list, err)
 	}
 }
+
+// TestGroupTextsDefaultWhenStoredWithout: a preset stored before the group
+// texts existed reads SillyTavern's defaults for them; one saved with
+// them empty keeps them empty, and a SillyTavern file's own are imported.
+func TestGroupTextsDefaultWhenStoredWithout(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	p := prompt.DefaultPreset()
+	p.ID, p.Name, p.GroupNudge, p.NewGroupChatPrompt = "", "Quiet groups", "", ""
+	saved, err := e.svc.Save(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.svc.Get(ctx, saved.ID); got.GroupNudge != "" || got.NewGroupChatPrompt != "" {
+		t.Fatalf("emptied group texts read back as %q, %q", got.GroupNudge, got.NewGroupChatPrompt)
+	}
+	// The body as an older Hearth wrote it: no group keys.
+	if err := e.db.InTx(ctx, func(tx *store.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE presets SET body = json_remove(body, '$.groupNudge', '$.newGroupChatPrompt') WHERE id = ?`, saved.ID)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.svc.Get(ctx, saved.ID)
+	if err != nil || got.GroupNudge != prompt.DefaultGroupNudge || got.NewGroupChatPrompt != prompt.DefaultNewGroupChatPrompt {
+		t.Fatalf("old body read as %q, %q (%v)", got.GroupNudge, got.NewGroupChatPrompt, err)
+	}
+	imported, _, err := FromST("g.json", []byte(`{"temperature": 1, "group_nudge_prompt": "[{{char}}, go.]", "new_group_chat_prompt": ""}`))
+	if err != nil || imported.GroupNudge != "[{{char}}, go.]" || imported.NewGroupChatPrompt != "" {
+		t.Fatalf("imported %q, %q (%v)", imported.GroupNudge, imported.NewGroupChatPrompt, err)
+	}
+}

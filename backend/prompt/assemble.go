@@ -18,6 +18,7 @@ const (
 	SourceContinuePrefill = "continuePrefill"
 	SourceImpersonate     = "impersonate"
 	SourceQuiet           = "quietPrompt"
+	SourceGroupNudge      = "groupNudge"
 )
 
 // SillyTavern's extension-prompt keys of the built-in injections: the key
@@ -101,10 +102,21 @@ func (a *assembler) run() (*Prompt, error) {
 	for i := range inj {
 		fixed += a.cost(&inj[i].block)
 	}
-	var newChat *Block
-	if text := a.m.Expand(in.Preset.NewChatPrompt); strings.TrimSpace(text) != "" && hasSlot(items, IdentChatHistory) {
+	var newChat, nudge *Block
+	newChatText := in.Preset.NewChatPrompt
+	if in.Group != nil {
+		newChatText = in.Preset.NewGroupChatPrompt
+	}
+	if text := a.m.Expand(newChatText); strings.TrimSpace(text) != "" && hasSlot(items, IdentChatHistory) {
 		newChat = &Block{Source: SourceNewChat, Message: providers.Message{Role: providers.RoleSystem, Content: text}}
 		fixed += a.cost(newChat)
+	}
+	// The group nudge ends the history (SillyTavern puts it at the end of
+	// its chatHistory collection, for every type but impersonate).
+	if in.Group != nil && in.Type != TypeImpersonate && hasSlot(items, IdentChatHistory) {
+		if nudge = a.block(SourceGroupNudge, "system", a.m.Expand(in.Preset.GroupNudge)); nudge != nil {
+			fixed += a.cost(nudge)
+		}
 	}
 	for i := range tail {
 		fixed += a.cost(&tail[i])
@@ -143,6 +155,9 @@ func (a *assembler) run() (*Prompt, error) {
 				p.Blocks = append(p.Blocks, *newChat)
 			}
 			p.Blocks = append(p.Blocks, placeInjections(hist, inj)...)
+			if nudge != nil {
+				p.Blocks = append(p.Blocks, *nudge)
+			}
 		}
 	}
 	p.Blocks = append(p.Blocks, tail...)

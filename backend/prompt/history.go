@@ -85,13 +85,16 @@ func mergeable(g, msg Message) bool {
 
 // historyBlocks turns a group of same-speaker messages into the blocks
 // sent: one message, plus a user message carrying images that a
-// non-user message attached (chat APIs take images from users only).
+// non-user message attached (chat APIs take images from users only). In
+// a group chat every member's message is prefixed with its name even
+// without NamesInHistory, as SillyTavern's default names behavior does:
+// the model must tell the members apart.
 func (a *assembler) historyBlocks(group []Message) []Block {
 	in := a.in
 	texts := make([]string, 0, len(group))
 	for _, m := range group {
 		t := m.Text
-		if in.Preset.NamesInHistory && m.Name != "" {
+		if m.Name != "" && (in.Preset.NamesInHistory || in.Group != nil && m.Role == "assistant") {
 			t = m.Name + ": " + t
 		}
 		texts = append(texts, t)

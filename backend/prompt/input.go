@@ -41,6 +41,21 @@ type Input struct {
 	Model string
 	// Now is the time {{time}} and {{date}} show.
 	Now time.Time
+	// Group is set when the prompt is a group member's reply in a group
+	// chat (Card is then that member's, or in join modes the members'
+	// cards joined); nil for a 1:1 chat.
+	Group *Group
+}
+
+// Group is what a group chat adds to a member's prompt: the names its
+// macros list, and the nudge that ends the history.
+type Group struct {
+	// Members are the members' names in the group's order, muted ones
+	// included ({{group}}, {{charIfNotGroup}}); NotMuted leaves the muted
+	// out ({{groupNotMuted}}). {{notChar}} is Members without the speaker
+	// (Card.Name), then the user: SillyTavern's definitions.
+	Members  []string
+	NotMuted []string
 }
 
 // Card is the character's side of the prompt.

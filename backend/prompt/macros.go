@@ -16,7 +16,11 @@ type Macros struct {
 }
 
 // NewMacros returns the macros of one prompt. user and char are the
-// persona's and the character's names; the rest come from in.
+// persona's and the character's names; the rest come from in. In a group
+// chat (in.Group) {{group}} and {{charIfNotGroup}} list every member,
+// {{groupNotMuted}} the unmuted ones and {{notChar}} the other members
+// and the user; in a 1:1 chat the first three are the character and
+// {{notChar}} the user, as SillyTavern's substituteParams has them.
 func NewMacros(in *Input, lastMessage, lastUser, lastChar string) *Macros {
 	now := in.Now
 	if now.IsZero() {
@@ -62,6 +66,19 @@ func NewMacros(in *Input, lastMessage, lastUser, lastChar string) *Macros {
 		"authorsnote":        in.AuthorNote.Prompt,
 		"charauthorsnote":    "",
 		"defaultauthorsnote": "",
+	}
+	v["groupnotmuted"], v["notchar"] = in.Card.Name, user
+	if g := in.Group; g != nil {
+		v["group"] = strings.Join(g.Members, ", ")
+		v["charifnotgroup"] = v["group"]
+		v["groupnotmuted"] = strings.Join(g.NotMuted, ", ")
+		others := make([]string, 0, len(g.Members)+1)
+		for _, name := range g.Members {
+			if name != in.Card.Name {
+				others = append(others, name)
+			}
+		}
+		v["notchar"] = strings.Join(append(others, user), ", ")
 	}
 	if in.Preset.MaxContext > 0 {
 		v["maxprompt"] = strconv.Itoa(in.Preset.MaxContext)

@@ -31,7 +31,21 @@ type Preset struct {
 	NewChatPrompt string `json:"newChatPrompt"`
 	// ExampleSeparator starts each example dialogue ("[Example Chat]").
 	ExampleSeparator string `json:"exampleSeparator"`
+	// GroupNudge ends the history of a group member's reply, telling the
+	// model whose turn it is (SillyTavern's group_nudge_prompt); empty:
+	// none. Not sent for impersonate.
+	GroupNudge string `json:"groupNudge"`
+	// NewGroupChatPrompt starts the history in a group chat instead of
+	// NewChatPrompt (SillyTavern's new_group_chat_prompt).
+	NewGroupChatPrompt string `json:"newGroupChatPrompt"`
 }
+
+// SillyTavern's default group texts (its default_group_nudge_prompt and
+// default_new_group_chat_prompt): what a preset holds when it names none.
+const (
+	DefaultGroupNudge         = "[Write the next reply only as {{char}}.]"
+	DefaultNewGroupChatPrompt = "[Start a new group chat. Group members: {{group}}]"
+)
 
 // Sampling holds the sampler settings; nil fields are left to the provider.
 type Sampling struct {
@@ -123,5 +137,7 @@ func DefaultPreset() Preset {
 		ImpersonationPrompt: "[Write your next reply from the point of view of {{user}}, using the chat history so far as a guideline for the writing style of {{user}}. Don't write as {{char}} or system. Don't describe actions of {{char}}.]",
 		NewChatPrompt:       "[Start a new Chat]",
 		ExampleSeparator:    "[Example Chat]",
+		GroupNudge:          DefaultGroupNudge,
+		NewGroupChatPrompt:  DefaultNewGroupChatPrompt,
 	}
 }

@@ -22,7 +22,10 @@ type Request struct {
 	// CharacterWorld is the card's extensions.world, ChatWorld the chat's
 	// metadata world_info ("" for none).
 	CharacterWorld string
-	ChatWorld      string
+	// MemberWorlds are more character lorebooks: in a group chat's join
+	// modes, the other included members' (each scanned once).
+	MemberWorlds []string
+	ChatWorld    string
 	// PersonaWorld is the user's persona's lorebook ("" for none).
 	PersonaWorld string
 	Input        Input
@@ -113,8 +116,15 @@ func (s *Service) ActivateFor(ctx context.Context, req Request) (*Result, *Activ
 			return nil, nil, err
 		}
 	}
-	if err := add(req.CharacterWorld, SourceCharacter); err != nil {
-		return nil, nil, err
+	seen := map[string]bool{}
+	for _, name := range append([]string{req.CharacterWorld}, req.MemberWorlds...) {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if err := add(name, SourceCharacter); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := add(req.ChatWorld, SourceChat); err != nil {
 		return nil, nil, err

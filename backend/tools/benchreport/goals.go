@@ -82,6 +82,10 @@ var goals = map[string]Goal{
 	// Group chats (issue 38): who speaks next in a 5-member group after a
 	// 4 KB message, per strategy (backend/groups/draft_bench_test.go).
 	"BenchmarkGroupDraft/*": {Value: 1, Unit: "ms/op"},
+	// Hearth's own work per member reply in a 5-member group turn on a 10k
+	// group chat, the provider's streams excluded
+	// (backend/generate/group_bench_test.go).
+	"BenchmarkGroupTurn": {Value: 5, Unit: "member-overhead-ms"},
 	// An uploaded 5 MiB extension zip (40 files, mostly incompressible
 	// assets) installed: decoded, unpacked, checked, moved into place and
 	// registered (backend/extensions/bench_test.go).

@@ -73,16 +73,19 @@ export function createHearthAbi(transport: Transport, opts: AbiOptions): HearthA
   const hooks = createPromptHooks({ call, cache: { committed: () => cache.committed(), waitFor: (...a) => cache.waitFor(...a) }, eventSource, maxContext: () => generations.maxContext() });
   const generateApi = createGenerateApi(call, prompts, hooks);
 
+  /** characterIndex is an avatar key's index in getContext().characters (-1: none). */
+  const characterIndex = (avatar: string) => characters.list().findIndex((c) => c.avatar === avatar);
+
   /** publish sends a window-made event to both fan-outs. */
   function publish(type: string, payload: EventPayload): void {
     const p = Object.freeze(payload);
-    queue.push(type, stArgs(type, p));
+    queue.push(type, stArgs(type, p, characterIndex));
     events.emit(type, p);
   }
 
   /** toSource queues a backend event for the eventSource, after everything queued before it. */
   function toSource(ev: HostEvent): void {
-    queue.push(ev.type, stArgs(ev.type, ev.payload));
+    queue.push(ev.type, stArgs(ev.type, ev.payload, characterIndex));
   }
 
   const cache = createChatCache(

@@ -180,6 +180,21 @@ export type GroupChatPayload = {
   fileName: string;
 };
 
+/** The payload of GROUP_WRAPPER_STARTED, GROUP_WRAPPER_FINISHED. */
+export type GroupWrapperPayload = {
+  chatId: string;
+  selected_group: string;
+  type: GenerationType;
+};
+
+/** The payload of GROUP_MEMBER_DRAFTED. */
+export type GroupMemberDraftedPayload = {
+  chatId: string;
+  groupId: string;
+  avatar: string;
+  type: GenerationType;
+};
+
 /** The payload of WORLDINFO_UPDATED. */
 export type WorldInfoUpdatedPayload = {
   name: string;
@@ -403,6 +418,12 @@ export const EVENT_TYPES = Object.freeze({
   GROUP_CHAT_CREATED: 'group_chat_created',
   /** a group's chat was deleted (after its CHAT_DELETED, and GROUP_UPDATED when the group listed it); SillyTavern's listeners get the file name. */
   GROUP_CHAT_DELETED: 'group_chat_deleted',
+  /** a group turn started: who speaks is drafted, no member has replied yet (generate.run on a group chat). */
+  GROUP_WRAPPER_STARTED: 'group_wrapper_started',
+  /** a group turn's next member is about to reply; SillyTavern's listeners get its index in getContext().characters. */
+  GROUP_MEMBER_DRAFTED: 'group_member_drafted',
+  /** a group turn ended: every drafted member replied, or it was stopped or failed. */
+  GROUP_WRAPPER_FINISHED: 'group_wrapper_finished',
   /** a lorebook was saved, deleted or renamed. */
   WORLDINFO_UPDATED: 'worldinfo_updated',
   /** the World Info settings or the global selection changed. */
@@ -483,6 +504,9 @@ export const EVENT_PERMISSIONS: Readonly<Record<EventTypeName, EventPermission>>
   GROUP_DELETED: 'characters.read',
   GROUP_CHAT_CREATED: 'chat.read',
   GROUP_CHAT_DELETED: 'chat.read',
+  GROUP_WRAPPER_STARTED: 'generate',
+  GROUP_MEMBER_DRAFTED: 'generate',
+  GROUP_WRAPPER_FINISHED: 'generate',
   WORLDINFO_UPDATED: 'worldinfo.read',
   WORLDINFO_SETTINGS_UPDATED: 'worldinfo.read',
   WORLDINFO_SCAN_DONE: 'worldinfo.read',
@@ -539,6 +563,9 @@ export interface EventPayloads {
   GROUP_DELETED: GroupDeletedPayload;
   GROUP_CHAT_CREATED: GroupChatPayload;
   GROUP_CHAT_DELETED: GroupChatPayload;
+  GROUP_WRAPPER_STARTED: GroupWrapperPayload;
+  GROUP_MEMBER_DRAFTED: GroupMemberDraftedPayload;
+  GROUP_WRAPPER_FINISHED: GroupWrapperPayload;
   WORLDINFO_UPDATED: WorldInfoUpdatedPayload;
   WORLDINFO_SETTINGS_UPDATED: WorldInfoSettingsPayload;
   WORLDINFO_SCAN_DONE: WorldInfoScanDonePayload;

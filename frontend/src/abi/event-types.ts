@@ -67,9 +67,18 @@ export const CHAT_LIST_EVENTS: ReadonlySet<string> = new Set<string>([
  * stArgs returns the positional arguments SillyTavern passes to eventSource
  * listeners for an event (MESSAGE_SENT(index), MESSAGE_DELETED(length), …);
  * events SillyTavern does not know get the structured payload.
+ * characterIndex maps an avatar key onto its index in
+ * getContext().characters (-1 when absent), for GROUP_MEMBER_DRAFTED.
  */
-export function stArgs(type: string, p: Record<string, unknown>): unknown[] {
+export function stArgs(type: string, p: Record<string, unknown>, characterIndex: (avatar: string) => number = () => -1): unknown[] {
   switch (type) {
+    // SillyTavern passes the drafted member's index in its characters list.
+    case T.GROUP_MEMBER_DRAFTED:
+      return [characterIndex(String(p.avatar))];
+    // { selected_group, type }, as SillyTavern's group wrapper sends them.
+    case T.GROUP_WRAPPER_STARTED:
+    case T.GROUP_WRAPPER_FINISHED:
+      return [{ selected_group: p.selected_group, type: p.type }];
     case T.MESSAGE_SENT:
     case T.MESSAGE_EDITED:
     case T.MESSAGE_UPDATED:

@@ -80,4 +80,42 @@ describe('getContext() groups', () => {
     expect(after.selected_group).toBe('g1');
     expect(after.groups).toEqual([]);
   });
+
+  it('hands group turn events to SillyTavern listeners as it does: the drafted member by its index in characters', async () => {
+    const { host, h } = await setup((host) => {
+      host.characters.push({ avatar: 'Ann.png', name: 'Ann', description: '' });
+      host.groups = [{ ...trio, members: ['Seraphina.png', 'Ann.png'] }];
+      const gc = host.addChat('gc', 1);
+      gc.avatar = null;
+      gc.groupId = 'g1';
+    });
+    await h.api.chat.select('gc');
+    const es = h.getContext().eventSource;
+    const calls: unknown[][] = [];
+    for (const type of ['group_wrapper_started', 'group_member_drafted', 'group_wrapper_finished']) es.on(type, (...args: unknown[]) => void calls.push([type, ...args]));
+    const structured = vi.fn();
+    h.api.events.on('group_member_drafted', structured);
+    host.push('group_wrapper_started', { chatId: 'gc', selected_group: 'g1', type: 'normal' });
+    host.push('group_member_drafted', { chatId: 'gc', groupId: 'g1', avatar: 'Ann.png', type: 'normal' });
+    host.push('group_wrapper_finished', { chatId: 'gc', selected_group: 'g1', type: 'normal' });
+    await vi.waitFor(() => expect(calls).toHaveLength(3));
+    const ann = h.getContext().characters.findIndex((c) => c.avatar === 'Ann.png');
+    expect(ann).toBeGreaterThan(0);
+    expect(calls).toEqual([
+      ['group_wrapper_started', { selected_group: 'g1', type: 'normal' }],
+      ['group_member_drafted', ann],
+      ['group_wrapper_finished', { selected_group: 'g1', type: 'normal' }],
+    ]);
+    expect(structured).toHaveBeenCalledExactlyOnceWith({ chatId: 'gc', groupId: 'g1', avatar: 'Ann.png', type: 'normal' });
+  });
+
+  it('moves is_group_generating with the group turn', async () => {
+    const { h } = await setup();
+    const backing = createBacking({ hearth: h, settings: createExtensionSettings(memory()), locale: createLocale('en') });
+    expect(backing.live()['/scripts/group-chats.js']!.is_group_generating).toBe(false);
+    backing.setGroupGenerating(true);
+    expect(backing.live()['/scripts/group-chats.js']!.is_group_generating).toBe(true);
+    backing.setGroupGenerating(false);
+    expect(backing.live()['/scripts/group-chats.js']!.is_group_generating).toBe(false);
+  });
 });

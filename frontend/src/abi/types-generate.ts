@@ -53,6 +53,13 @@ export interface GenerateOptions {
   connectionId?: string;
   presetId?: string;
   /**
+   * memberAvatar, in a group chat, is the member who replies (muted or
+   * not), whatever the group's strategy (SillyTavern's /trigger); for
+   * swipe and continue it must be the last message's speaker. dryRun
+   * shows this member's prompt.
+   */
+  memberAvatar?: string;
+  /**
    * hooks is what this window brings of SillyTavern's prompt hooks
    * (EXTENSIONS.md §6). api.generate sets it itself; a value passed in
    * is replaced.
@@ -90,13 +97,20 @@ export interface PromptHooksRecord {
   skipped?: 'no window';
 }
 
-/** generate.run's answer; index and swipeId are null for impersonate and quiet. */
+/**
+ * generate.run's answer; index and swipeId are null for impersonate and
+ * quiet. In a group chat it is the last member's reply, with every reply
+ * of the turn in replies (empty, generationId '' and index null when
+ * nobody was drafted).
+ */
 export interface GenerationResult {
   generationId: string;
   index: number | null;
   swipeId: number | null;
   text: string;
   stopped: boolean;
+  /** replies are a group turn's replies in speaking order; absent in a character's chat. */
+  replies?: GenerationResult[];
 }
 
 /** generate.status()'s answer: the latest running generation, if any. */

@@ -448,6 +448,10 @@ export interface Preset {
   impersonationPrompt: string;
   newChatPrompt: string;
   exampleSeparator: string;
+  /** groupNudge ends a group member's history ('[Write the next reply only as {{char}}.]'); the host always sends it. */
+  groupNudge?: string;
+  /** newGroupChatPrompt starts the history in a group chat instead of newChatPrompt; the host always sends it. */
+  newGroupChatPrompt?: string;
 }
 
 /** One row of presets.list ('default', the built-in, comes first). */

@@ -151,11 +151,14 @@ export interface Backing {
   live(): Record<string, Record<string, unknown>>;
   /** setSending moves is_send_press: a generation started or ended (the runtime follows the events). */
   setSending(on: boolean): void;
+  /** setGroupGenerating moves is_group_generating: a group turn started or finished (GROUP_WRAPPER_STARTED/FINISHED). */
+  setGroupGenerating(on: boolean): void;
 }
 
 export function createBacking(deps: BackingDeps): Backing {
   const { hearth, settings, locale } = deps;
   let sending = false;
+  let groupGenerating = false;
   const ctx = () => hearth.getContext();
   const fetchText =
     deps.fetchText ??
@@ -313,12 +316,15 @@ export function createBacking(deps: BackingDeps): Backing {
           online_status: c.online_status,
           this_chid: c.characterId,
         },
-        '/scripts/group-chats.js': { groups: c.groups, is_group_generating: false, selected_group: c.selected_group },
+        '/scripts/group-chats.js': { groups: c.groups, is_group_generating: groupGenerating, selected_group: c.selected_group },
         '/scripts/world-info.js': { world_info: worldInfo },
       };
     },
     setSending(on) {
       sending = on;
+    },
+    setGroupGenerating(on) {
+      groupGenerating = on;
     },
   };
 }

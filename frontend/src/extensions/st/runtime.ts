@@ -43,6 +43,8 @@ export interface StRuntime {
   refresh(): void;
   /** setSending moves is_send_press (a generation started or ended). */
   setSending(on: boolean): void;
+  /** setGroupGenerating moves is_group_generating (a group turn started or finished). */
+  setGroupGenerating(on: boolean): void;
 }
 
 export interface RuntimeDeps {
@@ -100,6 +102,7 @@ export function createStRuntime(deps: RuntimeDeps): StRuntime {
   return {
     settings,
     setSending: (on) => backing.setSending(on),
+    setGroupGenerating: (on) => backing.setGroupGenerating(on),
     locale,
     module(path) {
       const m = entry(path);
@@ -182,6 +185,12 @@ export function installStRuntime(w: Window & typeof globalThis, deps: RuntimeDep
     [ctx.event_types.GENERATION_STOPPED, false],
   ];
   for (const [type, on] of sendPress) if (type) ctx.eventSource.makeFirst(type, markInternal(() => rt.setSending(on)));
+  // is_group_generating follows group turns, the same way.
+  const groupTurn: Array<[string | undefined, boolean]> = [
+    [ctx.event_types.GROUP_WRAPPER_STARTED, true],
+    [ctx.event_types.GROUP_WRAPPER_FINISHED, false],
+  ];
+  for (const [type, on] of groupTurn) if (type) ctx.eventSource.makeFirst(type, markInternal(() => rt.setGroupGenerating(on)));
 
   // SillyTavern toggles every .inline-drawer by its .inline-drawer-toggle (one delegated handler in its page).
   w.document.addEventListener('click', (e) => {

@@ -31,6 +31,14 @@ describe('preset form', () => {
     expect(back).toEqual({ ...base, sampling: { ...base.sampling } });
   });
 
+  it('keeps the group texts through the form, an emptied one too', () => {
+    const withGroup: Preset = { ...base, groupNudge: '[Only as {{char}}.]', newGroupChatPrompt: '[Group start]' };
+    expect(fromForm(toForm(withGroup))).toEqual({ ...withGroup, sampling: { ...base.sampling } });
+    const f = toForm(withGroup);
+    f.groupNudge = '';
+    expect(fromForm(f)).toMatchObject({ groupNudge: '', newGroupChatPrompt: '[Group start]' });
+  });
+
   it('makes a copy without the id, and blank samplers null', () => {
     const f = toForm(base, true);
     f.samplers.temperature = ' ';

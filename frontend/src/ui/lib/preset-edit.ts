@@ -63,6 +63,9 @@ export interface PresetForm {
   impersonationPrompt: string;
   newChatPrompt: string;
   exampleSeparator: string;
+  /** The group texts; absent only when the preset came without them (the host always sends them). */
+  groupNudge?: string;
+  newGroupChatPrompt?: string;
 }
 
 const num = (v: number | null): string => (v === null || v === undefined ? '' : String(v));
@@ -104,6 +107,8 @@ export function toForm(p: Preset, asCopy = false): PresetForm {
     continueNudge: p.continueNudge,
     impersonationPrompt: p.impersonationPrompt,
     newChatPrompt: p.newChatPrompt,
+    ...(p.groupNudge !== undefined ? { groupNudge: p.groupNudge } : {}),
+    ...(p.newGroupChatPrompt !== undefined ? { newGroupChatPrompt: p.newGroupChatPrompt } : {}),
     exampleSeparator: p.exampleSeparator,
   };
 }
@@ -171,6 +176,8 @@ export function fromForm(f: PresetForm): PresetInput | FormError {
     impersonationPrompt: f.impersonationPrompt,
     newChatPrompt: f.newChatPrompt,
     exampleSeparator: f.exampleSeparator,
+    ...(f.groupNudge !== undefined ? { groupNudge: f.groupNudge } : {}),
+    ...(f.newGroupChatPrompt !== undefined ? { newGroupChatPrompt: f.newGroupChatPrompt } : {}),
   };
 }
 
