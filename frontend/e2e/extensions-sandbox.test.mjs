@@ -87,17 +87,18 @@ describe('sandboxed extensions: what must hold', () => {
   before(async () => {
     const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await openApp(context, env.server.url);
-    // A character and a chat, made and opened in the UI.
+    // A character made in the UI, which opens its first chat (one chat: a
+    // second "New chat" here would race the first for chat.current()).
     await page.getByRole('button', { name: 'New character' }).click();
     const dialog = page.getByRole('dialog', { name: 'New character' });
     await dialog.getByLabel('Name', { exact: true }).fill('Wren');
     await dialog.getByLabel(/^Greeting/).fill('The lamp is lit and the kettle is on.');
     await dialog.getByRole('button', { name: 'Create' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    await page.getByRole('option', { name: /Wren/ }).click();
-    await page.getByRole('button', { name: 'New chat' }).click();
     await messageRow(page, 0).getByText('The lamp is lit and the kettle is on.').waitFor();
     chatId = await waitFor(() => page.evaluate(() => window.__HEARTH__.api.chat.current()?.chatId), 'the chat to open');
+    const wren = (await must(page, 'characters.list')).find((c) => c.name === 'Wren');
+    assert.deepEqual((await must(page, 'chat.list', { avatar: wren.avatar })).map((c) => c.chatId), [chatId]);
 
     // The probe on; the broken two installed off (turned on later), their storage a neighbour's to guard.
     const probeEntry = await must(page, 'extensions.install', { path: join(root, 'ext-probe') }, { enable: true });
