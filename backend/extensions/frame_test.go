@@ -52,3 +52,46 @@ func TestFrameFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestPageScripts: the scripts of the active page extensions, in load
+// order and escaped as URL paths; none for disabled, failed or sandboxed
+// ones, and none in safe mode.
+func TestPageScripts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	install := func(name string, files map[string]string, enable bool) {
+		t.Helper()
+		if _, err := e.svc.Install(ctx, Source{Path: writeTree(t, name, files)}, InstallOptions{Enable: enable}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := e.svc.PageScripts(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("with nothing installed: %v, %v", got, err)
+	}
+	install("late", map[string]string{"manifest.json": `{"js":"./src/main.js","loading_order":9}`, "src/main.js": "1"}, true)
+	install("early", map[string]string{"manifest.json": `{"js":"index.js","loading_order":1}`, "index.js": "1"}, true)
+	install("spaced", map[string]string{"manifest.json": `{"js":"my script.js","loading_order":5}`, "my script.js": "1"}, true)
+	install("off", map[string]string{"manifest.json": `{"js":"index.js"}`, "index.js": "1"}, false)
+	install("broken", map[string]string{"manifest.json": `{"js":"index.js"}`, "index.js": "1"}, true)
+	install("frame", map[string]string{"manifest.json": `{"hearth":{"mode":"sandboxed","entry":"i.html"}}`, "i.html": "<p>"}, true)
+	if err := e.svc.MarkFailed(ctx, "broken", "threw"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.svc.PageScripts(ctx)
+	want := []string{
+		extframe.PagePathPrefix + "early/index.js",
+		extframe.PagePathPrefix + "spaced/my%20script.js",
+		extframe.PagePathPrefix + "late/src/main.js",
+	}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("PageScripts = %q, %v; want %q", got, err, want)
+	}
+	on := true
+	if _, err := e.svc.SetSafeMode(ctx, SafeModePatch{Active: &on}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.svc.PageScripts(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("in safe mode: %q, %v", got, err)
+	}
+}
