@@ -105,7 +105,7 @@ describe('the page loader', () => {
   it('starts the runtime before the window is ready when the boot document says a page extension is on', async () => {
     const page = fakePage([pageEntry('notes')]);
     let ready: () => void = () => {};
-    page.hearth.ready = new Promise<void>((r) => (ready = r));
+    (page.hearth as { ready: Promise<void> }).ready = new Promise<void>((r) => (ready = r));
     const runtimeAsked: string[] = [];
     const { deps, imported } = loaderDeps(page, createLocale('en'), { window: fakeWindow({ hint: true }) });
     const inner = deps.loadRuntime!;
@@ -122,7 +122,7 @@ describe('the page loader', () => {
   it('waits for the list before fetching the runtime without the hint', async () => {
     const page = fakePage([pageEntry('notes')]);
     let ready: () => void = () => {};
-    page.hearth.ready = new Promise<void>((r) => (ready = r));
+    (page.hearth as { ready: Promise<void> }).ready = new Promise<void>((r) => (ready = r));
     const runtimeAsked: string[] = [];
     const { deps } = loaderDeps(page, createLocale('en'));
     const inner = deps.loadRuntime!;
