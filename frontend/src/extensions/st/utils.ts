@@ -2,6 +2,7 @@
 // written for Hearth with the same results (an extension compares what
 // they give with what it stored under SillyTavern: getStringHash must hash
 // as SillyTavern does).
+import { escapeHtml as escapeText } from '../../lib/html';
 
 const TRUE_WORDS = new Set(['on', 'true', '1']);
 const FALSE_WORDS = new Set(['off', 'false', '0']);
@@ -22,10 +23,9 @@ export function isFalseBoolean(arg: unknown): boolean {
   return w !== undefined && FALSE_WORDS.has(w);
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
+/** escapeHtml, as SillyTavern's, takes anything and escapes its string form (null and undefined as ''). */
 export function escapeHtml(text: unknown): string {
-  return String(text ?? '').replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+  return escapeText(String(text ?? ''));
 }
 
 /** escapeRegex escapes what a RegExp would read as syntax, slashes and dashes included. */

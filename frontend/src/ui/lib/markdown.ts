@@ -15,6 +15,7 @@ import createDOMPurify, { type Config } from 'dompurify';
 import { Marked, type Token, type TokenizerAndRendererExtension, type Tokens } from 'marked';
 import { createStyleSanitizer, type ScratchElement } from './css-policy';
 import { planBlocks, signature, type BlockRange, type HtmlTag, type PieceInfo } from './markdown-blocks';
+import { escapeHtml } from '../../lib/html';
 
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
 const LINK_SCHEMES = new Set(['http', 'https', 'mailto']);
@@ -34,16 +35,6 @@ export function safeUrl(url: string, kind: 'link' | 'image' = 'link'): string | 
   const scheme = SCHEME.exec(squashed)?.[1]?.toLowerCase();
   if (!scheme || !LINK_SCHEMES.has(scheme)) return null;
   return trimmed;
-}
-
-/** escapeHtml makes text safe to place in HTML content or a quoted attribute. */
-export function escapeHtml(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
 }
 
 const URL_ATTRS = new Set(['href', 'src', 'xlink:href', 'action', 'formaction', 'poster', 'background', 'cite']);
