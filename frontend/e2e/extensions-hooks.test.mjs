@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { call, launchBrowser, messageRow, openApp, repoRoot, startHearth, waitFor } from './harness.mjs';
-import { scriptedModel } from './scripted-model.mjs';
+import { characterChat, connectScripted, scriptedModel } from './scripted-model.mjs';
 
 const NOTE = '[Hook note: the keeper is listening.]';
 const READY = 'PROMPT-READY: answer in one line.';
@@ -39,10 +39,8 @@ describe('SillyTavern prompt hooks: generate_interceptor and CHAT_COMPLETION_PRO
     llm = await scriptedModel({ delayMs: 10 });
     server = await startHearth(['--library-root', root]);
     browser = await launchBrowser();
-    const card = await server.invoke('characters.create', { name: 'Wren', first_mes: 'The lamp is lit.' });
-    chatId = (await server.invoke('chat.create', { avatar: card.avatar })).chatId;
-    const conn = await server.invoke('connections.save', { name: 'Scripted', provider: 'openai-compatible', baseUrl: llm.url, model: 'scripted', apiKey: 'sk-e2e' });
-    await server.invoke('connections.select', conn.id);
+    ({ chatId } = await characterChat(server, { name: 'Wren', first_mes: 'The lamp is lit.' }));
+    await connectScripted(server, llm);
     const entry = await server.invoke('extensions.install', { path: join(root, 'st-hooks') }, { enable: true });
     assert.equal(entry.status, 'active');
     page = await openApp(browser, server.url);

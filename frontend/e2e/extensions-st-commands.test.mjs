@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { launchBrowser, messageRow, openApp, repoRoot, screenshot, startHearth, waitFor } from './harness.mjs';
-import { scriptedModel } from './scripted-model.mjs';
+import { characterChat, connectScripted, scriptedModel } from './scripted-model.mjs';
 
 const root = mkdtempSync(join(tmpdir(), 'hearth-st-commands-e2e-'));
 cpSync(join(repoRoot, 'frontend/e2e/fixtures/ext-st-commands'), join(root, 'st-commands'), { recursive: true });
@@ -35,10 +35,8 @@ describe('SillyTavern extensions: slash commands, EventEmitter, Popup, chat_meta
     llm = await scriptedModel({ delayMs: 5 });
     server = await startHearth(['--library-root', root]);
     browser = await launchBrowser();
-    const card = await server.invoke('characters.create', { name: 'Wren', first_mes: 'The lamp is dark.' });
-    chatId = (await server.invoke('chat.create', { avatar: card.avatar })).chatId;
-    const conn = await server.invoke('connections.save', { name: 'Scripted', provider: 'openai-compatible', baseUrl: llm.url, model: 'scripted', apiKey: 'sk-e2e' });
-    await server.invoke('connections.select', conn.id);
+    ({ chatId } = await characterChat(server, { name: 'Wren', first_mes: 'The lamp is dark.' }));
+    await connectScripted(server, llm);
     const entry = await server.invoke('extensions.install', { path: join(root, 'st-commands') }, { enable: true });
     assert.equal(entry.status, 'active');
     page = await openApp(browser, server.url);

@@ -111,3 +111,20 @@ export function scriptedModel({ delayMs = 40, fallback = { text: ['Hello', ' aga
   );
 }
 
+
+/**
+ * connectScripted saves a connection to llm (a scriptedModel) on server
+ * (startHearth's) and makes it the active one; it answers the connection.
+ */
+export async function connectScripted(server, llm, name = 'Scripted') {
+  const conn = await server.invoke('connections.save', { name, provider: 'openai-compatible', baseUrl: llm.url, model: 'scripted', apiKey: 'sk-e2e' });
+  await server.invoke('connections.select', conn.id);
+  return conn;
+}
+
+/** characterChat creates a character of fields on server and a chat with it: { avatar, chatId }. */
+export async function characterChat(server, fields) {
+  const card = await server.invoke('characters.create', fields);
+  const chat = await server.invoke('chat.create', { avatar: card.avatar });
+  return { avatar: card.avatar, chatId: chat.chatId };
+}
