@@ -120,4 +120,23 @@ describe('SillyTavern extensions: slash commands, EventEmitter, Popup, chat_meta
     assert.deepEqual(result, { pipe: '', on: true, strict: 'Unknown command /lamp-nope. Hearth runs the commands its extensions add: /lamp-ask, /lamp-depth, /lamp-note, /lamp-state.' });
     await waitFor(async () => (await toastTexts()).some((t) => t.includes('Unknown command /lamp-nope')), 'the parse error toast');
   });
+
+  it('runs a command on a phone, its result shown on screen', async () => {
+    const phone = await openApp(browser, server.url, { viewport: { width: 390, height: 844 } });
+    try {
+      await phone.waitForFunction(() => window.__lampCommands?.ready === true);
+      await phone.evaluate((id) => window.__HEARTH__.api.chat.select(id), chatId);
+      await messageRow(phone, 0).getByText('The lamp is dark.').waitFor();
+      await phone.locator('#send_textarea').fill('/lamp-state on');
+      await phone.locator('#send_textarea').press('Enter');
+      const toast = phone.locator('[role=status], [role=alert]').filter({ hasText: '/lamp-state: true' });
+      await toast.waitFor();
+      const box = await toast.boundingBox();
+      assert.ok(box && box.x >= 0 && box.x + box.width <= 390 && box.y >= 0 && box.y + box.height <= 844, `the notice is on screen: ${JSON.stringify(box)}`);
+      await screenshot(phone, 'extensions-st-commands-phone');
+      assert.deepEqual(phone.errors, []);
+    } finally {
+      await phone.context().close();
+    }
+  });
 });

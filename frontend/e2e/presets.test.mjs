@@ -142,6 +142,14 @@ describe('presets in the UI', () => {
       });
       assert.equal(overflow, 0, 'nothing in the editor scrolls sideways');
       await screenshot(phone, 'presets-phone-editor');
+      // The group texts, under More settings in the same editor.
+      await dialog(phone).getByText('More settings').click();
+      const nudge = dialog(phone).getByLabel(/^Group nudge/);
+      await nudge.waitFor();
+      await nudge.scrollIntoViewIfNeeded();
+      const nudgeBox = await nudge.boundingBox();
+      assert.ok(nudgeBox && nudgeBox.x >= 0 && nudgeBox.x + nudgeBox.width <= 390, `the group nudge fits: ${JSON.stringify(nudgeBox)}`);
+      await screenshot(phone, 'presets-phone-group-texts');
       await dialog(phone).getByRole('button', { name: 'Save' }).click();
       await dialog(phone).getByRole('listitem').filter({ hasText: 'Default copy' }).waitFor();
       assert.deepEqual(phone.errors, []);
