@@ -465,3 +465,20 @@ func (s *Service) claimTurn(t *turn) error {
 	s.turns[t.chatID] = t
 	return nil
 }
+
+// Speaker is the member a generation of o in a group chat is by, as a dry
+// run of o builds its prompt (no lots drawn): o.MemberAvatar, else the
+// speaker a swipe or regenerate acts on, else the first unmuted member.
+// An agent run, whose prompt is that dry run's, commits its reply as that
+// member. Both are "" in a character's chat, or when nobody would speak.
+func (s *Service) Speaker(ctx context.Context, o Options) (avatar, name string, err error) {
+	if err := o.validate(); err != nil {
+		return "", "", err
+	}
+	p, err := s.planTurn(ctx, &o, false)
+	if err != nil || p == nil || len(p.speakers) == 0 {
+		return "", "", err
+	}
+	avatar = p.speakers[0]
+	return avatar, p.cards[avatar].Name(), nil
+}
