@@ -102,6 +102,7 @@ describe('groups in the character list and the group editor', () => {
     await dialog.getByRole('button', { name: 'Add Cleo' }).click();
     assert.deepEqual(await memberOrder(dialog), [ann, bram, cleo]);
     await dialog.getByText('Every character is a member.').waitFor();
+    assert.equal(await dialog.getByText('Add at least one member.').count(), 0, 'the error goes once members are added');
 
     // The move buttons; focus stays on the button that moved the member.
     await dialog.getByRole('button', { name: 'Move Cleo up' }).click();
@@ -128,6 +129,9 @@ describe('groups in the character list and the group editor', () => {
     const mute = dialog.getByRole('button', { name: 'Mute Ann' });
     await mute.click();
     assert.equal(await mute.getAttribute('aria-pressed'), 'true');
+    await dialog.locator('ol.members').scrollIntoViewIfNeeded();
+    await still(page);
+    await screenshot(page, 'groups-ui-desktop-editor-members');
     await dialog.getByRole('radio', { name: /^List/ }).check();
     assert.equal(await dialog.getByLabel('Join prefix').count(), 0, 'no join fields in swap mode');
     await dialog.getByRole('radio', { name: /^Join, without muted/ }).check();
@@ -179,7 +183,8 @@ describe('groups in the character list and the group editor', () => {
     assert.equal(await option.getAttribute('aria-selected'), 'true', 'the group is the selection');
     assert.equal(await option.locator('.group-avatar').getAttribute('data-members'), '3');
     assert.equal(await option.locator('.group-avatar .cell').count(), 3, 'a collage of its three members');
-    assert.match(await option.textContent(), /Group\s*3 members: Bram, Cleo, Ann/);
+    assert.match(await option.getAttribute('aria-label'), /^Tavern, group: 3 members: Bram, Cleo, Ann$/);
+    assert.match(await option.textContent(), /Group\s*Bram, Cleo, Ann/, 'marked as a group, its members named');
     // The chat list shows the group's chat, under the group's header.
     const chats = page.locator('section[aria-label="Chats"]');
     await chats.getByRole('button', { name: 'Group actions for Tavern' }).waitFor();
@@ -243,7 +248,8 @@ describe('groups in the character list and the group editor', () => {
     await dialog.getByLabel('Name', { exact: true }).fill('Tavern crew');
     await dialog.getByRole('button', { name: 'Remove Bram' }).click();
     await dialog.getByRole('button', { name: 'Mute Ann' }).click();
-    await dialog.getByRole('checkbox', { name: 'Favourite' }).check();
+    await dialog.getByRole('button', { name: 'Favourite' }).click();
+    assert.equal(await dialog.getByRole('button', { name: 'Favourite' }).getAttribute('aria-pressed'), 'true');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'hidden' });
     const saved = await page.evaluate((id) => window.__HEARTH__.api.groups.get(id), groupId);
