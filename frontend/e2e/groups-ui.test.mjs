@@ -212,6 +212,13 @@ describe('groups in the character list and the group editor', () => {
     await page.evaluate(() => window.__HEARTH__.ready);
     await groupOption(page, 'Tavern').and(page.locator('[aria-selected="true"]')).waitFor();
     await waitFor(async () => (await page.evaluate(() => window.__HEARTH__.api.chat.current()?.chatId)) === opened.chatId, 'the last group chat reopened');
+
+    // A script opening a group chat while a character is selected: the group becomes the selection.
+    await page.getByRole('option', { name: /^Cleo/ }).click();
+    await page.getByRole('option', { name: /^Cleo/, selected: true }).waitFor();
+    await page.evaluate((id) => window.__HEARTH__.api.chat.select(id), opened.chatId);
+    await groupOption(page, 'Tavern').and(page.locator('[aria-selected="true"]')).waitFor();
+    await page.locator('section[aria-label="Chats"]').getByRole('button', { name: 'Group actions for Tavern' }).waitFor();
   });
 
   it('finds the group by its name or a member’s name', async () => {
@@ -280,6 +287,30 @@ describe('groups in the character list and the group editor', () => {
     await waitFor(async () => (await groupOption(page, 'Tavern crew').count()) === 0, 'the group gone from the list');
     await page.getByRole('option', { selected: true }).waitFor();
     assert.equal(await page.evaluate(() => window.__HEARTH__.api.chat.current()?.groupId ?? null), null, 'no group chat open');
+  });
+
+  it('on a tablet’s avatar rail: the group’s collage and a 44 px New group', async () => {
+    const context = await env.browser.newContext({ viewport: { width: 820, height: 1180 }, hasTouch: true, reducedMotion: 'reduce' });
+    await context.addInitScript(() => localStorage.setItem('hearth.theme', 'dark'));
+    try {
+      const tablet = await openApp(context, env.server.url);
+      await tablet.evaluate((members) => window.__HEARTH__.api.groups.create({ name: 'Rail crew', members }), cast.slice(1));
+      const option = groupOption(tablet, 'Rail crew');
+      await option.waitFor();
+      const avatar = await option.locator('.group-avatar').boundingBox();
+      const rail = await tablet.locator('aside[aria-label="Characters"]').boundingBox();
+      assert.ok(avatar.x >= rail.x && avatar.x + avatar.width <= rail.x + rail.width, 'the collage sits in the rail');
+      const nb = await tablet.getByRole('button', { name: 'New group' }).boundingBox();
+      assert.ok(nb.width >= 43.5 && nb.height >= 43.5 && nb.x + nb.width <= rail.x + rail.width, `New group fits the rail: ${JSON.stringify(nb)}`);
+      await still(tablet);
+      await screenshot(tablet, 'groups-ui-tablet-rail');
+      await tablet.evaluate(async () => {
+        const h = window.__HEARTH__.api;
+        for (const g of await h.groups.list()) await h.groups.delete(g.id, { deleteChats: true });
+      });
+    } finally {
+      await context.close();
+    }
   });
 
   it('on a phone: New group in reach, a full-screen editor with 44 px targets, move buttons by tap', async () => {
