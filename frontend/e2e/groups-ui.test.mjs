@@ -363,6 +363,19 @@ describe('groups in the character list and the group editor', () => {
       await phone.getByRole('button', { name: 'Group actions for Night shift' }).waitFor();
       await still(phone);
       await screenshot(phone, 'groups-ui-phone-chats');
+      // Edit on the phone: the same full-screen editor, Delete… in reach beside Cancel and Save.
+      await phone.getByRole('button', { name: 'Group actions for Night shift' }).tap();
+      await phone.getByRole('menuitem', { name: /^Edit group…/ }).tap();
+      const edit = phone.getByRole('dialog', { name: 'Edit Night shift' });
+      await edit.waitFor();
+      await edit.getByRole('button', { name: 'Move Bram up' }).tap();
+      assert.deepEqual(await memberOrder(edit), [bram, cleo]);
+      await still(phone);
+      assert.deepEqual(await dialogProblems(edit), [], 'the edit dialog fits the phone');
+      await screenshot(phone, 'groups-ui-phone-edit');
+      await edit.getByRole('button', { name: 'Save' }).tap();
+      await edit.waitFor({ state: 'hidden' });
+      assert.deepEqual((await phone.evaluate((id) => window.__HEARTH__.api.groups.get(id), made.id)).members, [bram, cleo]);
       await phone.getByRole('button', { name: 'Back to characters' }).tap();
       const option = groupOption(phone, 'Night shift');
       await option.waitFor();
