@@ -1,27 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Group } from '../../abi/types';
+import { groupFixture } from '../stores/group-fixture';
 import { checkDraft, draftOf, fieldsOf, moveItem, patchOf, withoutMember } from './group-edit';
 
-const stored: Group = {
-  id: 'g',
-  name: 'Crew',
-  members: ['a.png', 'b.png', 'c.png'],
-  disabled_members: ['b.png'],
-  activation_strategy: 0,
-  generation_mode: 0,
-  allow_self_responses: false,
-  auto_mode_delay: 5,
-  generation_mode_join_prefix: '',
-  generation_mode_join_suffix: '',
-  avatar_url: 'img/ai4.png',
-  fav: false,
-  chat_id: 'g',
-  chats: ['g'],
-  date_added: 1,
-  date_last_chat: 0,
-  chat_size: 0,
-  updatedAt: 1,
-};
+const stored: Group = groupFixture('g', 'Crew', { members: ['a.png', 'b.png', 'c.png'], disabled_members: ['b.png'] });
 
 describe('moveItem', () => {
   it('moves an item, clamping the target; out of range changes nothing', () => {

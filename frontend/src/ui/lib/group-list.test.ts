@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CharacterSummary, Group } from '../../abi/types';
+import { groupFixture } from '../stores/group-fixture';
 import { memberNames, membersLine, mixEntries } from './group-list';
 
 function char(avatar: string, name: string, at: number, tags: string[] = []): CharacterSummary {
@@ -7,26 +8,7 @@ function char(avatar: string, name: string, at: number, tags: string[] = []): Ch
 }
 
 function group(id: string, name: string, members: string[], lastChat: number, added = 1): Group {
-  return {
-    id,
-    name,
-    members,
-    disabled_members: [],
-    activation_strategy: 0,
-    generation_mode: 0,
-    allow_self_responses: false,
-    auto_mode_delay: 5,
-    generation_mode_join_prefix: '',
-    generation_mode_join_suffix: '',
-    avatar_url: 'img/ai4.png',
-    fav: false,
-    chat_id: '',
-    chats: [],
-    date_added: added,
-    date_last_chat: lastChat,
-    chat_size: 0,
-    updatedAt: 1,
-  };
+  return groupFixture(id, name, { members, date_last_chat: lastChat, date_added: added });
 }
 
 const chars = [char('ann.png', 'Ann', 30, ['elf']), char('bo.png', 'Bö', 10), char('cy.png', 'Cy', 20)];

@@ -1,32 +1,11 @@
 import { get } from 'svelte/store';
 import { describe, expect, it, vi } from 'vitest';
 import type { EventPayload, Group, HearthAbi } from '../../abi/types';
+import { groupFixture } from './group-fixture';
 import { createGroupStore } from './groups';
 import type { ToastStore } from './toasts';
 
-function group(id: string, name: string, fields: Partial<Group> = {}): Group {
-  return {
-    id,
-    name,
-    members: ['a.png'],
-    disabled_members: [],
-    activation_strategy: 0,
-    generation_mode: 0,
-    allow_self_responses: false,
-    auto_mode_delay: 5,
-    generation_mode_join_prefix: '',
-    generation_mode_join_suffix: '',
-    avatar_url: 'img/ai4.png',
-    fav: false,
-    chat_id: id,
-    chats: [id],
-    date_added: 1,
-    date_last_chat: 0,
-    chat_size: 0,
-    updatedAt: 1,
-    ...fields,
-  };
-}
+const group = groupFixture;
 
 function setup() {
   let stored = [group('2', 'tavern'), group('1', 'Band')];
