@@ -226,7 +226,11 @@ describe('the SillyTavern library screen', () => {
     assert.equal(got.characters, 10);
     assert.equal(got.chats, 4);
     for (const name of got.names) await page.getByRole('listbox', { name: 'Character list' }).getByRole('option', { name }).first().waitFor();
-    assert.equal(await page.getByRole('listbox', { name: 'Character list' }).getByRole('option').count(), 10);
+    // The groups come in too, listed among the characters.
+    const groups = await page.evaluate(() => window.__HEARTH__.api.groups.list());
+    assert.ok(groups.length > 0, 'the library holds groups');
+    for (const g of groups) await page.getByRole('listbox', { name: 'Character list' }).getByRole('option', { name: new RegExp(`^${g.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, group`) }).waitFor();
+    assert.equal(await page.getByRole('listbox', { name: 'Character list' }).getByRole('option').count(), 10 + groups.length);
     await dialog.getByRole('button', { name: 'Done' }).click();
     await dialog.waitFor({ state: 'hidden' });
   });
@@ -369,14 +373,15 @@ describe('the SillyTavern library screen', () => {
       const list = phone.getByRole('listbox', { name: 'Character list' });
       await waitFor(
         async () => {
-          if ((await list.getByRole('option').count()) === 10) return true;
+          // The ten characters and the library's groups, listed among them.
+          if ((await list.getByRole('option').count()) === 10 + (await phone.evaluate(() => window.__HEARTH__.api.groups.list())).length) return true;
           for (const back of ['Back to chats', 'Back to characters']) {
             const b = phone.getByRole('button', { name: back });
             if (await b.isVisible()) await b.tap().catch(() => {});
           }
           return false;
         },
-        'the character list with the 10 imported characters',
+        'the character list with the 10 imported characters and the groups',
         { interval: 250 },
       );
       await still(phone);

@@ -41,3 +41,9 @@ export function describeError(err: unknown): Failure {
   }
   return { message: typeof err === 'string' ? err : String(err), code: 'internal' };
 }
+
+/** failureText is an error as a form shows it beside a field or in its failure box: the words, then the code in brackets. */
+export function failureText(err: unknown): string {
+  const { message, code } = describeError(err);
+  return `${message} (${code})`;
+}

@@ -42,3 +42,8 @@ export function createConfirm(): ConfirmStore {
     answer,
   };
 }
+
+/** askDiscard asks before an editor throws unsaved changes away (message says whose); true to discard. */
+export function askDiscard(confirm: Pick<ConfirmStore, 'ask'>, message: string): Promise<boolean> {
+  return confirm.ask({ title: 'Discard changes?', message, confirmLabel: 'Discard', danger: true });
+}
