@@ -14,6 +14,8 @@ export interface FakeHearth {
   generate: Record<'start' | 'run' | 'dryRun' | 'stop' | 'status', ReturnType<typeof vi.fn>>;
   /** swipeUi is what getContext().swipe.hidden() answers. */
   swipeUi: { hidden: boolean; hideCounters: boolean };
+  /** characters is getContext().characters (tests push into it). */
+  characters: { avatar: string; name: string }[];
 }
 
 export function message(id: string, fields: Partial<StMessage> = {}): StMessage {
@@ -52,6 +54,7 @@ export function createFakeHearth(): FakeHearth {
     status: vi.fn(async () => ({ generating: false, generationId: null, chatId: null, type: null })),
   };
   const swipeUi = { hidden: false, hideCounters: false };
+  const characters: { avatar: string; name: string }[] = [];
   const types: Record<string, string> = {
     MESSAGE_SENT: 'message_sent',
     MESSAGE_RECEIVED: 'message_received',
@@ -86,6 +89,7 @@ export function createFakeHearth(): FakeHearth {
     getContext: () => ({
       name1: 'Me',
       name2: 'Ann',
+      characters,
       get chat() {
         return loaded && complete ? loaded.messages : [];
       },
@@ -110,5 +114,6 @@ export function createFakeHearth(): FakeHearth {
     chat,
     generate,
     swipeUi,
+    characters,
   };
 }
