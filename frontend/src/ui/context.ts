@@ -7,6 +7,7 @@ import type { ChatListStore } from './stores/chats';
 import type { ConfirmStore } from './stores/confirm';
 import type { ConnectionStore } from './stores/connections';
 import type { FirstRunStore } from './stores/first-run';
+import type { GroupStore } from './stores/groups';
 import type { LayoutStore } from './stores/layout';
 import type { PersonaStore } from './stores/personas';
 import type { PresetStore } from './stores/presets';
@@ -20,6 +21,8 @@ export interface AppContext {
   confirm: ConfirmStore;
   theme: ThemeStore;
   characters: CharacterStore;
+  /** groups is the group list (the character list shows groups among the characters). */
+  groups: GroupStore;
   chats: ChatListStore;
   chat: ChatViewStore;
   layout: LayoutStore;

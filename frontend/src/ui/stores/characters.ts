@@ -1,4 +1,6 @@
-// The character list and the selected character.
+// The character list and the selection: a character or a group, whose
+// chats the chat list shows. The selection is remembered across reloads
+// (a character by its avatar key, a group by its id).
 import { derived, get, writable, type Readable } from 'svelte/store';
 import type { Character, CharacterSummary, HearthAbi } from '../../abi/types';
 import { listen } from '../lib/events';
@@ -13,17 +15,28 @@ export interface NewCharacter {
   image: string | null;
 }
 
+/** Selection is what the character list has chosen: a character, a group, or nothing. */
+export type Selection = { kind: 'character'; avatar: string } | { kind: 'group'; id: string } | null;
+
 export interface CharacterStore {
   list: Readable<CharacterSummary[]>;
   loading: Readable<boolean>;
-  /** selected is the avatar key of the chosen character. */
+  /** selection is the chosen character or group. */
+  selection: Readable<Selection>;
+  /** selected is the avatar key of the chosen character (null when a group, or nothing, is chosen). */
   selected: Readable<string | null>;
+  /** selectedGroupId is the id of the chosen group (null when a character, or nothing, is chosen). */
+  selectedGroupId: Readable<string | null>;
   selectedCharacter: Readable<CharacterSummary | null>;
   /** revision bumps when a character's image may have changed (cache busting). */
   imageRevision: Readable<number>;
   refresh(): Promise<void>;
   /** select chooses a character; automatic marks a choice the UI made on its own, not the user. */
   select(avatar: string | null, options?: { automatic?: boolean }): void;
+  /** selectGroup chooses a group, as select does a character. */
+  selectGroup(id: string, options?: { automatic?: boolean }): void;
+  /** forgetGroup moves a selection of a group that is gone to the first character (automatically). */
+  forgetGroup(id: string): void;
   /**
    * selectedAutomatically reports whether the current selection was made by
    * the UI on its own (remembered from last time, the first character, or
@@ -36,28 +49,46 @@ export interface CharacterStore {
 }
 
 const SELECTED_KEY = 'hearth.selectedCharacter';
+const SELECTED_GROUP_KEY = 'hearth.selectedGroup';
 
-function remembered(): string | null {
+/** remembered reads the last selection: a group's id, else a character's avatar key (one of the two is kept). */
+function remembered(): Selection {
   try {
-    return globalThis.localStorage?.getItem(SELECTED_KEY) ?? null;
+    const group = globalThis.localStorage?.getItem(SELECTED_GROUP_KEY);
+    if (group) return { kind: 'group', id: group };
+    const avatar = globalThis.localStorage?.getItem(SELECTED_KEY);
+    return avatar ? { kind: 'character', avatar } : null;
   } catch {
     return null;
   }
 }
 
-function remember(avatar: string | null): void {
+function remember(sel: Selection): void {
   try {
-    if (avatar) globalThis.localStorage?.setItem(SELECTED_KEY, avatar);
-    else globalThis.localStorage?.removeItem(SELECTED_KEY);
+    const storage = globalThis.localStorage;
+    if (!storage) return;
+    if (sel?.kind === 'character') storage.setItem(SELECTED_KEY, sel.avatar);
+    else storage.removeItem(SELECTED_KEY);
+    if (sel?.kind === 'group') storage.setItem(SELECTED_GROUP_KEY, sel.id);
+    else storage.removeItem(SELECTED_GROUP_KEY);
   } catch {
     // Not remembered; harmless.
   }
 }
 
+function sameSelection(a: Selection, b: Selection): boolean {
+  if (a === null || b === null) return a === b;
+  if (a.kind === 'character' && b.kind === 'character') return a.avatar === b.avatar;
+  if (a.kind === 'group' && b.kind === 'group') return a.id === b.id;
+  return false;
+}
+
 export function createCharacterStore(hearth: HearthAbi, toasts: ToastStore): CharacterStore {
   const list = writable<CharacterSummary[]>([]);
   const loading = writable(false);
-  const selected = writable<string | null>(remembered());
+  const selection = writable<Selection>(remembered());
+  const selected = derived(selection, ($s) => ($s?.kind === 'character' ? $s.avatar : null));
+  const selectedGroupId = derived(selection, ($s) => ($s?.kind === 'group' ? $s.id : null));
   const imageRevision = writable(0);
   let seq = 0;
   let automatic = true;
@@ -72,7 +103,7 @@ export function createCharacterStore(hearth: HearthAbi, toasts: ToastStore): Cha
       list.set(chars);
       const sel = get(selected);
       if (sel && !chars.some((c) => c.avatar === sel)) select(null, { automatic: true });
-      if (!get(selected) && chars[0]) select(chars[0].avatar, { automatic: true });
+      if (!get(selection) && chars[0]) select(chars[0].avatar, { automatic: true });
     } catch (err) {
       toasts.error(err, 'Could not load characters');
     } finally {
@@ -80,10 +111,21 @@ export function createCharacterStore(hearth: HearthAbi, toasts: ToastStore): Cha
     }
   }
 
-  function select(avatar: string | null, options: { automatic?: boolean } = {}): void {
+  /** choose sets the selection; the same one again notifies no one (the chat list is not reloaded). */
+  function choose(next: Selection, options: { automatic?: boolean }): void {
     automatic = options.automatic === true;
-    selected.set(avatar);
-    remember(avatar);
+    if (!sameSelection(get(selection), next)) selection.set(next);
+    remember(next);
+  }
+
+  function select(avatar: string | null, options: { automatic?: boolean } = {}): void {
+    choose(avatar ? { kind: 'character', avatar } : null, options);
+  }
+
+  function forgetGroup(id: string): void {
+    if (get(selectedGroupId) !== id) return;
+    const first = get(list)[0];
+    choose(first ? { kind: 'character', avatar: first.avatar } : null, { automatic: true });
   }
 
   async function create(input: NewCharacter): Promise<Character | null> {
@@ -116,11 +158,15 @@ export function createCharacterStore(hearth: HearthAbi, toasts: ToastStore): Cha
   return {
     list,
     loading,
+    selection: { subscribe: selection.subscribe },
     selected,
+    selectedGroupId,
     selectedCharacter: derived([list, selected], ([$list, $sel]) => $list.find((c) => c.avatar === $sel) ?? null),
     imageRevision,
     refresh,
     select,
+    selectGroup: (id, options = {}) => choose({ kind: 'group', id }, options),
+    forgetGroup,
     selectedAutomatically: () => automatic,
     create,
     start() {
