@@ -1,5 +1,7 @@
 package events
 
+import "hearth/backend/apperr"
+
 // The payloads of group events (backend/groups, HOST-ABI §5.1).
 
 // GroupPayload is GROUP_CREATED's and GROUP_UPDATED's: the group after the
@@ -41,4 +43,19 @@ type GroupMemberDraftedPayload struct {
 	GroupID string `json:"groupId"`
 	Avatar  string `json:"avatar"`
 	Type    string `json:"type" ts:"GenerationType"`
+}
+
+// GroupAutoModePayload is GROUP_AUTO_MODE_CHANGED's: the chat's auto mode
+// after the change (groups.autoMode's fields), and why it changed — "set"
+// (groups.setAutoMode), or why it went off by itself: "user_message" (a
+// user's message was added to the chat), "failed" (a turn failed; Error is
+// its error, the failed generation's GENERATION_ENDED came before),
+// "deleted" (the chat or its group went). A window's toggle follows it.
+type GroupAutoModePayload struct {
+	ChatID       string        `json:"chatId"`
+	GroupID      string        `json:"groupId"`
+	On           bool          `json:"on"`
+	DelaySeconds int           `json:"delaySeconds"`
+	Reason       string        `json:"reason" ts:"'set' | 'user_message' | 'failed' | 'deleted'"`
+	Error        *apperr.Error `json:"error,omitempty"`
 }

@@ -35,6 +35,7 @@ const (
 	CharacterCreated     = "character_created"
 	GroupCreated         = "group_created"
 	GroupDeleted         = "group_deleted"
+	GroupAutoModeChanged = "group_auto_mode_changed"
 	ChatBranchCreated    = "chat_branch_created"
 	ChatStateChanged     = "chat_state_changed"
 	AgentRunEvent        = "agent_run_event"
@@ -173,6 +174,8 @@ var registry = []Spec{
 		"a group turn's next member is about to reply; SillyTavern's listeners get its index in getContext().characters"),
 	declare[GroupWrapperPayload]("GROUP_WRAPPER_FINISHED", GroupWrapperEnded, PermGenerate,
 		"a group turn ended: every drafted member replied, or it was stopped or failed"),
+	declare[GroupAutoModePayload]("GROUP_AUTO_MODE_CHANGED", GroupAutoModeChanged, PermGenerate,
+		"a group chat's auto mode went on or off: reason set (groups.setAutoMode), user_message, failed (error says why), deleted"),
 
 	declare[WorldInfoUpdatedPayload]("WORLDINFO_UPDATED", WorldInfoUpdated, PermWorldInfoRead,
 		"a lorebook was saved, deleted or renamed"),

@@ -82,6 +82,9 @@ type Service struct {
 	hookMu      sync.Mutex
 	hookWaits   map[string]*hookWait
 	hookTimeout time.Duration
+
+	// auto is the group chats' auto mode (group_auto.go).
+	auto autoMode
 }
 
 // New returns the service. It fails the generations a previous process
@@ -90,7 +93,7 @@ func New(ctx context.Context, db *store.Store, bus *events.Bus, src Sources, now
 	base, cancel := context.WithCancel(context.Background())
 	s := &Service{db: db, bus: bus, src: src, tok: prompt.NewTokenizer(), now: now, log: slog.Default(),
 		base: base, cancel: cancel, runs: map[string]*run{}, byChat: map[string]*run{}, turns: map[string]*turn{},
-		hookWaits: map[string]*hookWait{}, hookTimeout: defaultHookTimeout}
+		hookWaits: map[string]*hookWait{}, hookTimeout: defaultHookTimeout, auto: newAutoMode()}
 	if err := s.markInterrupted(ctx); err != nil {
 		cancel()
 		return nil, err
@@ -112,6 +115,7 @@ func (s *Service) Close() {
 	s.closed = true
 	s.mu.Unlock()
 	s.cancel()
+	s.closeAuto()
 	s.wg.Wait()
 }
 

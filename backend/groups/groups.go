@@ -101,6 +101,10 @@ func (g *Group) ActivationStrategy() int { return g.int("activation_strategy", N
 // JoinWithMuted.
 func (g *Group) GenerationMode() int { return g.int("generation_mode", Swap) }
 
+// AutoModeDelay is the seconds between auto mode's turns
+// (auto_mode_delay).
+func (g *Group) AutoModeDelay() int { return g.int("auto_mode_delay", DefaultAutoModeDelay) }
+
 // AllowSelfResponses says whether a member may answer its own message.
 func (g *Group) AllowSelfResponses() bool {
 	var b bool

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 
+	"hearth/backend/generate"
 	"hearth/backend/groups"
 	"hearth/backend/jsonx"
 )
@@ -51,5 +52,28 @@ func registerGroups(r *Router, svc *groups.Service) {
 			}
 		}
 		return nil, svc.Delete(ctx, id, opts)
+	})
+}
+
+// registerGroupAuto registers group chats' auto mode, which the generate
+// service runs (generate/group_auto.go).
+func registerGroupAuto(r *Router, gen *generate.Service) {
+	r.Register("groups.setAutoMode", func(ctx context.Context, a Args) (any, error) {
+		chatID, err := a.String(0, "chatId")
+		if err != nil {
+			return nil, err
+		}
+		on, err := a.Bool(1, "on")
+		if err != nil {
+			return nil, err
+		}
+		return gen.SetAutoMode(ctx, chatID, on)
+	})
+	r.Register("groups.autoMode", func(ctx context.Context, a Args) (any, error) {
+		chatID, err := a.String(0, "chatId")
+		if err != nil {
+			return nil, err
+		}
+		return gen.AutoModeOf(ctx, chatID)
 	})
 }

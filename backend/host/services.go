@@ -57,6 +57,7 @@ func New(s Services, opts ...Option) *Router {
 	registerCharacters(r, s.Characters)
 	if s.Groups != nil {
 		registerGroups(r, s.Groups)
+		registerGroupAuto(r, s.Generate)
 	}
 	registerChats(r, s.Chats)
 	registerSearch(r, s.Search)

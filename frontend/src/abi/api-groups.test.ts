@@ -15,12 +15,16 @@ describe('api.groups', () => {
     await api.create({ members: ['Alice.png', 'Bob.png'], activation_strategy: 3 });
     await api.update('1700000000000', { disabled_members: ['Bob.png'] });
     await api.delete('1700000000000', { deleteChats: true });
+    await api.setAutoMode('c1', true);
+    await api.autoMode('c1');
     expect(calls).toEqual([
       { method: 'groups.list', args: [] },
       { method: 'groups.get', args: ['1700000000000'] },
       { method: 'groups.create', args: [{ members: ['Alice.png', 'Bob.png'], activation_strategy: 3 }] },
       { method: 'groups.update', args: ['1700000000000', { disabled_members: ['Bob.png'] }] },
       { method: 'groups.delete', args: ['1700000000000', { deleteChats: true }] },
+      { method: 'groups.setAutoMode', args: ['c1', true] },
+      { method: 'groups.autoMode', args: ['c1'] },
     ]);
     expect(Object.isFrozen(api)).toBe(true);
   });

@@ -4,7 +4,7 @@ import { bind } from './bind';
 import type { Call } from './host';
 import type { GroupsApi } from './types';
 
-const GROUP_METHODS = ['list', 'get', 'create', 'update', 'delete'] as const;
+const GROUP_METHODS = ['list', 'get', 'create', 'update', 'delete', 'setAutoMode', 'autoMode'] as const;
 
 /** createGroupsApi returns the frozen api.groups. */
 export function createGroupsApi(call: Call): GroupsApi {

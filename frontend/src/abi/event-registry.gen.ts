@@ -195,6 +195,16 @@ export type GroupMemberDraftedPayload = {
   type: GenerationType;
 };
 
+/** The payload of GROUP_AUTO_MODE_CHANGED. */
+export type GroupAutoModePayload = {
+  chatId: string;
+  groupId: string;
+  on: boolean;
+  delaySeconds: number;
+  reason: 'set' | 'user_message' | 'failed' | 'deleted';
+  error?: { code: string; message: string; details?: Record<string, unknown> };
+};
+
 /** The payload of WORLDINFO_UPDATED. */
 export type WorldInfoUpdatedPayload = {
   name: string;
@@ -424,6 +434,8 @@ export const EVENT_TYPES = Object.freeze({
   GROUP_MEMBER_DRAFTED: 'group_member_drafted',
   /** a group turn ended: every drafted member replied, or it was stopped or failed. */
   GROUP_WRAPPER_FINISHED: 'group_wrapper_finished',
+  /** a group chat's auto mode went on or off: reason set (groups.setAutoMode), user_message, failed (error says why), deleted. */
+  GROUP_AUTO_MODE_CHANGED: 'group_auto_mode_changed',
   /** a lorebook was saved, deleted or renamed. */
   WORLDINFO_UPDATED: 'worldinfo_updated',
   /** the World Info settings or the global selection changed. */
@@ -507,6 +519,7 @@ export const EVENT_PERMISSIONS: Readonly<Record<EventTypeName, EventPermission>>
   GROUP_WRAPPER_STARTED: 'generate',
   GROUP_MEMBER_DRAFTED: 'generate',
   GROUP_WRAPPER_FINISHED: 'generate',
+  GROUP_AUTO_MODE_CHANGED: 'generate',
   WORLDINFO_UPDATED: 'worldinfo.read',
   WORLDINFO_SETTINGS_UPDATED: 'worldinfo.read',
   WORLDINFO_SCAN_DONE: 'worldinfo.read',
@@ -566,6 +579,7 @@ export interface EventPayloads {
   GROUP_WRAPPER_STARTED: GroupWrapperPayload;
   GROUP_MEMBER_DRAFTED: GroupMemberDraftedPayload;
   GROUP_WRAPPER_FINISHED: GroupWrapperPayload;
+  GROUP_AUTO_MODE_CHANGED: GroupAutoModePayload;
   WORLDINFO_UPDATED: WorldInfoUpdatedPayload;
   WORLDINFO_SETTINGS_UPDATED: WorldInfoSettingsPayload;
   WORLDINFO_SCAN_DONE: WorldInfoScanDonePayload;

@@ -47,6 +47,21 @@ export interface Group {
 /** groups.create's fields: members required, the rest SillyTavern's defaults when left out. */
 export type GroupFields = Partial<Omit<Group, 'date_added' | 'date_last_chat' | 'chat_size' | 'updatedAt'>> & { members: string[] };
 
+/**
+ * A group chat's auto mode (groups.setAutoMode, groups.autoMode): whether
+ * the members keep replying by themselves, one group turn every
+ * delaySeconds (the group's auto_mode_delay, 1 to 999). It goes off when
+ * turned off, when a user's message is added to the chat, when a turn
+ * fails, when the chat or group is deleted, and when Hearth quits;
+ * GROUP_AUTO_MODE_CHANGED announces every change. The backend does not know
+ * which chat a window shows: the window turns it off when it leaves the chat.
+ */
+export interface GroupAutoMode {
+  chatId: string;
+  on: boolean;
+  delaySeconds: number;
+}
+
 export interface GroupsApi {
   /** Every group, by name. */
   list(): Promise<Group[]>;
@@ -58,4 +73,12 @@ export interface GroupsApi {
   update(id: string, patch: Partial<GroupFields>): Promise<Group>;
   /** The group's chats stay unless deleteChats. */
   delete(id: string, options?: { deleteChats?: boolean }): Promise<void>;
+  /**
+   * Turns a group chat's auto mode on or off; the first turn comes after the
+   * delay. Rejects chat.not_found, validation.invalid_argument for a
+   * character's chat or a non-boolean on (nothing changes, no event).
+   */
+  setAutoMode(chatId: string, on: boolean): Promise<GroupAutoMode>;
+  /** A group chat's auto mode now (the toggle's state after a reload); rejects as setAutoMode. */
+  autoMode(chatId: string): Promise<GroupAutoMode>;
 }

@@ -97,6 +97,9 @@ const rules: Record<string, MethodRule> = {
   'groups.get': 'characters.read',
   'groups.create': 'characters.write',
   'groups.update': 'characters.write',
+  // Auto mode runs generations, as generate.start does.
+  'groups.setAutoMode': 'generate',
+  'groups.autoMode': 'generate',
   // Deletes the group (and with deleteChats its chats) for good.
   'groups.delete': 'never',
 
