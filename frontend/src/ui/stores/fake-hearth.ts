@@ -16,6 +16,9 @@ export interface FakeHearth {
   swipeUi: { hidden: boolean; hideCounters: boolean };
   /** characters is getContext().characters (tests push into it). */
   characters: { avatar: string; name: string }[];
+  /** owner is whose chat the loaded one is, as api.chat.current() says (a character's by default). */
+  owner: { avatar: string | null; groupId: string | null };
+  groups: Record<'setAutoMode' | 'autoMode', ReturnType<typeof vi.fn>>;
 }
 
 export function message(id: string, fields: Partial<StMessage> = {}): StMessage {
@@ -55,6 +58,11 @@ export function createFakeHearth(): FakeHearth {
   };
   const swipeUi = { hidden: false, hideCounters: false };
   const characters: { avatar: string; name: string }[] = [];
+  const owner: { avatar: string | null; groupId: string | null } = { avatar: 'Ann.png', groupId: null };
+  const groups = {
+    setAutoMode: vi.fn(async (chatId: string, on: boolean) => ({ chatId, on, delaySeconds: 5 })),
+    autoMode: vi.fn(async (chatId: string) => ({ chatId, on: false, delaySeconds: 5 })),
+  };
   const types: Record<string, string> = {
     MESSAGE_SENT: 'message_sent',
     MESSAGE_RECEIVED: 'message_received',
@@ -70,10 +78,11 @@ export function createFakeHearth(): FakeHearth {
       chat: {
         ...chat,
         loaded: () => loaded,
-        current: () => (loaded ? { chatId: loaded.chatId, avatar: 'Ann.png', groupId: null } : null),
+        current: () => (loaded ? { chatId: loaded.chatId, ...owner } : null),
       },
       characters: { list: vi.fn(async () => []), avatarUrl: (a: string) => `/api/avatar/${a}` },
       generate,
+      groups,
       events: {
         types,
         on(type: string, h: (p: EventPayload) => void) {
@@ -115,5 +124,7 @@ export function createFakeHearth(): FakeHearth {
     generate,
     swipeUi,
     characters,
+    owner,
+    groups,
   };
 }
