@@ -217,6 +217,12 @@ describe('group chat: speakers, turns, speak now, stop, auto mode', () => {
     for (const s of sizes) assert.ok(s.h >= 44 && s.w >= 44, `a 44 px target (${JSON.stringify(s)})`);
     assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'nothing sideways');
     await screenshot(phone, 'groups-chat-phone');
+    // A manual group on a phone keeps the words that say you pick.
+    await env.server.invoke('groups.update', group.id, { activation_strategy: 2 });
+    await bar(phone).getByText('You pick who replies').waitFor();
+    assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'nothing sideways');
+    await screenshot(phone, 'groups-chat-phone-manual');
+    await env.server.invoke('groups.update', group.id, { activation_strategy: 1 });
     await messageRow(phone, 4).scrollIntoViewIfNeeded();
     await screenshot(phone, 'groups-chat-phone-replies');
     assert.deepEqual(phone.errors, []);
