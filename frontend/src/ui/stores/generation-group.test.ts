@@ -160,4 +160,17 @@ describe('generation store in a group chat', () => {
     expect(get(gen.running)).toBeNull();
     expect(get(gen.busy)).toBe(false);
   });
+
+  it('a stop in a turn whose end was missed frees the chat once nothing generates there', async () => {
+    const { fake, gen } = await setup();
+    fake.emit('group_wrapper_started', started());
+    expect(get(gen.busy)).toBe(true);
+    const asked = fake.generate.status.mock.calls.length;
+    await gen.stop();
+    await flush();
+    expect(get(gen.busy), 'not at once: members have a gap between them').toBe(true);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(fake.generate.status.mock.calls.length).toBe(asked + 1);
+    expect(get(gen.busy)).toBe(false);
+  });
 });

@@ -33,7 +33,7 @@ export async function setup(messages: StMessage[] = [message('m0'), message('m1'
   load(messages);
   await chat.select('c1');
   const openConnections = vi.fn();
-  const gen = createGenerationStore({ hearth: fake.hearth, toasts, chat, commitWaitMs: 50, openConnections });
+  const gen = createGenerationStore({ hearth: fake.hearth, toasts, chat, commitWaitMs: 50, staleTurnMs: 30, openConnections });
   const stopGen = gen.start();
   await flush();
   /**

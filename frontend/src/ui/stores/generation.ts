@@ -157,6 +157,13 @@ const EMPTY_LIVE: Live = Object.freeze({ text: '', reasoning: '', reasoningStart
 /** COMMIT_WAIT_MS bounds how long an ended reply waits for its message to reach the window. */
 export const COMMIT_WAIT_MS = 4000;
 
+/**
+ * STALE_TURN_MS is how long a stopped group turn may show with nothing
+ * generating in its chat before the window asks whether it is over (its
+ * end was missed). The gap between two members is far shorter.
+ */
+export const STALE_TURN_MS = 2000;
+
 /** The message events after which a committed reply may be in the chat view (if it did not refresh for them). */
 const COMMIT_EVENTS: EventName[] = ['MESSAGE_RECEIVED', 'MESSAGE_UPDATED', 'MESSAGE_SWIPED', 'MESSAGE_DELETED', 'CHAT_PATCHED', 'CHAT_LOAD_PROGRESS', 'CHAT_CHANGED'];
 
@@ -276,6 +283,8 @@ export interface GenerationDeps {
   chat: Pick<ChatViewStore, 'view' | 'send'>;
   /** commitWaitMs overrides COMMIT_WAIT_MS (tests). */
   commitWaitMs?: number;
+  /** staleTurnMs overrides STALE_TURN_MS (tests). */
+  staleTurnMs?: number;
   /** openConnections opens the Connections dialog, from the toast of a failure fixed there. */
   openConnections?: () => void;
 }
@@ -283,6 +292,7 @@ export interface GenerationDeps {
 export function createGenerationStore(deps: GenerationDeps): GenerationStore {
   const { hearth, toasts, chat } = deps;
   const commitWait = deps.commitWaitMs ?? COMMIT_WAIT_MS;
+  const staleTurn = deps.staleTurnMs ?? STALE_TURN_MS;
   const running = writable<Running | null>(null);
   const live = writable<Live>(EMPTY_LIVE);
   const failed = writable<Failed | null>(null);
@@ -526,6 +536,29 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
     awaitNext();
   }
 
+  /**
+   * settleTurn ends a turn the window still shows while nothing generates
+   * in its chat (its GROUP_WRAPPER_FINISHED was missed, say over a
+   * reconnect), so a stop never leaves the chat busy for good.
+   */
+  function settleTurn(c: string): void {
+    const still = () => get(turn)?.chatId === c && get(running) === null;
+    // Between two members nothing generates for a moment: only a turn that stays so is over.
+    setTimeout(() => {
+      if (!still()) return;
+      hearth.api.generate
+        .status()
+        .then((st) => {
+          if (!still() || (st.generating && st.chatId === c)) return;
+          turn.set(null);
+          stopWanted = false;
+        })
+        .catch(() => {
+          // Its events settle it.
+        });
+    }, staleTurn);
+  }
+
   function onTurnFinished(p: Record<string, unknown>): void {
     const t = get(turn);
     if (!t || p.chatId !== t.chatId) return;
@@ -632,7 +665,10 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
       const r = get(running);
       if (!r || r.chatId !== c) {
         // Between two members of a group turn: the next one is stopped as it starts, which ends the turn.
-        if (inTurn) stopWanted = true;
+        if (inTurn) {
+          stopWanted = true;
+          settleTurn(c);
+        }
         return;
       }
       if (r.stopping && !inTurn) return;
