@@ -82,7 +82,7 @@ func (r *run) commit(args json.RawMessage) (any, error) {
 	r.emit("chat_commit_requested", map[string]any{"commitId": rec.CommitID, "checkpointId": rec.CheckpointID, "path": path, "mode": a.Mode},
 		runstore.Change{Status: runstore.StatusCommitting})
 
-	reply := chats.Reply{Name: r.charName, Text: text, Started: time.Now(), Finished: time.Now(), Type: r.typ}
+	reply := chats.Reply{Name: r.charName, Speaker: r.speaker, Text: text, Started: time.Now(), Finished: time.Now(), Type: r.typ}
 	switch {
 	case r.reply == nil && r.typ == prompt.TypeSwipe:
 		reply.Kind, reply.Target = chats.ReplySwipe, r.target

@@ -36,9 +36,10 @@ type run struct {
 	provider     providers.Provider
 	apiName      string
 	// target is the message a swipe or regenerate run writes to; charName
-	// names a new reply.
+	// names a new reply; speaker, in a group chat, is the member it is by.
 	target   string
 	charName string
+	speaker  string
 
 	ctx    context.Context
 	cancel context.CancelFunc

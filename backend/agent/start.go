@@ -120,7 +120,11 @@ func (s *Service) StartWithSnapshot(ctx context.Context, in StartInput) (runstor
 		model = conn.Model
 	}
 	applyOverrides(&sampling, prof)
-	target, name, err := s.replyTarget(ctx, chatID, typ)
+	member, err := memberAvatar(in.GenerateOptions)
+	if err != nil {
+		return runstore.Handle{}, err
+	}
+	target, name, speaker, err := s.replyTarget(ctx, chatID, typ, member)
 	if err != nil {
 		return runstore.Handle{}, err
 	}
@@ -132,7 +136,7 @@ func (s *Service) StartWithSnapshot(ctx context.Context, in StartInput) (runstor
 
 	r := &run{svc: s, chatID: chatID, workspaceID: WorkspaceID(chatID), prof: prof, typ: typ, presentation: presentation,
 		stream: stream, snapshot: *in.PromptSnapshot, messages: msgs, model: model, sampling: sampling,
-		provider: provider, apiName: conn.Provider, target: target, charName: name}
+		provider: provider, apiName: conn.Provider, target: target, charName: name, speaker: speaker}
 	if err := s.admit(r); err != nil {
 		return runstore.Handle{}, err
 	}
@@ -293,12 +297,16 @@ func applyOverrides(s *providers.Sampling, p profile.Profile) {
 const minRunMaxTokens = 4096
 
 // replyTarget returns the message a swipe or regenerate run writes to (by
-// id) and the name its reply carries.
-func (s *Service) replyTarget(ctx context.Context, chatID, typ string) (string, string, error) {
-	name := "Assistant"
+// id), the name its reply carries and, in a group chat, the member it is
+// by (avatar key): the member generate.dryRun builds the prompt for —
+// member (generateOptions.memberAvatar), else the speaker of the message
+// a swipe or regenerate acts on, else the first unmuted member — so the
+// reply carries original_avatar and force_avatar as a group turn's do.
+func (s *Service) replyTarget(ctx context.Context, chatID, typ string, member *string) (string, string, string, error) {
+	name, speaker := "Assistant", ""
 	det, err := s.d.Chats.Get(ctx, chatID)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	if det.Avatar != nil && s.d.Characters != nil {
 		if card, err := s.d.Characters.Get(ctx, *det.Avatar); err == nil && card != nil {
@@ -308,18 +316,44 @@ func (s *Service) replyTarget(ctx context.Context, chatID, typ string) (string, 
 			}
 		}
 	}
+	if det.GroupID != nil && s.d.Generate != nil {
+		avatar, n, err := s.d.Generate.Speaker(ctx, generate.Options{ChatID: chatID, Type: typ, MemberAvatar: member})
+		if err != nil {
+			return "", "", "", err
+		}
+		if avatar != "" {
+			name, speaker = n, avatar
+		}
+	} else if member != nil {
+		return "", "", "", apperr.Invalid("generateOptions.memberAvatar is for group chats; chat %s is a character's", chatID)
+	}
 	if typ == prompt.TypeNormal {
-		return "", name, nil
+		return "", name, speaker, nil
 	}
 	tail := 1
 	msgs, err := s.d.Chats.Messages(ctx, chatID, &chats.Range{Tail: &tail})
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	if len(msgs) == 0 || msgs[0].Role == "user" {
-		return "", "", apperr.Invalid("a %s run needs a reply to work on: the chat's last message is not the character's", typ)
+		return "", "", "", apperr.Invalid("a %s run needs a reply to work on: the chat's last message is not the character's", typ)
 	}
-	return msgs[0].ID, name, nil
+	return msgs[0].ID, name, speaker, nil
+}
+
+// memberAvatar is generateOptions.memberAvatar, the group member a run
+// replies as (nil when not given).
+func memberAvatar(raw json.RawMessage) (*string, error) {
+	if !present(raw) {
+		return nil, nil
+	}
+	var o struct {
+		MemberAvatar *string `json:"memberAvatar"`
+	}
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return nil, apperr.Invalid("generateOptions must be an object with a string memberAvatar: %v", err)
+	}
+	return o.MemberAvatar, nil
 }
 
 // isJSONObject reports whether raw is a JSON object.

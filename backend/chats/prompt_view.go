@@ -127,6 +127,39 @@ func (v *PromptView) TurnTail(limit int) ([]TurnMessage, error) {
 	return out, nil
 }
 
+// LastSpoken reads the newest messages a character wrote (no user's,
+// system or narrator message), newest first, at most limit of them: who
+// spoke last before the user did (a group's quiet generation speaks as
+// them, as SillyTavern's activateSwipe finds them).
+func (v *PromptView) LastSpoken(limit int) ([]TurnMessage, error) {
+	rows, err := v.q.QueryContext(v.ctx, `
+		SELECT m.uuid, b.name, s.mes, coalesce(json_extract(b.fields, '$.original_avatar'), '')
+		FROM messages m
+		JOIN message_bodies b ON b.id = m.body_id
+		JOIN message_swipes s ON s.body_id = m.body_id AND s.ord = b.swipe_id
+		WHERE m.chat_id = ? AND b.is_user = 0 AND b.is_system = 0
+			AND coalesce(json_extract(b.extra, '$.type'), '') <> 'narrator'
+		ORDER BY m.idx DESC LIMIT ?`, v.row.id, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read who spoke last: %w", err)
+	}
+	defer rows.Close()
+	var out []TurnMessage
+	for rows.Next() {
+		var m TurnMessage
+		var avatar any
+		if err := rows.Scan(&m.ID, &m.Name, &m.Mes, &avatar); err != nil {
+			return nil, fmt.Errorf("read who spoke last: %w", err)
+		}
+		m.Avatar, _ = avatar.(string)
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read who spoke last: %w", err)
+	}
+	return out, nil
+}
+
 // UserMessages counts the user's messages (an Author's Note with an
 // interval counts them): a scan of the chat, so only asked for when needed.
 func (v *PromptView) UserMessages() (int, error) {

@@ -48,6 +48,7 @@ type autoLoop struct {
 	groupID string
 	off     chan struct{} // closed when it goes off
 	once    sync.Once
+	done    chan struct{} // closed when its goroutine has returned
 }
 
 // autoMode is the service's auto mode state: the loops by chat, and the
@@ -129,13 +130,14 @@ func (s *Service) SetAutoMode(ctx context.Context, chatID string, on bool) (*Aut
 	if s.auto.unsub == nil {
 		s.auto.unsub = s.bus.Subscribe(s.autoWatch)
 	}
-	l := &autoLoop{chatID: chatID, groupID: groupID, off: make(chan struct{})}
+	l := &autoLoop{chatID: chatID, groupID: groupID, off: make(chan struct{}), done: make(chan struct{})}
 	s.auto.loops[chatID] = l
 	s.wg.Add(1)
 	s.auto.mu.Unlock()
 	s.publishAuto(l, true, delay, autoSet, nil)
 	go func() {
 		defer s.wg.Done()
+		defer close(l.done)
 		s.autoRun(l)
 	}()
 	return out, nil

@@ -28,6 +28,10 @@ import (
 // last user message (the pooled strategy looks that far), at most this many.
 const maxTurnTail = 1000
 
+// maxQuietLookback bounds how many characters' messages a quiet
+// generation reads back to find the member who spoke last.
+const maxQuietLookback = 200
+
 // member is one member's generation of a group turn, as build reads it.
 type member struct {
 	turn   *turnPlan
@@ -46,6 +50,9 @@ type turnPlan struct {
 	// type each one's generation runs with.
 	speakers []string
 	genType  string
+	// spoken, for a quiet generation, are the newest messages characters
+	// wrote, newest first (chats.PromptView.LastSpoken).
+	spoken []chats.TurnMessage
 }
 
 // turn is one group turn in flight.
@@ -101,14 +108,19 @@ func (t *turn) result() *Result {
 // before the turn holds the chat or sends an event.
 func (s *Service) planTurn(ctx context.Context, o *Options, draft bool) (*turnPlan, error) {
 	var groupID string
-	var tail []chats.TurnMessage
+	var tail, spoken []chats.TurnMessage
 	err := s.src.Chats.ReadForPrompt(ctx, o.ChatID, func(v *chats.PromptView) error {
 		groupID = v.GroupID
 		if groupID == "" {
 			return nil
 		}
 		var err error
-		tail, err = v.TurnTail(maxTurnTail)
+		if tail, err = v.TurnTail(maxTurnTail); err != nil {
+			return err
+		}
+		if o.Type == prompt.TypeQuiet && o.MemberAvatar == nil {
+			spoken, err = v.LastSpoken(maxQuietLookback)
+		}
 		return err
 	})
 	if err != nil {
@@ -128,7 +140,7 @@ func (s *Service) planTurn(ctx context.Context, o *Options, draft bool) (*turnPl
 	if err != nil {
 		return nil, err
 	}
-	p := &turnPlan{groupID: groupID, group: g, cards: map[string]*characters.Card{}, genType: o.Type}
+	p := &turnPlan{groupID: groupID, group: g, cards: map[string]*characters.Card{}, genType: o.Type, spoken: spoken}
 	muted := g.DisabledMembers()
 	for _, avatar := range g.Members() {
 		card, err := s.src.Characters.Get(ctx, avatar)
@@ -171,7 +183,10 @@ func (s *Service) planTurn(ctx context.Context, o *Options, draft bool) (*turnPl
 //     continued as force, or the first unmuted member.
 //   - impersonate, quiet: one generation that writes nothing, with force
 //     as {{char}}, else (impersonate) a member at random or (quiet) the
-//     last speaker, SillyTavern's activateImpersonate and activateSwipe.
+//     member who spoke last, before the user's messages too (SillyTavern's
+//     activateImpersonate and activateSwipe); a quiet generation where no
+//     member has spoken takes an unmuted member at random (SillyTavern: any
+//     member), the first one in a dry run.
 //
 // A dry run of a normal turn shows force's prompt, else the first
 // unmuted member's (SillyTavern's dry run takes that one).
@@ -224,14 +239,26 @@ func (p *turnPlan) pick(typ, force string, tail []chats.TurnMessage, draft bool)
 		switch {
 		case force != "":
 			return one(force)
-		case typ == prompt.TypeQuiet && lastSpeaker != "":
-			return one(lastSpeaker)
 		case len(p.members) == 0:
 			return nil
 		case typ == prompt.TypeImpersonate && draft:
 			return one(p.members[rand.IntN(len(p.members))].Avatar)
+		case typ == prompt.TypeImpersonate:
+			return one(p.members[0].Avatar)
 		}
-		return one(p.members[0].Avatar)
+		for _, m := range p.spoken {
+			if avatar := p.speakerOf(m); avatar != "" {
+				return one(avatar)
+			}
+		}
+		pool := p.unmuted()
+		if len(pool) == 0 {
+			pool = p.members
+		}
+		if draft {
+			return one(pool[rand.IntN(len(pool))].Avatar)
+		}
+		return one(pool[0].Avatar)
 	}
 	return p.draft(force, tail, draft)
 }
@@ -275,6 +302,17 @@ func (p *turnPlan) speakerOf(m chats.TurnMessage) string {
 		}
 	}
 	return ""
+}
+
+// unmuted are the members who are not muted, in the group's order.
+func (p *turnPlan) unmuted() []groups.Member {
+	var out []groups.Member
+	for _, m := range p.members {
+		if !m.Muted {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func (p *turnPlan) firstUnmuted() string {
@@ -426,4 +464,21 @@ func (s *Service) claimTurn(t *turn) error {
 	}
 	s.turns[t.chatID] = t
 	return nil
+}
+
+// Speaker is the member a generation of o in a group chat is by, as a dry
+// run of o builds its prompt (no lots drawn): o.MemberAvatar, else the
+// speaker a swipe or regenerate acts on, else the first unmuted member.
+// An agent run, whose prompt is that dry run's, commits its reply as that
+// member. Both are "" in a character's chat, or when nobody would speak.
+func (s *Service) Speaker(ctx context.Context, o Options) (avatar, name string, err error) {
+	if err := o.validate(); err != nil {
+		return "", "", err
+	}
+	p, err := s.planTurn(ctx, &o, false)
+	if err != nil || p == nil || len(p.speakers) == 0 {
+		return "", "", err
+	}
+	avatar = p.speakers[0]
+	return avatar, p.cards[avatar].Name(), nil
 }

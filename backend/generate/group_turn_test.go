@@ -490,8 +490,55 @@ func TestGroupImpersonateWritesNothing(t *testing.T) {
 	if g.revision() != rev {
 		t.Fatal("impersonate or quiet wrote to the chat")
 	}
-	// Quiet speaks as the last speaker, here the user: the first member.
-	if body := g.requestText(1); !strings.HasPrefix(body, "system: Write Ann's next reply") {
+	// Quiet speaks as the member who spoke last, before the user's
+	// message: Cid, whose greeting came last (SillyTavern's activateSwipe).
+	if body := g.requestText(1); !strings.HasPrefix(body, "system: Write Cid's next reply") {
 		t.Fatalf("quiet prompt:\n%s", body)
+	}
+}
+
+// TestGroupQuietSpeaker: a quiet generation speaks as the member who
+// wrote the newest member's message, past user and system messages and
+// past characters who are no members; when no member has spoken, as an
+// unmuted member; memberAvatar overrides both.
+func TestGroupQuietSpeaker(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	q := "Sum up."
+	quietAs := func(g *groupRig, o Options) string {
+		t.Helper()
+		n := len(g.server.Requests())
+		g.push("Quietly.")
+		o.Type, o.QuietPrompt = "quiet", &q
+		mustRun(t, g.harness, o)
+		body := g.requestText(n)
+		name, _, _ := strings.Cut(strings.TrimPrefix(body, "system: Write "), "'s next reply")
+		return name
+	}
+
+	g := newGroupRig(t, nil)
+	g.speak(g.bob, "Bob", "Bob again.")
+	g.speak("Zed.png", "Zed", "A stranger speaks.")
+	g.say("First.")
+	g.say("Second.")
+	if got := quietAs(g, Options{}); got != "Bob" {
+		t.Fatalf("quiet after the user's messages spoke as %q, want Bob", got)
+	}
+	if got := quietAs(g, Options{MemberAvatar: &g.ann}); got != "Ann" {
+		t.Fatalf("quiet with memberAvatar spoke as %q", got)
+	}
+
+	g = newGroupRig(t, nil)
+	if _, err := g.chats.DeleteMessages(ctx, g.chatID, []int{0, 1, 2}, chats.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.groups.Update(ctx, g.groupID, jsonObject(map[string]any{"disabled_members": []string{g.ann, g.bob}})); err != nil {
+		t.Fatal(err)
+	}
+	g.say("Anyone?")
+	for range 3 {
+		if got := quietAs(g, Options{}); got != "Cid" {
+			t.Fatalf("quiet where no member spoke spoke as %q, want the one unmuted member", got)
+		}
 	}
 }

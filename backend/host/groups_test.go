@@ -207,3 +207,62 @@ func TestGroupChatRoutes(t *testing.T) {
 	apptest.Eq(t, "chat_id", g["chat_id"], "a")
 	apptest.Eq(t, "chats", g["chats"], []any{"g1", "a"})
 }
+
+// TestGroupAutoModeRoutes: groups.setAutoMode and groups.autoMode answer
+// { chatId, on, delaySeconds }; a change sends GROUP_AUTO_MODE_CHANGED,
+// no change nothing; bad arguments are refused, changing nothing and
+// sending nothing.
+func TestGroupAutoModeRoutes(t *testing.T) {
+	t.Parallel()
+	e := apptest.NewEnv(t, nil)
+	e.SetupChat()
+	e.Must(nil, "groups.create", map[string]any{"id": "g1", "members": []string{e.Avatar}, "auto_mode_delay": 999})
+	var chat map[string]any
+	e.Must(&chat, "chat.create", map[string]any{"groupId": "g1"})
+	chatID := chat["chatId"].(string)
+	e.Events()
+	state := func() map[string]any {
+		var st map[string]any
+		e.Must(&st, "groups.autoMode", chatID)
+		return st
+	}
+	off := map[string]any{"chatId": chatID, "on": false, "delaySeconds": 999.0}
+	on := map[string]any{"chatId": chatID, "on": true, "delaySeconds": 999.0}
+	for _, c := range []struct{ name, method, raw, code string }{
+		{"on a string", "groups.setAutoMode", `["` + chatID + `", "yes"]`, "validation.invalid_argument"},
+		{"on null", "groups.setAutoMode", `["` + chatID + `", null]`, "validation.invalid_argument"},
+		{"on missing", "groups.setAutoMode", `["` + chatID + `"]`, "validation.invalid_argument"},
+		{"on 1", "groups.setAutoMode", `["` + chatID + `", 1]`, "validation.invalid_argument"},
+		{"chatId a number", "groups.setAutoMode", `[7, true]`, "validation.invalid_argument"},
+		{"a character's chat", "groups.setAutoMode", `["` + e.ChatID + `", true]`, "validation.invalid_argument"},
+		{"unknown chat", "groups.setAutoMode", `["nope", true]`, "chat.not_found"},
+		{"read a character's chat", "groups.autoMode", `["` + e.ChatID + `"]`, "validation.invalid_argument"},
+		{"read an unknown chat", "groups.autoMode", `["nope"]`, "chat.not_found"},
+		{"read without a chat", "groups.autoMode", `[]`, "validation.invalid_argument"},
+	} {
+		_, err := e.CallRaw(c.method, c.raw)
+		if apptest.Code(err) != c.code {
+			t.Errorf("%s: %v, want %s", c.name, err, c.code)
+		}
+	}
+	if evs := e.Events(); len(evs) != 0 {
+		t.Fatalf("bad calls published %v", eventTypes(evs))
+	}
+	apptest.Eq(t, "state", state(), off)
+
+	var got map[string]any
+	e.Must(&got, "groups.setAutoMode", chatID, false)
+	apptest.Eq(t, "off when off", got, off)
+	e.Must(&got, "groups.setAutoMode", chatID, true)
+	apptest.Eq(t, "on", got, on)
+	apptest.Eq(t, "state", state(), on)
+	e.Must(&got, "groups.setAutoMode", chatID, true)
+	e.Must(&got, "groups.setAutoMode", chatID, false)
+	apptest.Eq(t, "off", got, off)
+	evs := e.Events()
+	if got := eventTypes(evs); !slices.Equal(got, []string{"group_auto_mode_changed", "group_auto_mode_changed"}) {
+		t.Fatalf("events %v", got)
+	}
+	p := evs[1].Payload.(*events.GroupAutoModePayload)
+	apptest.Eq(t, "payload", *p, events.GroupAutoModePayload{ChatID: chatID, GroupID: "g1", On: false, DelaySeconds: 999, Reason: "set"})
+}
