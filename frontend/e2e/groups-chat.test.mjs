@@ -1,6 +1,7 @@
 // A group chat in the chat view (issue 38), against a real `hearth serve`
 // and the scripted model: three characters with pictures and a group made
-// through the ABI, its chat opened by a script's api.chat.select. The
+// through the ABI, its chat opened from the group in the character list
+// (a phone's by a script's api.chat.select). The
 // header shows the group (its name, the members' collage, the members);
 // each message row shows its speaker's name and picture; a message sent
 // in the composer gets three replies one after another, the live row
@@ -55,8 +56,10 @@ describe('group chat: speakers, turns, speak now, stop, auto mode', () => {
     const conn = await env.server.invoke('connections.save', { name: 'Scripted', provider: 'openai-compatible', baseUrl: llm.url, model: 'scripted', apiKey: 'sk-e2e' });
     await env.server.invoke('connections.select', conn.id);
     page = await openApp(env.browser, env.server.url);
-    await page.evaluate((id) => window.__HEARTH__.api.chat.select(id), chatId);
+    // The group in the character list opens its chat.
+    await page.getByRole('option', { name: /^Supper Club, group/ }).click();
     await messageRow(page, 2).waitFor();
+    assert.equal(await page.evaluate(() => window.__HEARTH__.api.chat.current()?.chatId), chatId);
   });
 
   afterEach(async () => {
@@ -219,7 +222,8 @@ describe('group chat: speakers, turns, speak now, stop, auto mode', () => {
     await screenshot(phone, 'groups-chat-phone');
     // A manual group on a phone keeps the words that say you pick.
     await env.server.invoke('groups.update', group.id, { activation_strategy: 2 });
-    await bar(phone).getByText('You pick who replies').waitFor();
+    await bar(phone).getByText('Who replies?').waitFor();
+    assert.equal(await bar(phone).getByText('You pick who replies').count(), 1, 'the whole sentence for screen readers');
     assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'nothing sideways');
     await screenshot(phone, 'groups-chat-phone-manual');
     await env.server.invoke('groups.update', group.id, { activation_strategy: 1 });
