@@ -192,7 +192,8 @@ func (s *Service) autoWatch(e events.Event) {
 
 // autoRun is l's loop: wait the group's delay, run a turn, again, until
 // auto mode goes off or Hearth closes. A chat busy with a generation
-// skips that turn; a failed turn ends auto mode.
+// skips that turn, as does one stopped (generate.stop ends the turn, not
+// auto mode); a failed turn ends auto mode.
 func (s *Service) autoRun(l *autoLoop) {
 	for {
 		_, delay, err := s.autoGroup(s.base, l.chatID)
@@ -211,7 +212,8 @@ func (s *Service) autoRun(l *autoLoop) {
 		case <-timer.C:
 		}
 		t, err := s.autoTurn(l)
-		if apperr.CodeOf(err) == CodeBusy {
+		switch apperr.CodeOf(err) {
+		case CodeBusy, CodeInterrupted: // another generation, or a stop: not this turn
 			continue
 		}
 		if err != nil {
@@ -222,7 +224,7 @@ func (s *Service) autoRun(l *autoLoop) {
 			return
 		}
 		<-t.done
-		if t.err != nil {
+		if t.err != nil && !t.wasStopped() {
 			s.autoEnd(l, t.err)
 			return
 		}

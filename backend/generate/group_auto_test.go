@@ -377,3 +377,28 @@ func TestAutoModeRefusesBadInput(t *testing.T) {
 		t.Fatalf("bad input announced %d changes", n)
 	}
 }
+
+// TestAutoModeOutlivesAStop: generate.stop ends the turn under way, not
+// auto mode: the next turn comes after the delay.
+func TestAutoModeOutlivesAStop(t *testing.T) {
+	t.Parallel()
+	g := newAutoRig(t, time.Millisecond)
+	g.server.Push(pt.Script{Chunks: []pt.Chunk{pt.Text("Half")}, Stall: true})
+	for i := 0; i < 20; i++ {
+		g.push("Next.")
+	}
+	l := g.autoOn()
+	g.rec.waitFor(t, events.StreamTokenReceived)
+	if !g.gen.Stop("") {
+		t.Fatal("nothing was running to stop")
+	}
+	g.rec.waitFor(t, events.GenerationStopped)
+	g.waitCount(events.GroupWrapperEnded, 3)
+	if _, err := g.gen.SetAutoMode(context.Background(), g.chatID, false); err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, l)
+	if ch := g.waitChanges(2); len(ch) != 2 || ch[1].Reason != "set" {
+		t.Fatalf("auto mode changes: %+v", ch)
+	}
+}

@@ -45,6 +45,9 @@ func TestMain(m *testing.M) {
 	if stateFx != nil {
 		_ = stateFx.app.Close()
 	}
+	if openFx != nil {
+		_ = openFx.app.Close()
+	}
 	if err := benchdir.RemoveAll(); err != nil {
 		fmt.Fprintln(os.Stderr, "remove benchmark fixtures:", err)
 	}

@@ -86,6 +86,14 @@ var goals = map[string]Goal{
 	// group chat, the provider's streams excluded
 	// (backend/generate/group_bench_test.go).
 	"BenchmarkGroupTurn": {Value: 5, Unit: "member-overhead-ms"},
+	// Opening the 10k group chat as fast as the 10k character chat (issue
+	// 38; backend/host/chat_open_bench_test.go): the window's reads in
+	// process, to its first page (chat.get, the newest 100 messages)
+	// and to the whole chat (pages of 1,000), both chats in each
+	// iteration; the group's time at most 1.1 times the character chat's.
+	"BenchmarkChatOpen10k/firstPage":         {Value: 10, Unit: "group-ms"},
+	"BenchmarkChatOpen10k/whole":             {Value: 1000, Unit: "group-ms"},
+	"BenchmarkChatOpen10k/*/groupOfOneToOne": {Value: 1.1, Unit: "x"},
 	// An uploaded 5 MiB extension zip (40 files, mostly incompressible
 	// assets) installed: decoded, unpacked, checked, moved into place and
 	// registered (backend/extensions/bench_test.go).
