@@ -108,9 +108,16 @@ export function createAutoModeStore({ hearth, toasts, view }: AutoModeDeps): Aut
           })
           .catch((err: unknown) => console.warn('Hearth: could not read the auto mode', err));
       });
+      // A tab closed on the chat leaves it too (best effort: the call may not get out before the page goes).
+      const onHide = () => {
+        const s = get(state);
+        if (s?.on) void hearth.api.groups.setAutoMode(s.chatId, false).catch(() => {});
+      };
+      globalThis.addEventListener?.('pagehide', onHide);
       return () => {
         offEvents();
         offView();
+        globalThis.removeEventListener?.('pagehide', onHide);
       };
     },
   };
