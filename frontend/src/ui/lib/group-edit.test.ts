@@ -65,7 +65,8 @@ describe('the group draft', () => {
     const empty = draftOf(null);
     expect(checkDraft(empty, false).map((e) => e.field)).toEqual(['members']);
     expect(checkDraft({ ...draftOf(stored), name: '  ', auto_mode_delay: '0' }, true).map((e) => e.field)).toEqual(['name', 'auto_mode_delay']);
-    for (const bad of ['1000', '2.5', '', 'x']) expect(checkDraft({ ...draftOf(stored), auto_mode_delay: bad }, true)).toHaveLength(1);
+    expect(fieldsOf({ ...draftOf(stored), auto_mode_delay: 12 }).auto_mode_delay).toBe(12);
+    for (const bad of ['1000', '2.5', '', 'x', null, 0, 3.5]) expect(checkDraft({ ...draftOf(stored), auto_mode_delay: bad }, true)).toHaveLength(1);
     expect(checkDraft({ ...draftOf(stored), auto_mode_delay: '999' }, true)).toEqual([]);
   });
 });

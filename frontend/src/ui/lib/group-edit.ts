@@ -12,8 +12,11 @@ export interface GroupDraft {
   activation_strategy: GroupActivationStrategy;
   generation_mode: GroupGenerationMode;
   allow_self_responses: boolean;
-  /** auto_mode_delay is the field's text: seconds, a whole number from 1 to 999. */
-  auto_mode_delay: string;
+  /**
+   * auto_mode_delay is the field's value: seconds, a whole number from 1 to
+   * 999 (a number input bound to it gives a number, or null when empty).
+   */
+  auto_mode_delay: string | number | null;
   generation_mode_join_prefix: string;
   generation_mode_join_suffix: string;
   fav: boolean;
@@ -56,12 +59,16 @@ export function withoutMember(draft: GroupDraft, avatar: string): Pick<GroupDraf
   return { members: draft.members.filter((m) => m !== avatar), muted: draft.muted.filter((m) => m !== avatar) };
 }
 
+function delayText(draft: GroupDraft): string {
+  return String(draft.auto_mode_delay ?? '').trim();
+}
+
 /** checkDraft finds what the host would refuse, in words; editing also refuses a blank name (a new group gets one from its members). */
 export function checkDraft(draft: GroupDraft, editing: boolean): FieldError[] {
   const errors: FieldError[] = [];
   if (editing && draft.name.trim() === '') errors.push({ field: 'name', message: 'Give the group a name.' });
   if (draft.members.length === 0) errors.push({ field: 'members', message: 'Add at least one member.' });
-  const delay = draft.auto_mode_delay.trim();
+  const delay = delayText(draft);
   if (!/^\d+$/.test(delay) || Number(delay) < 1 || Number(delay) > 999) {
     errors.push({ field: 'auto_mode_delay', message: 'A whole number of seconds from 1 to 999.' });
   }
@@ -78,7 +85,7 @@ export function fieldsOf(draft: GroupDraft): GroupFields {
     activation_strategy: draft.activation_strategy,
     generation_mode: draft.generation_mode,
     allow_self_responses: draft.allow_self_responses,
-    auto_mode_delay: Number(draft.auto_mode_delay.trim()),
+    auto_mode_delay: Number(delayText(draft)),
     generation_mode_join_prefix: draft.generation_mode_join_prefix,
     generation_mode_join_suffix: draft.generation_mode_join_suffix,
     fav: draft.fav,

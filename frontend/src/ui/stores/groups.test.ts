@@ -68,13 +68,22 @@ const flush = () => new Promise((r) => setTimeout(r, 0));
 const names = (list: Group[]) => list.map((g) => g.name);
 
 describe('group store', () => {
-  it('reads the list by name on start and says when it has', async () => {
-    const { store } = setup();
+  it('reads the list by name on start; loaded turns true with the list set, not before, and not on a failed read', async () => {
+    const { store, api } = setup();
+    expect(get(store.loaded)).toBe(false);
+    const seen: [boolean, number][] = [];
+    const off = store.loaded.subscribe((l) => seen.push([l, get(store.list).length]));
+    api.list.mockRejectedValueOnce(new Error('down'));
+    await store.load();
     expect(get(store.loaded)).toBe(false);
     const stop = store.start();
     await flush();
     expect(names(get(store.list))).toEqual(['Band', 'tavern']);
-    expect(get(store.loaded)).toBe(true);
+    expect(seen).toEqual([
+      [false, 0],
+      [true, 2],
+    ]);
+    off();
     stop();
   });
 

@@ -38,19 +38,20 @@ export function createGroupStore(hearth: HearthAbi, toasts: ToastStore): GroupSt
     keyOf: (g) => g.id,
     sort: sortGroups,
     readFailure: 'Could not load the groups',
-    async read() {
-      const all = sortGroups(await hearth.api.groups.list());
-      loaded.set(true);
-      return all;
-    },
+    read: async () => sortGroups(await hearth.api.groups.list()),
   });
   const { list, put, drop } = store;
+
+  /** load reads the list; loaded turns true once a read has set it (a failed read proves nothing gone). */
+  async function load(): Promise<void> {
+    if (await store.whileLoading(store.refresh())) loaded.set(true);
+  }
 
   return {
     list: { subscribe: list.subscribe },
     loading: store.loading,
     loaded: { subscribe: loaded.subscribe },
-    load: store.load,
+    load,
     async create(fields) {
       const group = await hearth.api.groups.create(fields);
       put(group);
@@ -66,7 +67,7 @@ export function createGroupStore(hearth: HearthAbi, toasts: ToastStore): GroupSt
       drop(id);
     },
     start() {
-      void store.load();
+      void load();
       return listen(hearth, ['GROUP_CREATED', 'GROUP_UPDATED', 'GROUP_DELETED'], (p, name) => {
         const id = typeof p.groupId === 'string' ? p.groupId : null;
         const group = p.group as Group | undefined;
