@@ -94,7 +94,7 @@ describe('labels', () => {
 });
 
 function setup() {
-  const view = writable<ChatView>({ chatId: 'br', avatar: 'Ann.png', start: 0, total: 3, messages: [], version: 1, loading: false });
+  const view = writable<ChatView>({ chatId: 'br', avatar: 'Ann.png', groupId: null, start: 0, total: 3, messages: [], version: 1, loading: false });
   const handlers = new Map<string, Set<() => void>>();
   const chat = {
     tree: vi.fn(async (_id: string): Promise<ChatTree> => family()),

@@ -13,6 +13,8 @@ export interface ChatView {
   chatId: string | null;
   /** The owning character's avatar key, when it is a character chat. */
   avatar: string | null;
+  /** The owning group's id, when it is a group chat (HOST-ABI §5.1). */
+  groupId: string | null;
   /** messages[i] is the message at whole-chat index start + i. */
   start: number;
   total: number;
@@ -51,7 +53,7 @@ export interface ChatViewStore {
   start(): () => void;
 }
 
-const EMPTY: ChatView = { chatId: null, avatar: null, start: 0, total: 0, messages: [], version: 0, loading: false };
+const EMPTY: ChatView = { chatId: null, avatar: null, groupId: null, start: 0, total: 0, messages: [], version: 0, loading: false };
 
 /**
  * LOAD_REFRESH_MS spaces the list's updates while a chat fills in behind
@@ -60,6 +62,9 @@ const EMPTY: ChatView = { chatId: null, avatar: null, start: 0, total: 0, messag
  * message. Someone scrolling up meanwhile sees older pages this often.
  */
 export const LOAD_REFRESH_MS = 400;
+
+/** Owner is whose chat it is: a character's (avatar) or a group's (groupId), as api.chat.current() says. */
+type Owner = { avatar: string | null; groupId?: string | null };
 
 /** NEXT_CHAT marks the view as waiting for the chat a script's select() is about to open. */
 const NEXT_CHAT = '\u0000next';
@@ -90,6 +95,7 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
     view.set({
       ...v,
       avatar: cur?.chatId === v.chatId ? cur.avatar : v.avatar,
+      groupId: cur?.chatId === v.chatId ? (cur.groupId ?? null) : v.groupId,
       start: l.start,
       total: l.total,
       messages: l.messages,
@@ -124,11 +130,11 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
    */
   let following: string | null = null;
 
-  /** show switches the view to chatId (empty until refreshed). */
-  function show(chatId: string | null, avatar: string | null, loading: boolean): void {
+  /** show switches the view to chatId, owned by owner's character or group (empty until refreshed). */
+  function show(chatId: string | null, owner: Owner | null, loading: boolean): void {
     pendingRender.clear();
     editing.set(null);
-    view.set({ ...EMPTY, chatId, avatar, loading, version: ++version });
+    view.set({ ...EMPTY, chatId, avatar: owner?.avatar ?? null, groupId: owner?.groupId ?? null, loading, version: ++version });
   }
 
   /** finishLoading shows the open chat whole: the cache has all of it. */
@@ -162,7 +168,7 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
     }
     const complete = hearth.getContext().getCurrentChatId() !== undefined;
     following = complete ? null : cur.chatId;
-    show(cur.chatId, cur.avatar, !complete);
+    show(cur.chatId, cur, !complete);
     refresh();
   }
 
@@ -323,7 +329,7 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
           if (cur?.chatId !== p.chatId) return;
           selectSeq++;
           following = p.chatId;
-          show(p.chatId, cur.avatar, true);
+          show(p.chatId, cur, true);
           refresh();
           return;
         }
@@ -344,7 +350,7 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
           if (chatId === v.chatId) {
             finishLoading();
           } else {
-            show(chatId, cur?.avatar ?? null, false);
+            show(chatId, cur, false);
             refresh();
           }
           return;
@@ -357,7 +363,7 @@ export function createChatViewStore(hearth: HearthAbi, toasts: ToastStore, confi
         // Someone else (an extension, the console) switched or closed this window's chat.
         if ((!v.loading || following !== null) && chatId !== v.chatId) {
           following = null;
-          show(chatId, cur?.avatar ?? null, false);
+          show(chatId, cur, false);
           refresh();
         }
       });

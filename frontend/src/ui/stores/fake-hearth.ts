@@ -14,6 +14,11 @@ export interface FakeHearth {
   generate: Record<'start' | 'run' | 'dryRun' | 'stop' | 'status', ReturnType<typeof vi.fn>>;
   /** swipeUi is what getContext().swipe.hidden() answers. */
   swipeUi: { hidden: boolean; hideCounters: boolean };
+  /** characters is getContext().characters (tests push into it). */
+  characters: { avatar: string; name: string }[];
+  /** owner is whose chat the loaded one is, as api.chat.current() says (a character's by default). */
+  owner: { avatar: string | null; groupId: string | null };
+  groups: Record<'setAutoMode' | 'autoMode', ReturnType<typeof vi.fn>>;
 }
 
 export function message(id: string, fields: Partial<StMessage> = {}): StMessage {
@@ -52,6 +57,12 @@ export function createFakeHearth(): FakeHearth {
     status: vi.fn(async () => ({ generating: false, generationId: null, chatId: null, type: null })),
   };
   const swipeUi = { hidden: false, hideCounters: false };
+  const characters: { avatar: string; name: string }[] = [];
+  const owner: { avatar: string | null; groupId: string | null } = { avatar: 'Ann.png', groupId: null };
+  const groups = {
+    setAutoMode: vi.fn(async (chatId: string, on: boolean) => ({ chatId, on, delaySeconds: 5 })),
+    autoMode: vi.fn(async (chatId: string) => ({ chatId, on: false, delaySeconds: 5 })),
+  };
   const types: Record<string, string> = {
     MESSAGE_SENT: 'message_sent',
     MESSAGE_RECEIVED: 'message_received',
@@ -67,10 +78,11 @@ export function createFakeHearth(): FakeHearth {
       chat: {
         ...chat,
         loaded: () => loaded,
-        current: () => (loaded ? { chatId: loaded.chatId, avatar: 'Ann.png', groupId: null } : null),
+        current: () => (loaded ? { chatId: loaded.chatId, ...owner } : null),
       },
       characters: { list: vi.fn(async () => []), avatarUrl: (a: string) => `/api/avatar/${a}` },
       generate,
+      groups,
       events: {
         types,
         on(type: string, h: (p: EventPayload) => void) {
@@ -86,6 +98,7 @@ export function createFakeHearth(): FakeHearth {
     getContext: () => ({
       name1: 'Me',
       name2: 'Ann',
+      characters,
       get chat() {
         return loaded && complete ? loaded.messages : [];
       },
@@ -110,5 +123,8 @@ export function createFakeHearth(): FakeHearth {
     chat,
     generate,
     swipeUi,
+    characters,
+    owner,
+    groups,
   };
 }

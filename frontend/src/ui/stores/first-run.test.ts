@@ -5,7 +5,7 @@ import type { ChatView } from './chat';
 import { message } from './fake-hearth';
 import { createFirstRun, FIRST_RUN_KEY, firstRunSteps, hasReply } from './first-run';
 
-const EMPTY: ChatView = { chatId: null, avatar: null, start: 0, total: 0, messages: [], version: 0, loading: false };
+const EMPTY: ChatView = { chatId: null, avatar: null, groupId: null, start: 0, total: 0, messages: [], version: 0, loading: false };
 
 function chatView(messages: StMessage[], start = 0): ChatView {
   return { ...EMPTY, chatId: 'c1', avatar: 'ada.png', start, total: start + messages.length, messages };

@@ -34,6 +34,30 @@ export interface Running {
   /** joined: it began before this window saw it, so the start of its text is missing. */
   joined: boolean;
   stopping: boolean;
+  /**
+   * member is the group member writing it (avatar key), in a group chat:
+   * the one asked for, or the one GROUP_MEMBER_DRAFTED named; null in a
+   * character's chat, or until the turn says who.
+   */
+  member: string | null;
+}
+
+/**
+ * GroupTurn is a group turn under way in the open chat, from
+ * GROUP_WRAPPER_STARTED to GROUP_WRAPPER_FINISHED: its members reply one
+ * after another, each its own generation, and the chat stays busy in
+ * between.
+ */
+export interface GroupTurn {
+  chatId: string;
+  type: GenerationType;
+  /** own: this window asked for it (its failures are this window's to report). */
+  own: boolean;
+  /** next is a member drafted whose generation has not started yet. */
+  next: string | null;
+  /** spoken counts the members whose generation started. */
+  spoken: number;
+  stopping: boolean;
 }
 
 /** Live is what has streamed so far. */
@@ -48,6 +72,8 @@ export interface Live {
 /** Failed is a reply that failed after some of its text arrived; it is kept on screen until dismissed. */
 export interface Failed {
   chatId: string;
+  /** member is the group member whose reply it was (null in a character's chat). */
+  member: string | null;
   text: string;
   code: string;
   message: string;
@@ -85,16 +111,24 @@ export interface GenerationStore {
   live: Readable<Live>;
   failed: Readable<Failed | null>;
   display: Readable<Display>;
-  /** busy: a generation (or an impersonation) runs in the open chat. */
+  /** turn is the group turn under way in the open chat, if any. */
+  turn: Readable<GroupTurn | null>;
+  /** busy: a generation, a group turn or an impersonation runs in the open chat. */
   busy: Readable<boolean>;
+  /** stopping: a stop was asked for and the reply (or the turn) has not ended yet. */
+  stopping: Readable<boolean>;
   /** swipeUi is getContext().swipe.hidden(), refreshed on SWIPE_UI_CHANGED. */
   swipeUi: Readable<{ hidden: boolean; hideCounters: boolean }>;
   /**
    * send adds the user's message and asks for a reply; empty text after
    * the user's own last message only asks for the reply. False when
-   * nothing was sent (the composer then keeps the text).
+   * nothing was sent (the composer then keeps the text). reply false only
+   * sends (a manual group chat, where you pick who replies).
    */
-  send(text: string, attachments?: readonly MediaRef[]): Promise<boolean>;
+  send(text: string, attachments?: readonly MediaRef[], options?: { reply?: boolean }): Promise<boolean>;
+  /** speakNow has a group member reply now, muted or not (SillyTavern's /trigger). */
+  speakNow(member: string): Promise<boolean>;
+  /** stop stops the reply being written; in a group turn, the whole turn. */
   stop(): Promise<void>;
   /**
    * regenerate writes a new version of the character's last reply as its
@@ -107,7 +141,7 @@ export interface GenerationStore {
   swipeRight(): Promise<boolean>;
   /** impersonate writes the user's next message; resolves its text (null when it failed). */
   impersonate(): Promise<string | null>;
-  /** keepFailed saves the text of a failed reply as the character's message. */
+  /** keepFailed saves the text of a failed reply as the character's (or the group member's) message. */
   keepFailed(): Promise<boolean>;
   dismissFailed(): void;
   /** canSendEmpty: the last message is the user's, so an empty send just asks for a reply. */
@@ -122,6 +156,13 @@ const EMPTY_LIVE: Live = Object.freeze({ text: '', reasoning: '', reasoningStart
 
 /** COMMIT_WAIT_MS bounds how long an ended reply waits for its message to reach the window. */
 export const COMMIT_WAIT_MS = 4000;
+
+/**
+ * STALE_TURN_MS is how long a stopped group turn may show with nothing
+ * generating in its chat before the window asks whether it is over (its
+ * end was missed). The gap between two members is far shorter.
+ */
+export const STALE_TURN_MS = 2000;
 
 /** The message events after which a committed reply may be in the chat view (if it did not refresh for them). */
 const COMMIT_EVENTS: EventName[] = ['MESSAGE_RECEIVED', 'MESSAGE_UPDATED', 'MESSAGE_SWIPED', 'MESSAGE_DELETED', 'CHAT_PATCHED', 'CHAT_LOAD_PROGRESS', 'CHAT_CHANGED'];
@@ -242,6 +283,8 @@ export interface GenerationDeps {
   chat: Pick<ChatViewStore, 'view' | 'send'>;
   /** commitWaitMs overrides COMMIT_WAIT_MS (tests). */
   commitWaitMs?: number;
+  /** staleTurnMs overrides STALE_TURN_MS (tests). */
+  staleTurnMs?: number;
   /** openConnections opens the Connections dialog, from the toast of a failure fixed there. */
   openConnections?: () => void;
 }
@@ -249,12 +292,16 @@ export interface GenerationDeps {
 export function createGenerationStore(deps: GenerationDeps): GenerationStore {
   const { hearth, toasts, chat } = deps;
   const commitWait = deps.commitWaitMs ?? COMMIT_WAIT_MS;
+  const staleTurn = deps.staleTurnMs ?? STALE_TURN_MS;
   const running = writable<Running | null>(null);
   const live = writable<Live>(EMPTY_LIVE);
   const failed = writable<Failed | null>(null);
+  const turn = writable<GroupTurn | null>(null);
   const swipeUi = writable({ hidden: false, hideCounters: false });
   /** Generations known to be over (or not shown: quiet ones), so late events and answers do not revive one. */
   const over = new Set<string>();
+  /** Generations whose GENERATION_STARTED came (a group member drafted after that is the next one's). */
+  const begun = new Set<string>();
   let stopWanted = false;
   /** commitTimer gives up waiting for an ended reply's message (then the list shows what the chat has). */
   let commitTimer: ReturnType<typeof setTimeout> | null = null;
@@ -266,9 +313,13 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
   const chatId = () => get(chat.view).chatId;
   const messages = (): readonly Readonly<StMessage>[] => hearth.getContext().chat ?? [];
 
+  function remember(set: Set<string>, id: string): void {
+    set.add(id);
+    if (set.size > 64) set.delete(set.values().next().value as string);
+  }
+
   function markOver(id: string): void {
-    over.add(id);
-    if (over.size > 64) over.delete(over.values().next().value as string);
+    remember(over, id);
   }
 
   function clearTimer(): void {
@@ -281,9 +332,32 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
     const r = get(running);
     if (r?.generationId) markOver(r.generationId);
     clearTimer();
-    stopWanted = false;
     running.set(null);
     live.set(EMPTY_LIVE);
+    if (!awaitNext()) stopWanted = false;
+  }
+
+  /**
+   * awaitNext shows the member a group turn drafted next while nothing
+   * else is shown: its row says who is about to write, and a stop asked
+   * for meanwhile stops it as it starts. False when there is none.
+   */
+  function awaitNext(): boolean {
+    const t = get(turn);
+    if (!t || t.next === null || t.chatId !== chatId() || get(running) !== null) return false;
+    // After a member has spoken only a normal turn goes on (swipes, continues and regenerates of a reply have one member).
+    const type: GenerationType = t.spoken > 0 ? 'normal' : t.type;
+    running.set({ chatId: t.chatId, generationId: null, type, targetId: targetFor(type), own: t.own, joined: false, stopping: t.stopping, member: t.next });
+    live.set(EMPTY_LIVE);
+    return true;
+  }
+
+  /** takeNext is the member drafted for the generation starting now in chat c (null: none known). */
+  function takeNext(c: string): string | null {
+    const t = get(turn);
+    if (!t || t.chatId !== c) return null;
+    turn.set({ ...t, next: null, spoken: t.spoken + 1 });
+    return t.next;
   }
 
   /**
@@ -337,11 +411,23 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
     }
   }
 
-  /** join shows a generation this window did not start (another window, a script, or one running before a reload). */
+  /**
+   * join shows a generation this window did not start (another window, a
+   * script, one running before a reload, or the next member of a group
+   * turn: this window's own when the turn is).
+   */
   function join(c: string, id: string, t: GenerationType | null, joined: boolean): void {
     if (t === 'quiet') return;
-    running.set({ chatId: c, generationId: id, type: t, targetId: targetFor(t), own: false, joined, stopping: false });
+    remember(begun, id);
+    const gt = get(turn);
+    const inTurn = gt !== null && gt.chatId === c;
+    const member = takeNext(c);
+    running.set({ chatId: c, generationId: id, type: t, targetId: targetFor(t), own: inTurn && gt.own, joined, stopping: inTurn && gt.stopping, member });
     live.set(EMPTY_LIVE);
+    if (stopWanted) {
+      stopWanted = false;
+      void stopId(id);
+    }
     if (t === null) {
       hearth.api.generate
         .status(id)
@@ -360,10 +446,15 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
     }
   }
 
-  async function begin(t: Exclude<GenerationType, 'impersonate' | 'quiet'>): Promise<boolean> {
+  /** busyIn: a reply or a group turn is under way in chat c. */
+  function busyIn(c: string): boolean {
+    return get(running)?.chatId === c || get(turn)?.chatId === c;
+  }
+
+  async function begin(t: Exclude<GenerationType, 'impersonate' | 'quiet'>, member?: string): Promise<boolean> {
     const c = chatId();
     if (!c) return false;
-    if (get(running)?.chatId === c) {
+    if (busyIn(c)) {
       toasts.info('A reply is already being written — stop it first.');
       return false;
     }
@@ -371,10 +462,17 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
     startSeq = mine;
     failed.set(null);
     stopWanted = false;
-    running.set({ chatId: c, generationId: null, type: t, targetId: targetFor(t), own: true, joined: false, stopping: false });
+    running.set({ chatId: c, generationId: null, type: t, targetId: targetFor(t), own: true, joined: false, stopping: false, member: member ?? null });
     live.set(EMPTY_LIVE);
     try {
-      const { generationId } = await hearth.api.generate.start({ chatId: c, type: t });
+      const { generationId } = await hearth.api.generate.start({ chatId: c, type: t, ...(member ? { memberAvatar: member } : {}) });
+      if (generationId === '') {
+        // A group turn that drafted nobody (a manual group after your message, every member muted).
+        const r = get(running);
+        if (startSeq === mine && r?.own && r.generationId === null && r.chatId === c) finish();
+        toasts.info('Nobody was picked to reply — choose who speaks next.');
+        return true;
+      }
       if (over.has(generationId) || startSeq !== mine) return true;
       const r = get(running);
       if (r && r.chatId === c && r.own && (r.generationId === null || r.generationId === generationId)) adopt(generationId);
@@ -401,12 +499,74 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
       markOver(id); // a script's quiet prompt: nothing to show
       return;
     }
-    if (r && r.generationId === null && r.own) {
-      adopt(id);
+    remember(begun, id);
+    if (r && r.chatId === c && (r.generationId === null || r.generationId === id)) {
+      // This window's own start, or the member a group turn drafted: now it has its id (and its type, for a drafted one).
+      const next = takeNext(c);
+      const member = r.member ?? next;
+      const t = typeof p.type === 'string' && !r.own ? (p.type as GenerationType) : r.type;
+      running.set({ ...r, member, type: t, targetId: t === r.type ? r.targetId : targetFor(t) });
+      if (r.generationId === null) adopt(id);
       return;
     }
-    if (r?.generationId === id) return;
     join(c, id, (p.type as GenerationType) ?? null, false);
+  }
+
+  function onTurnStarted(p: Record<string, unknown>): void {
+    const c = chatId();
+    const t = p.type;
+    // An impersonation is shown by its own call; a quiet one not at all.
+    if (!c || p.chatId !== c || typeof t !== 'string' || t === 'quiet' || t === 'impersonate') return;
+    const r = get(running);
+    const own = r !== null && r.own && r.chatId === c && (r.generationId === null || !over.has(r.generationId));
+    turn.set({ chatId: c, type: t as GenerationType, own, next: null, spoken: 0, stopping: own && r.stopping });
+  }
+
+  function onDrafted(p: Record<string, unknown>): void {
+    const t = get(turn);
+    if (!t || p.chatId !== t.chatId || typeof p.avatar !== 'string') return;
+    const r = get(running);
+    if (r && r.chatId === t.chatId && (r.generationId === null || (!begun.has(r.generationId) && !over.has(r.generationId)))) {
+      // The generation not started yet (this window's own, asked for the group) is this member's.
+      running.set({ ...r, member: p.avatar });
+      turn.set({ ...t, next: null });
+      return;
+    }
+    turn.set({ ...t, next: p.avatar });
+    awaitNext();
+  }
+
+  /**
+   * settleTurn ends a turn the window still shows while nothing generates
+   * in its chat (its GROUP_WRAPPER_FINISHED was missed, say over a
+   * reconnect), so a stop never leaves the chat busy for good.
+   */
+  function settleTurn(c: string): void {
+    const still = () => get(turn)?.chatId === c && get(running) === null;
+    // Between two members nothing generates for a moment: only a turn that stays so is over.
+    setTimeout(() => {
+      if (!still()) return;
+      hearth.api.generate
+        .status()
+        .then((st) => {
+          if (!still() || (st.generating && st.chatId === c)) return;
+          turn.set(null);
+          stopWanted = false;
+        })
+        .catch(() => {
+          // Its events settle it.
+        });
+    }, staleTurn);
+  }
+
+  function onTurnFinished(p: Record<string, unknown>): void {
+    const t = get(turn);
+    if (!t || p.chatId !== t.chatId) return;
+    turn.set(null);
+    const r = get(running);
+    // A member announced but never started (its generation could not), or nobody drafted: nothing more comes.
+    if (r && r.chatId === t.chatId && r.generationId === null) finish();
+    stopWanted = false;
   }
 
   function onToken(p: Record<string, unknown>): void {
@@ -458,7 +618,7 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
       if (mine) report(error);
       if (mine && t === 'normal' && text.trim() !== '') {
         const shown = generationErrorText(error);
-        failed.set({ chatId: c, text, code: shown.code, message: shown.message });
+        failed.set({ chatId: c, member: r.member, text, code: shown.code, message: shown.message });
       }
       return;
     }
@@ -480,24 +640,40 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
       if (r.type === 'regenerate') return { mode: 'row', replaces: r.targetId };
       return { mode: 'inplace', targetId: r.targetId, type: r.type };
     }),
-    busy: derived([running, chat.view], ([r, v]) => r !== null && r.chatId === v.chatId),
+    turn,
+    busy: derived([running, turn, chat.view], ([r, t, v]) => (r !== null && r.chatId === v.chatId) || (t !== null && t.chatId === v.chatId)),
+    stopping: derived([running, turn, chat.view], ([r, t, v]) => (r?.chatId === v.chatId && r.stopping) || (t?.chatId === v.chatId && t.stopping)),
     swipeUi,
-    async send(text, attachments = []) {
+    async send(text, attachments = [], options = {}) {
       const c = chatId();
-      if (!c || get(running)?.chatId === c) return false;
+      if (!c || busyIn(c)) return false;
+      const reply = options.reply !== false;
       if (text.trim() === '' && attachments.length === 0) {
-        if (!lastMessage()?.is_user) return false;
+        if (!reply || !lastMessage()?.is_user) return false;
         return begin('normal');
       }
       if (!(await chat.send(text, attachments))) return false;
-      if (chatId() === c) void begin('normal');
+      if (reply && chatId() === c) void begin('normal');
       return true;
     },
+    speakNow: (member) => begin('normal', member),
     async stop() {
+      const c = chatId();
+      const t = get(turn);
+      const inTurn = t !== null && t.chatId === c;
+      if (inTurn && !t.stopping) turn.set({ ...t, stopping: true });
       const r = get(running);
-      if (!r || r.stopping) return;
+      if (!r || r.chatId !== c) {
+        // Between two members of a group turn: the next one is stopped as it starts, which ends the turn.
+        if (inTurn) {
+          stopWanted = true;
+          settleTurn(c);
+        }
+        return;
+      }
+      if (r.stopping && !inTurn) return;
       running.set({ ...r, stopping: true });
-      if (r.generationId === null) {
+      if (r.generationId === null || over.has(r.generationId)) {
         stopWanted = true;
         return;
       }
@@ -516,7 +692,7 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
       const mine = ++seq;
       startSeq = mine;
       stopWanted = false;
-      running.set({ chatId: c, generationId: null, type: 'impersonate', targetId: null, own: true, joined: false, stopping: false });
+      running.set({ chatId: c, generationId: null, type: 'impersonate', targetId: null, own: true, joined: false, stopping: false, member: null });
       try {
         const res = await hearth.api.generate.run({ chatId: c, type: 'impersonate' });
         return chatId() === c ? res.text : null; // another chat's composer is not the place for it
@@ -531,9 +707,13 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
     async keepFailed() {
       const f = get(failed);
       if (!f || f.chatId !== chatId()) return false;
-      const name = hearth.getContext().name2 || 'Assistant';
+      const ctx = hearth.getContext();
+      // A group member's reply is kept as theirs, as the backend writes one (name and original_avatar).
+      const member = f.member === null ? null : (ctx.characters ?? []).find((ch) => ch.avatar === f.member);
+      const name = f.member === null ? ctx.name2 || 'Assistant' : (member?.name ?? f.member);
+      const speaker = f.member === null ? {} : { original_avatar: f.member };
       try {
-        await hearth.api.chat.addMessages(f.chatId, { is_user: false, name, mes: f.text });
+        await hearth.api.chat.addMessages(f.chatId, { is_user: false, name, mes: f.text, ...speaker });
         failed.set(null);
         return true;
       } catch (err) {
@@ -581,6 +761,9 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
         on('STREAM_TOKEN_RECEIVED', onToken),
         on('GENERATION_ENDED', (p) => onEnd(p, false)),
         on('GENERATION_STOPPED', (p) => onEnd(p, true)),
+        on('GROUP_WRAPPER_STARTED', onTurnStarted),
+        on('GROUP_MEMBER_DRAFTED', onDrafted),
+        on('GROUP_WRAPPER_FINISHED', onTurnFinished),
         on('SWIPE_UI_CHANGED', () => swipeUi.set({ ...hearth.getContext().swipe.hidden() })),
         ...COMMIT_EVENTS.map((k) =>
           on(k, (p) => {
@@ -603,6 +786,7 @@ export function createGenerationStore(deps: GenerationDeps): GenerationStore {
           running.set(null);
           live.set(EMPTY_LIVE);
         }
+        if (get(turn)?.chatId !== v.chatId) turn.set(null);
         failed.update((f) => (f && f.chatId !== v.chatId ? null : f));
         const c = v.chatId;
         if (!c) return;

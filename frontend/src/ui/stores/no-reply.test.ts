@@ -95,7 +95,7 @@ describe('fixAction', () => {
 describe('createNoReplyStore', () => {
   function setup(messages: StMessage[] = [message('m0'), user('m1')]) {
     const fake = createFakeHearth();
-    const view = writable<ChatView>({ chatId: 'c1', avatar: 'Ann.png', start: 0, total: messages.length, messages, version: 1, loading: false });
+    const view = writable<ChatView>({ chatId: 'c1', avatar: 'Ann.png', groupId: null, start: 0, total: messages.length, messages, version: 1, loading: false });
     const store = createNoReplyStore({ hearth: fake.hearth, view });
     const stop = store.start();
     const emit = (type: string, p: Record<string, unknown>) => fake.emit(type, p as EventPayload);
@@ -145,7 +145,7 @@ describe('createNoReplyStore', () => {
     emit('generation_ended', { chatId: 'c2', generationId: 'g7', index: null, swipeId: null, error: { code: 'model.timeout', message: 'slow' } });
     await vi.waitFor(() => expect(get(store.state).failures.get('c2')?.messageId).toBeNull());
     expect(fake.generate.status).toHaveBeenCalledWith('g7');
-    view.set({ chatId: 'c2', avatar: 'Ann.png', start: 0, total: 2, messages: [message('n0'), user('n1')], version: 2, loading: false });
+    view.set({ chatId: 'c2', avatar: 'Ann.png', groupId: null, start: 0, total: 2, messages: [message('n0'), user('n1')], version: 2, loading: false });
     expect(get(store.state).failures.get('c2')?.messageId).toBe('n1');
 
     // One whose record says it was a quiet prompt is nobody's reply.

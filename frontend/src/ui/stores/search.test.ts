@@ -10,7 +10,7 @@ function hit(id: string, index: number, fields: Partial<SearchHit> = {}): Search
 
 /** setup builds the store over a fake host whose chat.search answers when told to. */
 function setup() {
-  const view = writable<ChatView>({ chatId: 'c1', avatar: 'Ann.png', start: 0, total: 3, messages: [], version: 1, loading: false });
+  const view = writable<ChatView>({ chatId: 'c1', avatar: 'Ann.png', groupId: null, start: 0, total: 3, messages: [], version: 1, loading: false });
   const pending: { args: unknown[]; resolve: (hits: SearchHit[]) => void; reject: (err: unknown) => void }[] = [];
   const search = vi.fn(
     (...args: unknown[]) =>
