@@ -142,7 +142,7 @@ func runDesktop(ctx context.Context, o cli.DesktopOptions) error {
 		slog.Warn("desktop window", "err", err)
 	}
 	middleware := wailsbridge.Middleware(token, a.Router, a.Characters, append(assetOpts, wailsbridge.WithPersonaAvatars(a.Personas), wailsbridge.WithMedia(a.Media),
-		wailsbridge.WithExtensions(a.Extensions), wailsbridge.WithPagePreload(a.Extensions, o.Assets))...)
+		wailsbridge.WithExtensions(a.Extensions))...)
 	if w.selfTest != nil {
 		// The self-test logs the compat files the window fetches (WebKitGTK
 		// keeps no Resource Timing entries for wails:// files).

@@ -2,11 +2,9 @@ package extensions
 
 import (
 	"context"
-	"net/url"
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"hearth/backend/internal/extframe"
 )
@@ -47,26 +45,4 @@ func (s *Service) PageDir(ctx context.Context, id string) (string, error) {
 		return "", notFound(id)
 	}
 	return filepath.Join(s.dir, e.ID), nil
-}
-
-// PageScripts returns the addresses of the active page extensions' scripts
-// (extframe.PagePathPrefix+id+"/"+js, each part escaped as a URL path), in
-// load order; none when there are none (or in safe mode). The desktop
-// window's boot document preloads them, so their fetching starts with the
-// app's own bundle instead of after its first calls.
-func (s *Service) PageScripts(ctx context.Context) ([]string, error) {
-	list, err := s.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range list {
-		js := path.Clean(e.JS)
-		if e.Mode != ModePage || e.Status != StatusActive || e.JS == "" || js == ".." || strings.HasPrefix(js, "../") || path.IsAbs(js) {
-			continue
-		}
-		u := url.URL{Path: extframe.PagePathPrefix + e.ID + "/" + js}
-		out = append(out, u.EscapedPath())
-	}
-	return out, nil
 }

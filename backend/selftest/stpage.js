@@ -127,19 +127,6 @@
       },
     );
     if (!started) return;
-    await step('page extension: the boot document preloaded the compat runtime, the two compat modules and its script', 5000, async () => {
-      if (!document.querySelector('meta[name="hearth-page-extensions"]')) throw new Error('no <meta name="hearth-page-extensions"> in the document');
-      // Only the links before the app's own module are the boot document's (the loader adds its own later).
-      const app = document.querySelector('script[type="module"][src]');
-      if (!app) throw new Error("the app's module script is not in the document");
-      const hrefs = [...document.querySelectorAll('link[rel="modulepreload"]')]
-        .filter((l) => l.compareDocumentPosition(app) & Node.DOCUMENT_POSITION_FOLLOWING)
-        .map((l) => new URL(l.href).pathname);
-      const want = [/^\/assets\/runtime-[\w-]+\.js$/, /^\/script\.js$/, /^\/scripts\/extensions\.js$/, new RegExp(`^/scripts/extensions/third-party/${id}/index\\.js$`)];
-      const missing = want.filter((re) => !hrefs.some((h) => re.test(h)));
-      if (missing.length) throw new Error(`modulepreload links ${JSON.stringify(hrefs)} lack ${missing.join(', ')}`);
-      return `modulepreload ${JSON.stringify(hrefs)}`;
-    });
     await step("page extension: its css (the manifest's css) applies in the window", 10000, async () => {
       const link = document.querySelector(`link[rel="stylesheet"][data-extension="${CSS.escape(id)}"]`);
       if (!link) throw new Error(`no <link rel="stylesheet" data-extension="${id}"> in the document`);

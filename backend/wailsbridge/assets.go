@@ -61,8 +61,6 @@ type middlewareConfig struct {
 	personas AvatarSource
 	media    httpapi.MediaSource
 	exts     httpapi.ExtensionFiles
-	// preload renders what the boot document preloads now (WithPagePreload).
-	preload func(ctx context.Context) []byte
 }
 
 // WithExtensions serves sandboxed extensions' files at /ext/<id>/… from
@@ -149,26 +147,12 @@ func Middleware(token string, router Invoker, avatars AvatarSource, opts ...Midd
 				if cfg.onBoot != nil {
 					cfg.onBoot()
 				}
-				serveBootDocument(w, r, next, cfg.bootFor(r.Context(), boot))
+				serveBootDocument(w, r, next, boot)
 			default:
 				next.ServeHTTP(w, r)
 			}
 		})
 	}
-}
-
-// bootFor is what the boot document carries for this load: boot, then
-// the page preloads as things stand now (extensions turn on and off
-// between loads).
-func (c *middlewareConfig) bootFor(ctx context.Context, boot []byte) []byte {
-	if c.preload == nil {
-		return boot
-	}
-	extra := c.preload(ctx)
-	if len(extra) == 0 {
-		return boot
-	}
-	return append(append([]byte{}, boot...), extra...)
 }
 
 // recoverRequest answers a request whose handler panicked with "internal"

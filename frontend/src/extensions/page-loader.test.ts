@@ -3,7 +3,7 @@ import { clearInterceptors } from '../abi/prompt-hooks';
 import type { HearthAbi } from '../abi/types';
 import type { ExtensionEntry } from '../abi/types-extensions';
 import { createExtensionHost } from './host';
-import { PAGE_HINT, startPageExtensions, type PageLoaderDeps } from './page-loader';
+import { startPageExtensions, type PageLoaderDeps } from './page-loader';
 import { createRegistry } from './registry';
 import { createLocale, type StLocale } from './st/i18n';
 import type { StRuntime } from './st/runtime';
@@ -16,15 +16,11 @@ function pageEntry(id: string, fields: Partial<ExtensionEntry> = {}): ExtensionE
   return e;
 }
 
-/**
- * fakeWindow is what the loader touches of a window: a document with the
- * mounts made and a head, and with hint the boot document's meta saying a
- * page extension is on.
- */
-function fakeWindow({ hint = false } = {}): Window & typeof globalThis {
+/** fakeWindow is what the loader touches of a window: a document with the mounts made and a head. */
+function fakeWindow(): Window & typeof globalThis {
   const el = () => ({ dataset: {} as Record<string, string> });
   const doc = {
-    querySelector: (selector: string) => (selector === `meta[name="${PAGE_HINT}"]` ? (hint ? el() : null) : el()),
+    querySelector: () => el(),
     getElementById: () => el(),
     createElement: () => el(),
     head: { append: () => {} },
@@ -100,55 +96,6 @@ describe('the page loader', () => {
     release();
     expect((await done).loaded).toEqual(['notes', 'dice']);
     expect(imported).toEqual(['/scripts/extensions/third-party/notes/index.js', '/scripts/extensions/third-party/dice/index.js']);
-  });
-
-  it('starts the runtime before the window is ready when the boot document says a page extension is on', async () => {
-    const page = fakePage([pageEntry('notes')]);
-    let ready: () => void = () => {};
-    (page.hearth as { ready: Promise<void> }).ready = new Promise<void>((r) => (ready = r));
-    const runtimeAsked: string[] = [];
-    const { deps, imported } = loaderDeps(page, createLocale('en'), { window: fakeWindow({ hint: true }) });
-    const inner = deps.loadRuntime!;
-    deps.loadRuntime = () => (runtimeAsked.push('runtime'), inner());
-    const done = startPageExtensions(deps);
-    expect(runtimeAsked).toEqual(['runtime']);
-    expect(page.listCount()).toBe(0);
-    ready();
-    expect((await done).loaded).toEqual(['notes']);
-    expect(runtimeAsked).toEqual(['runtime']);
-    expect(imported).toEqual(['/scripts/extensions/third-party/notes/index.js']);
-  });
-
-  it('waits for the list before fetching the runtime without the hint', async () => {
-    const page = fakePage([pageEntry('notes')]);
-    let ready: () => void = () => {};
-    (page.hearth as { ready: Promise<void> }).ready = new Promise<void>((r) => (ready = r));
-    const runtimeAsked: string[] = [];
-    const { deps } = loaderDeps(page, createLocale('en'));
-    const inner = deps.loadRuntime!;
-    deps.loadRuntime = () => (runtimeAsked.push('runtime'), inner());
-    const done = startPageExtensions(deps);
-    await Promise.resolve();
-    expect(runtimeAsked).toEqual([]);
-    ready();
-    expect((await done).loaded).toEqual(['notes']);
-    expect(runtimeAsked).toEqual(['runtime']);
-  });
-
-  it('leaves a runtime a stale hint started unused, even one that failed, when the list holds none to load', async () => {
-    const page = fakePage([pageEntry('notes', { status: 'disabled' })]);
-    const install = vi.fn();
-    const { deps, imported } = loaderDeps(page, createLocale('en'), {
-      window: fakeWindow({ hint: true }),
-      loadRuntime: async () => {
-        install();
-        throw new Error('the chunk is gone');
-      },
-    });
-    expect(await startPageExtensions(deps)).toEqual({ loaded: [], failed: [], warnings: [] });
-    expect(install).toHaveBeenCalledTimes(1);
-    expect(imported).toEqual([]);
-    expect(deps.failure).not.toHaveBeenCalled();
   });
 
   it('reads the list itself without a registry', async () => {

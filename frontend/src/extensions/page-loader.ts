@@ -111,13 +111,6 @@ function preload(doc: Document, urls: string[]): void {
   }
 }
 
-/** PAGE_HINT is the boot document's meta element saying a page extension is on (wailsbridge.PageHintMeta). */
-export const PAGE_HINT = 'hearth-page-extensions';
-
-function hinted(doc: Document): boolean {
-  return doc.querySelector(`meta[name="${PAGE_HINT}"]`) !== null;
-}
-
 function hookName(manifest: Record<string, unknown>, hook: string): string | null {
   const hooks = manifest.hooks;
   if (!hooks || typeof hooks !== 'object') return null;
@@ -130,12 +123,6 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
   const w = deps.window ?? window;
   const ms = deps.timeoutMs ?? PAGE_TIMEOUT_MS;
   const result: PageLoadResult = { loaded: [], failed: [], warnings: [] };
-  const loadRuntime = deps.loadRuntime ?? (() => import('./st/runtime'));
-  // The desktop window's boot document says when a page extension is on
-  // (wailsbridge.WithPagePreload, which also preloads the runtime): the
-  // runtime then starts now, beside the UI's start. Only the list decides
-  // what loads; a hint that went stale costs one unused chunk.
-  let loading = hinted(w.document) ? settle(loadRuntime()) : null;
   await deps.hearth.ready;
   const registry = deps.registry ?? createRegistry(() => deps.hearth.api.extensions.list());
   await registry.current();
@@ -152,14 +139,14 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
   // style sheet, and a preload of each script and of the two compat
   // modules nearly every extension imports, so the first import finds them
   // fetched. Only the scripts run in order.
-  loading ??= settle(loadRuntime());
+  const loading = (deps.loadRuntime ?? (() => import('./st/runtime')))();
   const manifests = new Map(active.map((e) => [e.id, settle(readManifest(e.id))]));
   const shares = new Map(active.map((e) => [e.id, settle(storage.get(ST_SETTINGS_KEY, { extensionId: e.id }))]));
   const started = new Map(active.map((e) => [e.id, storage.get(STARTED_KEY, { extensionId: e.id }).catch(() => null)]));
   preload(w.document, ['/script.js', '/scripts/extensions.js', ...active.map((e) => pageUrl(e.id, e.js!))]);
   for (const e of active) if (e.css) addStyleSheet(e);
 
-  const { installStRuntime } = unsettle(await loading);
+  const { installStRuntime } = await loading;
   const rt = installStRuntime(w, {
     hearth: deps.hearth,
     toasts: deps.toasts,
