@@ -10,7 +10,8 @@
 // is shown beside the field and changes nothing; an edit sends what
 // changed; Delete with its chats removes both. The phone pass makes a
 // group by taps in a full-screen editor with 44 px targets. Screenshots
-// groups-ui-*.
+// groups-ui-*. A member's own connection is set in its Reply settings
+// panel and cleared again, and hearth.memberOverrides says exactly that.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { messageRow, openApp, screenshot, useHearth, waitFor } from './harness.mjs';
@@ -289,6 +290,60 @@ describe('groups in the character list and the group editor', () => {
     assert.equal(await page.evaluate(() => window.__HEARTH__.api.chat.current()?.groupId ?? null), null, 'no group chat open');
   });
 
+  it('gives a member its own connection in Reply settings, and takes it back', async () => {
+    const [, bram, cleo] = cast;
+    const [near, far, group] = await page.evaluate(async (members) => {
+      const h = window.__HEARTH__.api;
+      const conn = (name) => h.connections.save({ name, provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' });
+      return [await conn('Near'), await conn('Far'), await h.groups.create({ name: 'Duo', members, hearth: { note: 'kept' } })];
+    }, [bram, cleo]);
+    assert.notEqual(near.id, far.id);
+    const option = groupOption(page, 'Duo');
+    await option.click();
+    await page.getByRole('button', { name: 'Group actions for Duo' }).click();
+    await page.getByRole('menuitem', { name: /^Edit group…/ }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit Duo' });
+    await dialog.waitFor();
+
+    const toggle = dialog.getByRole('button', { name: 'Reply settings for Cleo' });
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+    await toggle.click();
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+    const panel = dialog.getByRole('group', { name: 'Reply settings for Cleo' });
+    const connection = panel.getByLabel('Connection');
+    assert.equal(await connection.inputValue(), '', 'the chat’s connection to start with');
+    const offered = await connection.locator('option').allTextContents();
+    assert.deepEqual(offered, ['The chat’s connection', 'Far', 'Near']);
+    assert.equal(await panel.getByLabel('Preset').locator('option').first().textContent(), 'The chat’s preset');
+    await connection.selectOption({ label: 'Far' });
+    await dialog.locator(`li[data-avatar="${cleo}"] .override`).getByText('Far').waitFor();
+    await still(page);
+    await screenshot(page, 'groups-ui-desktop-reply-settings');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    let saved = await page.evaluate((id) => window.__HEARTH__.api.groups.get(id), group.id);
+    assert.deepEqual(saved.hearth, { note: 'kept', memberOverrides: { [cleo]: { connectionId: far.id } } }, 'exactly the chosen override, the block’s other key kept');
+
+    await page.getByRole('button', { name: 'Group actions for Duo' }).click();
+    await page.getByRole('menuitem', { name: /^Edit group…/ }).click();
+    await dialog.waitFor();
+    await dialog.locator(`li[data-avatar="${cleo}"] .override`).getByText('Far').waitFor();
+    await dialog.getByRole('button', { name: 'Reply settings for Cleo' }).click();
+    await panel.getByLabel('Connection').selectOption({ label: 'The chat’s connection' });
+    assert.equal(await dialog.locator('.override').count(), 0, 'no badge once back to the chat’s');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    saved = await page.evaluate((id) => window.__HEARTH__.api.groups.get(id), group.id);
+    assert.deepEqual(saved.hearth, { note: 'kept' }, 'the entry is gone');
+
+    await page.evaluate(async (ids) => {
+      const h = window.__HEARTH__.api;
+      await h.groups.delete(ids.group, { deleteChats: true });
+      for (const id of ids.conns) await h.connections.delete(id);
+    }, { group: group.id, conns: [near.id, far.id] });
+    await waitFor(async () => (await groupOption(page, 'Duo').count()) === 0, 'the group gone from the list');
+  });
+
   it('on a tablet’s avatar rail: the group’s collage and a 44 px New group', async () => {
     const context = await env.browser.newContext({ viewport: { width: 820, height: 1180 }, hasTouch: true, reducedMotion: 'reduce' });
     await context.addInitScript(() => localStorage.setItem('hearth.theme', 'dark'));
@@ -373,6 +428,12 @@ describe('groups in the character list and the group editor', () => {
       await still(phone);
       assert.deepEqual(await dialogProblems(edit), [], 'the edit dialog fits the phone');
       await screenshot(phone, 'groups-ui-phone-edit');
+      await edit.getByRole('button', { name: 'Reply settings for Bram' }).tap();
+      await edit.getByRole('group', { name: 'Reply settings for Bram' }).getByLabel('Preset').waitFor();
+      await still(phone);
+      assert.deepEqual(await dialogProblems(edit), [], 'the reply settings panel fits the phone, 44 px selects');
+      await screenshot(phone, 'groups-ui-phone-reply-settings');
+      await edit.getByRole('button', { name: 'Reply settings for Bram' }).tap();
       await edit.getByRole('button', { name: 'Save' }).tap();
       await edit.waitFor({ state: 'hidden' });
       assert.deepEqual((await phone.evaluate((id) => window.__HEARTH__.api.groups.get(id), made.id)).members, [bram, cleo]);

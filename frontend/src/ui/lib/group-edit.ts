@@ -1,7 +1,7 @@
 // The group editor's draft: what the dialog edits, turned into groups.create
 // fields or the groups.update patch of exactly what changed, checked before
 // it is sent (the host checks again and has the last word).
-import type { Group, GroupActivationStrategy, GroupFields, GroupGenerationMode } from '../../abi/types';
+import type { Group, GroupActivationStrategy, GroupFields, GroupGenerationMode, GroupMemberOverride } from '../../abi/types';
 
 export interface GroupDraft {
   name: string;
@@ -20,6 +20,11 @@ export interface GroupDraft {
   generation_mode_join_prefix: string;
   generation_mode_join_suffix: string;
   fav: boolean;
+  /**
+   * overrides are members' own connection and preset (hearth.memberOverrides),
+   * by avatar key; a member without one, or an empty one, replies with the chat's.
+   */
+  overrides: Record<string, GroupMemberOverride>;
 }
 
 /** FieldError is a problem with one field of the draft (the keys are the group's, as the host's details.field names them). */
@@ -41,7 +46,44 @@ export function draftOf(group: Group | null): GroupDraft {
     generation_mode_join_prefix: group?.generation_mode_join_prefix ?? '',
     generation_mode_join_suffix: group?.generation_mode_join_suffix ?? '',
     fav: group?.fav ?? false,
+    overrides: overridesOf(group?.hearth?.memberOverrides ?? {}, group?.members ?? []),
   };
+}
+
+/**
+ * overridesOf is the overrides worth keeping: only members', each with only
+ * its non-empty ids, members without any left out (the host refuses an
+ * override of a non-member and an empty id).
+ */
+export function overridesOf(overrides: Readonly<Record<string, GroupMemberOverride>>, members: readonly string[]): Record<string, GroupMemberOverride> {
+  const out: Record<string, GroupMemberOverride> = {};
+  for (const m of members) {
+    const o = overrides[m];
+    const kept: GroupMemberOverride = {
+      ...(o?.connectionId ? { connectionId: o.connectionId } : {}),
+      ...(o?.presetId ? { presetId: o.presetId } : {}),
+    };
+    if (Object.keys(kept).length > 0) out[m] = kept;
+  }
+  return out;
+}
+
+/**
+ * hearthOf is the group's hearth block with the draft's overrides: groups.update
+ * replaces the block whole, so its other keys are carried over as they were;
+ * with no override left, memberOverrides is left out.
+ */
+export function hearthOf(group: Group | null, draft: GroupDraft): Record<string, unknown> {
+  const { memberOverrides: _old, ...rest } = group?.hearth ?? {};
+  const overrides = overridesOf(draft.overrides, draft.members);
+  return Object.keys(overrides).length > 0 ? { ...rest, memberOverrides: overrides } : rest;
+}
+
+/** canonical is value as JSON with object keys sorted, to compare values whatever their keys' order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
 }
 
 /** moveItem returns list with the item at from moved to index to (clamped); the same list when nothing moves. */
@@ -54,9 +96,10 @@ export function moveItem<T>(list: readonly T[], from: number, to: number): T[] {
   return next;
 }
 
-/** withoutMember removes a member, and its mute with it. */
-export function withoutMember(draft: GroupDraft, avatar: string): Pick<GroupDraft, 'members' | 'muted'> {
-  return { members: draft.members.filter((m) => m !== avatar), muted: draft.muted.filter((m) => m !== avatar) };
+/** withoutMember removes a member, and its mute and override with it. */
+export function withoutMember(draft: GroupDraft, avatar: string): Pick<GroupDraft, 'members' | 'muted' | 'overrides'> {
+  const { [avatar]: _gone, ...overrides } = draft.overrides;
+  return { members: draft.members.filter((m) => m !== avatar), muted: draft.muted.filter((m) => m !== avatar), overrides };
 }
 
 function delayText(draft: GroupDraft): string {
@@ -75,9 +118,14 @@ export function checkDraft(draft: GroupDraft, editing: boolean): FieldError[] {
   return errors;
 }
 
-/** fieldsOf is what the draft sets, in the group's keys (a blank name is left out: the host names the group after its members). */
+/**
+ * fieldsOf is what the draft sets, in the group's keys (a blank name is left
+ * out: the host names the group after its members; hearth only when a member
+ * has an override).
+ */
 export function fieldsOf(draft: GroupDraft): GroupFields {
   const name = draft.name.trim();
+  const hearth = hearthOf(null, draft);
   return {
     ...(name ? { name } : {}),
     members: [...draft.members],
@@ -89,16 +137,25 @@ export function fieldsOf(draft: GroupDraft): GroupFields {
     generation_mode_join_prefix: draft.generation_mode_join_prefix,
     generation_mode_join_suffix: draft.generation_mode_join_suffix,
     fav: draft.fav,
+    ...(Object.keys(hearth).length > 0 ? { hearth } : {}),
   };
 }
 
-/** patchOf is the groups.update patch of what the draft changed in group (empty when nothing did). */
+/**
+ * patchOf is the groups.update patch of what the draft changed in group
+ * (empty when nothing did). A changed hearth block goes whole, its keys other
+ * than memberOverrides as the group had them.
+ */
 export function patchOf(group: Group, draft: GroupDraft): Partial<GroupFields> {
-  const fields = fieldsOf(draft);
+  const { hearth: _h, ...fields } = fieldsOf(draft);
   const patch: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
     if (JSON.stringify(value) !== JSON.stringify(group[key])) patch[key] = value;
   }
+  const { memberOverrides, ...rest } = group.hearth ?? {};
+  const before = memberOverrides && Object.keys(memberOverrides).length > 0 ? { ...rest, memberOverrides } : rest;
+  const hearth = hearthOf(group, draft);
+  if (canonical(hearth) !== canonical(before)) patch.hearth = hearth;
   return patch as Partial<GroupFields>;
 }
 
