@@ -39,9 +39,9 @@ export type PageExtras = Readonly<Record<PageContextMember, unknown> & { libs: u
 
 let extras: PageExtras | null = null;
 
-/** setPageExtras fills the slot (the compat runtime, once). */
+/** setPageExtras fills the slot (the compat runtime, once); a member given as a getter stays one, so onlineStatus follows the connection. */
 export function setPageExtras(x: PageExtras): void {
-  extras = Object.freeze({ ...x });
+  extras = Object.freeze(Object.defineProperties({}, Object.getOwnPropertyDescriptors(x)) as PageExtras);
 }
 
 /** pageExtra reads one member: undefined while no page extension runs. */

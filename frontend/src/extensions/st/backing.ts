@@ -6,7 +6,7 @@
 // here and nothing else does, so the compatibility report and what runs
 // agree.
 import DOMPurify from 'dompurify';
-import lodash from 'lodash';
+import loadLodash from './lodash-lazy.cjs';
 import type { HearthAbi, HearthContext } from '../../abi/types';
 import type { StLocale } from './i18n';
 import type { ExtensionSettings } from './settings';
@@ -286,7 +286,7 @@ export function createBacking(deps: BackingDeps): Backing {
         t: locale.t,
         translate: locale.translate,
       },
-      '/lib.js': { DOMPurify, lodash },
+      '/lib.js': { DOMPurify, get lodash() { return loadLodash(); } },
       '/lib/eventemitter.js': { EventEmitter },
       '/scripts/slash-commands.js': { ...executor, registerSlashCommand },
       '/scripts/slash-commands/SlashCommand.js': { SlashCommand },

@@ -10,7 +10,7 @@
 // the page members of getContext(), and SillyTavern's inline-drawer
 // toggling, which extension settings drawers rely on.
 import jQuery from 'jquery';
-import lodash from 'lodash';
+import loadLodash from './lodash-lazy.cjs';
 import { markInternal } from '../../abi/event-source';
 import { setPageExtras, type PageExtras } from '../../abi/page-extras';
 import type { HearthAbi } from '../../abi/types';
@@ -126,6 +126,20 @@ export function createStRuntime(deps: RuntimeDeps): StRuntime {
 }
 
 /**
+ * lazyLibs is SillyTavern.libs: /lib.js's names, each read from the module
+ * when first used, so lodash (which /lib.js backs) is evaluated only once
+ * an extension reaches for it — most never do, and its start is the page
+ * tier's largest cost after jQuery.
+ */
+function lazyLibs(lib: () => Values): Values {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(ST_MODULES['/lib.js'] ?? {})) {
+    Object.defineProperty(out, name, { get: () => lib()[name], enumerable: true });
+  }
+  return Object.freeze(out);
+}
+
+/**
  * installStRuntime makes the runtime the window's: the global the compat
  * modules read, the globals and page context members extensions use, live
  * bindings refreshed first on every event. Call it once, before the first
@@ -138,11 +152,18 @@ export function installStRuntime(w: Window & typeof globalThis, deps: RuntimeDep
   const g = w as unknown as Record<string, unknown>;
   g.jQuery = jQuery;
   g.$ = jQuery;
-  if (g._ === undefined) g._ = lodash;
+  // _ is lodash, evaluated on first use; a page that sets its own _ replaces it.
+  if (g._ === undefined) {
+    Object.defineProperty(w, '_', {
+      get: loadLodash,
+      set: (value: unknown) => Object.defineProperty(w, '_', { value, writable: true, enumerable: true, configurable: true }),
+      enumerable: true,
+      configurable: true,
+    });
+  }
   g.toastr = createToastr(deps.toasts);
 
   const ctx = deps.hearth.getContext();
-  const lib = rt.module('/lib.js').values;
   const ext = rt.module('/scripts/extensions.js').values;
   const script = rt.module('/script.js').values;
   const wi = rt.module('/scripts/world-info.js').values;
@@ -169,7 +190,7 @@ export function installStRuntime(w: Window & typeof globalThis, deps: RuntimeDep
     translate: i18n.translate,
     uuidv4,
     writeExtensionField: ext.writeExtensionField,
-    libs: Object.freeze({ ...lib }),
+    libs: lazyLibs(() => rt.module('/lib.js').values),
   };
   setPageExtras(extras);
 

@@ -1,0 +1,4 @@
+import type { LoDashStatic } from 'lodash';
+
+declare function loadLodash(): LoDashStatic;
+export = loadLodash;
