@@ -98,6 +98,32 @@ describe('the page loader', () => {
     expect(imported).toEqual(['/scripts/extensions/third-party/notes/index.js', '/scripts/extensions/third-party/dice/index.js']);
   });
 
+  it('waits for the UI to be shown before the runtime, the style sheets and the scripts; only reading starts before', async () => {
+    const page = fakePage([pageEntry('notes', { css: 'style.css' })]);
+    const appended: Array<string | undefined> = [];
+    const win = fakeWindow();
+    (win.document as unknown as { createElement: () => object }).createElement = () => ({ dataset: {} });
+    (win.document as unknown as { head: { append: (el: { rel?: string }) => void } }).head.append = (el) => void appended.push(el.rel);
+    let show: () => void = () => {};
+    const uiShown = new Promise<void>((r) => (show = r));
+    const read: string[] = [];
+    let runtimeAsked = 0;
+    const { deps, imported } = loaderDeps(page, createLocale('en'), { window: win, uiShown, readManifest: async (id) => (read.push(id), {}) });
+    const inner = deps.loadRuntime!;
+    deps.loadRuntime = () => {
+      runtimeAsked++;
+      return inner();
+    };
+    const done = startPageExtensions(deps);
+    await vi.waitFor(() => expect(read).toEqual(['notes']));
+    await new Promise((r) => setTimeout(r, 0));
+    expect([runtimeAsked, imported, appended.includes('stylesheet')]).toEqual([0, [], false]);
+    expect(appended.every((rel) => rel === 'modulepreload')).toBe(true);
+    show();
+    expect((await done).loaded).toEqual(['notes']);
+    expect([runtimeAsked, imported, appended.includes('stylesheet')]).toEqual([1, ['/scripts/extensions/third-party/notes/index.js'], true]);
+  });
+
   it('reads the list itself without a registry', async () => {
     const page = fakePage([pageEntry('notes')]);
     const { deps } = loaderDeps(page, createLocale('en'));

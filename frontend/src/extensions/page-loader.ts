@@ -1,4 +1,4 @@
-// The page tier's loader (EXTENSIONS.md §5): once the window is ready, it
+// The page tier's loader (EXTENSIONS.md §5): once the UI is shown, it
 // loads every active page extension the way SillyTavern loads third-party
 // extensions — in load order (loading_order, then display name, as
 // api.extensions.list() gives them), the translation file its i18n names
@@ -46,6 +46,13 @@ export interface PageLoaderDeps {
   /** importModule imports an extension's js (import() by default). */
   importModule?: (url: string) => Promise<Record<string, unknown>>;
   readManifest?: (id: string) => Promise<Record<string, unknown>>;
+  /**
+   * uiShown settles once the UI is on screen. Only reading (manifests,
+   * settings, the scripts fetched ahead) starts before it; the runtime's
+   * evaluation, the style sheets and the scripts wait, so a page extension
+   * never holds back the UI's first frame (at once by default).
+   */
+  uiShown?: Promise<unknown>;
   /** registry is the window's copy of extensions.list(), shared with the extension host (a copy of its own by default). */
   registry?: ExtensionRegistry;
   /** readLocale reads a translation file (readLocaleFile by default). */
@@ -134,18 +141,20 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
   const readManifest = deps.readManifest ?? fetchPageManifest;
   const readLocale = deps.readLocale ?? ((url: string) => readLocaleFile(url));
 
-  // Everything that does not need the runtime starts now, beside its
-  // fetch: each manifest, each settings share and started version, each
-  // style sheet, and a preload of each script and of the two compat
-  // modules nearly every extension imports, so the first import finds them
-  // fetched. Only the scripts run in order.
-  const loading = (deps.loadRuntime ?? (() => import('./st/runtime')))();
+  // What only reads starts now, while the UI is still coming up: each
+  // manifest, each settings share and started version, and a preload of
+  // each script and of the two compat modules nearly every extension
+  // imports, so the first import finds them fetched. What runs on the
+  // window's thread — the runtime, the style sheets, the scripts (in
+  // order) — waits until the UI is shown.
   const manifests = new Map(active.map((e) => [e.id, settle(readManifest(e.id))]));
   const shares = new Map(active.map((e) => [e.id, settle(storage.get(ST_SETTINGS_KEY, { extensionId: e.id }))]));
   const started = new Map(active.map((e) => [e.id, storage.get(STARTED_KEY, { extensionId: e.id }).catch(() => null)]));
   preload(w.document, ['/script.js', '/scripts/extensions.js', ...active.map((e) => pageUrl(e.id, e.js!))]);
-  for (const e of active) if (e.css) addStyleSheet(e);
+  await deps.uiShown;
 
+  const loading = (deps.loadRuntime ?? (() => import('./st/runtime')))();
+  for (const e of active) if (e.css) addStyleSheet(e);
   const { installStRuntime } = await loading;
   const rt = installStRuntime(w, {
     hearth: deps.hearth,

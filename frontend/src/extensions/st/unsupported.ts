@@ -11,6 +11,32 @@ export function unsupportedError(name: string, module: string): HostError {
   return new HostError(UNSUPPORTED_CODE, `${name} (SillyTavern's ${module}) is not available in Hearth`, { name, module });
 }
 
+/** Where a stand-in's target keeps what it stands for. */
+const standsFor = new WeakMap<object, { name: string; module: string }>();
+
+function fail(target: object): never {
+  const what = standsFor.get(target)!;
+  throw unsupportedError(what.name, what.module);
+}
+
+/**
+ * One handler serves every stand-in (a compat module makes hundreds when
+ * it loads, and each used to carry its own five closures).
+ */
+const STAND_IN: ProxyHandler<() => never> = {
+  apply: (t) => fail(t),
+  construct: (t) => fail(t),
+  get(t, key) {
+    if (key === 'name') return standsFor.get(t)!.name;
+    // A function's own prototype cannot be hidden (a proxy invariant).
+    if (key === 'prototype') return Reflect.get(t, key);
+    if (key === Symbol.toPrimitive) return () => `[${standsFor.get(t)!.name}: not available in Hearth]`;
+    if (key === Symbol.toStringTag) return 'HearthUnsupported';
+    return undefined;
+  },
+  set: () => true,
+};
+
 /**
  * unsupported returns the stand-in for an unbacked export: calling it or
  * constructing with it throws ext.unsupported naming it; reading a
@@ -21,25 +47,8 @@ export function unsupportedError(name: string, module: string): HostError {
  */
 export function unsupported(name: string, module: string): unknown {
   const target = function unsupportedExport(): never {
-    throw unsupportedError(name, module);
+    return fail(target);
   };
-  return new Proxy(target, {
-    apply() {
-      throw unsupportedError(name, module);
-    },
-    construct() {
-      throw unsupportedError(name, module);
-    },
-    get(t, key) {
-      if (key === 'name') return name;
-      // A function's own prototype cannot be hidden (a proxy invariant).
-      if (key === 'prototype') return Reflect.get(t, key);
-      if (key === Symbol.toPrimitive) return () => `[${name}: not available in Hearth]`;
-      if (key === Symbol.toStringTag) return 'HearthUnsupported';
-      return undefined;
-    },
-    set() {
-      return true;
-    },
-  });
+  standsFor.set(target, { name, module });
+  return new Proxy(target, STAND_IN);
 }

@@ -73,3 +73,26 @@ describe('the selection: a character or a group', () => {
     off();
   });
 });
+
+describe('loaded', () => {
+  beforeEach(() => vi.stubGlobal('localStorage', { getItem: () => null, setItem: () => {}, removeItem: () => {} }));
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('resolves once the first read of the list has ended, shown or failed', async () => {
+    const store = setup();
+    let done = false;
+    void store.loaded.then(() => (done = true));
+    await Promise.resolve();
+    expect(done).toBe(false);
+    await store.refresh();
+    expect(done).toBe(true);
+    expect(get(store.list).map((c) => c.avatar)).toEqual(['bo.png', 'ann.png']);
+
+    const failing = createCharacterStore(
+      { api: { characters: { list: async () => Promise.reject(new Error('down')) }, events: { types: {}, on: () => () => {} } } } as unknown as HearthAbi,
+      { error: vi.fn(), info: vi.fn() } as unknown as ToastStore,
+    );
+    await failing.refresh();
+    await expect(failing.loaded).resolves.toBeUndefined();
+  });
+});

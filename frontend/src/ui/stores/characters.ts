@@ -21,6 +21,8 @@ export type Selection = { kind: 'character'; avatar: string } | { kind: 'group';
 export interface CharacterStore {
   list: Readable<CharacterSummary[]>;
   loading: Readable<boolean>;
+  /** loaded resolves once a read of the list has ended, shown or failed (the page tier waits for the UI). */
+  loaded: Promise<void>;
   /** selection is the chosen character or group. */
   selection: Readable<Selection>;
   /** selected is the avatar key of the chosen character (null when a group, or nothing, is chosen). */
@@ -92,6 +94,8 @@ export function createCharacterStore(hearth: HearthAbi, toasts: ToastStore): Cha
   const imageRevision = writable(0);
   let seq = 0;
   let automatic = true;
+  let firstDone: () => void = () => {};
+  const loaded = new Promise<void>((resolve) => (firstDone = resolve));
 
   async function refresh(): Promise<void> {
     const mine = ++seq;
@@ -107,7 +111,10 @@ export function createCharacterStore(hearth: HearthAbi, toasts: ToastStore): Cha
     } catch (err) {
       toasts.error(err, 'Could not load characters');
     } finally {
-      if (mine === seq) loading.set(false);
+      if (mine === seq) {
+        loading.set(false);
+        firstDone();
+      }
     }
   }
 
@@ -158,6 +165,7 @@ export function createCharacterStore(hearth: HearthAbi, toasts: ToastStore): Cha
   return {
     list,
     loading,
+    loaded,
     selection: { subscribe: selection.subscribe },
     selected,
     selectedGroupId,
