@@ -38,8 +38,10 @@
 // window (ranAfterUiWith1: the delta without the spread of the UI's start
 // between runs, but also without what the extension slowed the UI by),
 // and where the time went, by the page loader's requests
-// in turn (runtimeStageWith1: from the runtime's chunk to the package's
-// first file; packageStageWith1: from there until the extension ran);
+// in turn (runtimeStageWith1: from the runtime chunk's request, made with
+// the list while the UI comes up, until the extension's module ran, which
+// waits for the UI; packageStageWith1: from there until its ready handler
+// had run);
 // and how many extensions.list() calls the window made with none enabled
 // (listCallsWith0: 1, the extension host's, which the page loader shares).
 //

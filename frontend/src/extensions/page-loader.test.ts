@@ -98,7 +98,7 @@ describe('the page loader', () => {
     expect(imported).toEqual(['/scripts/extensions/third-party/notes/index.js', '/scripts/extensions/third-party/dice/index.js']);
   });
 
-  it('waits for the UI to be shown before the runtime, the style sheets and the scripts; only reading starts before', async () => {
+  it('fetches the runtime while the UI comes up, but installs it, adds the style sheets and runs the scripts once the UI is shown', async () => {
     const page = fakePage([pageEntry('notes', { css: 'style.css' })]);
     const appended: Array<string | undefined> = [];
     const win = fakeWindow();
@@ -108,20 +108,27 @@ describe('the page loader', () => {
     const uiShown = new Promise<void>((r) => (show = r));
     const read: string[] = [];
     let runtimeAsked = 0;
+    let installed = 0;
     const { deps, imported } = loaderDeps(page, createLocale('en'), { window: win, uiShown, readManifest: async (id) => (read.push(id), {}) });
     const inner = deps.loadRuntime!;
-    deps.loadRuntime = () => {
+    deps.loadRuntime = async () => {
       runtimeAsked++;
-      return inner();
+      const { installStRuntime } = await inner();
+      return {
+        installStRuntime: (...args: Parameters<typeof installStRuntime>) => {
+          installed++;
+          return installStRuntime(...args);
+        },
+      };
     };
     const done = startPageExtensions(deps);
     await vi.waitFor(() => expect(read).toEqual(['notes']));
     await new Promise((r) => setTimeout(r, 0));
-    expect([runtimeAsked, imported, appended.includes('stylesheet')]).toEqual([0, [], false]);
+    expect([runtimeAsked, installed, imported, appended.includes('stylesheet')]).toEqual([1, 0, [], false]);
     expect(appended.every((rel) => rel === 'modulepreload')).toBe(true);
     show();
     expect((await done).loaded).toEqual(['notes']);
-    expect([runtimeAsked, imported, appended.includes('stylesheet')]).toEqual([1, ['/scripts/extensions/third-party/notes/index.js'], true]);
+    expect([runtimeAsked, installed, imported, appended.includes('stylesheet')]).toEqual([1, 1, ['/scripts/extensions/third-party/notes/index.js'], true]);
   });
 
   it('reads the list itself without a registry', async () => {

@@ -47,10 +47,11 @@ export interface PageLoaderDeps {
   importModule?: (url: string) => Promise<Record<string, unknown>>;
   readManifest?: (id: string) => Promise<Record<string, unknown>>;
   /**
-   * uiShown settles once the UI is on screen. Only reading (manifests,
-   * settings, the scripts fetched ahead) starts before it; the runtime's
-   * evaluation, the style sheets and the scripts wait, so a page extension
-   * never holds back the UI's first frame (at once by default).
+   * uiShown settles once the UI is on screen. The reads and the runtime's
+   * fetch and evaluation start before it, with the list; installing the
+   * runtime, the style sheets and the scripts wait for it, so what an
+   * extension does to the page starts once the UI is up (at once by
+   * default).
    */
   uiShown?: Promise<unknown>;
   /** registry is the window's copy of extensions.list(), shared with the extension host (a copy of its own by default). */
@@ -141,21 +142,23 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
   const readManifest = deps.readManifest ?? fetchPageManifest;
   const readLocale = deps.readLocale ?? ((url: string) => readLocaleFile(url));
 
-  // What only reads starts now, while the UI is still coming up: each
-  // manifest, each settings share and started version, and a preload of
-  // each script and of the two compat modules nearly every extension
-  // imports, so the first import finds them fetched. What runs on the
-  // window's thread — the runtime, the style sheets, the scripts (in
-  // order) — waits until the UI is shown.
+  // What prepares starts now, while the UI is still coming up: each
+  // manifest, each settings share and started version, a preload of each
+  // script and of the two compat modules nearly every extension imports
+  // (so the first import finds them fetched), and the runtime itself,
+  // whose fetch and evaluation are most of the layer's cost and overlap
+  // the UI's waits for its first reads. What changes the page — the
+  // runtime's install, the style sheets, the scripts (in order) — waits
+  // until the UI is shown.
   const manifests = new Map(active.map((e) => [e.id, settle(readManifest(e.id))]));
   const shares = new Map(active.map((e) => [e.id, settle(storage.get(ST_SETTINGS_KEY, { extensionId: e.id }))]));
   const started = new Map(active.map((e) => [e.id, storage.get(STARTED_KEY, { extensionId: e.id }).catch(() => null)]));
   preload(w.document, ['/script.js', '/scripts/extensions.js', ...active.map((e) => pageUrl(e.id, e.js!))]);
+  const loading = settle((deps.loadRuntime ?? (() => import('./st/runtime')))());
   await deps.uiShown;
 
-  const loading = (deps.loadRuntime ?? (() => import('./st/runtime')))();
   for (const e of active) if (e.css) addStyleSheet(e);
-  const { installStRuntime } = await loading;
+  const { installStRuntime } = unsettle(await loading);
   const rt = installStRuntime(w, {
     hearth: deps.hearth,
     toasts: deps.toasts,
