@@ -132,28 +132,13 @@ type Started struct {
 // (group_turn.go) and returns once the first member's prompt is
 // assembled.
 func (s *Service) Start(ctx context.Context, o Options) (*Started, error) {
-	if err := o.validate(); err != nil {
-		return nil, err
-	}
-	plan, err := s.planTurn(ctx, &o, true)
+	_, r, err := s.begin(ctx, &o)
 	if err != nil {
 		return nil, err
 	}
-	if plan != nil {
-		_, first, err := s.beginTurn(ctx, o, plan)
-		if err != nil {
-			return nil, err
-		}
-		if first == nil {
-			return &Started{}, nil
-		}
-		return &Started{GenerationID: first.id}, nil
+	if r == nil {
+		return &Started{}, nil
 	}
-	r, err := s.prepare(ctx, &o, nil)
-	if err != nil {
-		return nil, err
-	}
-	s.launch(r)
 	return &Started{GenerationID: r.id}, nil
 }
 
@@ -162,18 +147,11 @@ func (s *Service) Start(ctx context.Context, o Options) (*Started, error) {
 // a group chat it waits for the whole turn: the answer is the last
 // reply's, with every reply in Replies.
 func (s *Service) Run(ctx context.Context, o Options) (*Result, error) {
-	if err := o.validate(); err != nil {
-		return nil, err
-	}
-	plan, err := s.planTurn(ctx, &o, true)
+	t, r, err := s.begin(ctx, &o)
 	if err != nil {
 		return nil, err
 	}
-	if plan != nil {
-		t, _, err := s.beginTurn(ctx, o, plan)
-		if err != nil {
-			return nil, err
-		}
+	if t != nil {
 		select {
 		case <-t.done:
 			if t.err != nil {
@@ -185,11 +163,6 @@ func (s *Service) Run(ctx context.Context, o Options) (*Result, error) {
 				WithDetails(map[string]any{"chatId": o.ChatID})
 		}
 	}
-	r, err := s.prepare(ctx, &o, nil)
-	if err != nil {
-		return nil, err
-	}
-	s.launch(r)
 	select {
 	case <-r.done:
 		return r.result, r.err
@@ -197,6 +170,27 @@ func (s *Service) Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, apperr.New(CodeAbandoned, "the caller stopped waiting; generation %s goes on", r.id).
 			WithDetails(map[string]any{"generationId": r.id})
 	}
+}
+
+// begin is what Start and Run share: o validated, then in a group chat a
+// group turn begun (t, with r its first member's generation, nil when
+// nobody was drafted), else one generation prepared and launched (r).
+func (s *Service) begin(ctx context.Context, o *Options) (t *turn, r *run, err error) {
+	if err := o.validate(); err != nil {
+		return nil, nil, err
+	}
+	plan, err := s.planTurn(ctx, o, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if plan != nil {
+		return s.beginTurn(ctx, *o, plan)
+	}
+	if r, err = s.prepare(ctx, o, nil); err != nil {
+		return nil, nil, err
+	}
+	s.launch(r)
+	return nil, r, nil
 }
 
 // beginTurn starts group turn plan in o's chat: its first member's
