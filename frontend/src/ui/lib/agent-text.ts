@@ -1,6 +1,6 @@
 // Words for the agent UI: failures a person can act on, and short
 // summaries of tool calls and their arguments.
-import { generationErrorText } from '../stores/generation';
+import { generationErrorText } from './generation-errors';
 import { describeError } from './errors';
 
 /**

@@ -9,7 +9,7 @@ import { get, writable, type Readable } from 'svelte/store';
 import type { GroupAutoMode, HearthAbi } from '../../abi/types';
 import { listen } from '../lib/events';
 import type { ChatView } from './chat';
-import { generationErrorText } from './generation';
+import { generationErrorText } from '../lib/generation-errors';
 import type { ToastStore } from './toasts';
 
 export interface AutoModeStore {

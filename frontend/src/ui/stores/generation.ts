@@ -14,7 +14,8 @@
 import { getContext, setContext } from 'svelte';
 import { derived, get, writable, type Readable } from 'svelte/store';
 import type { GenerationRecord, GenerationType, HearthAbi, MediaRef, PromptSnapshot, StMessage } from '../../abi/types';
-import { describeError } from '../lib/errors';
+import { authorNoteProblem, readAuthorNote, type AuthorNote } from '../lib/author-note';
+import { errorShape, generationErrorText, type HostErrorLike } from '../lib/generation-errors';
 import { eventType, type EventName } from '../lib/events';
 import type { ChatViewStore } from './chat';
 import { connectionsAction } from './connections';
@@ -87,21 +88,6 @@ export interface Failed {
  */
 export type Display = { mode: 'row'; replaces: string | null } | { mode: 'inplace'; targetId: string; type: 'swipe' | 'continue' } | null;
 
-/** AuthorNote is the chat metadata SillyTavern keeps the Author's Note in. */
-export interface AuthorNote {
-  note_prompt: string;
-  /** Insert at every interval-th user message; 0 turns the note off. */
-  note_interval: number;
-  note_depth: number;
-  /** 1 in the chat at depth, 0 after the main prompt, 2 before it. */
-  note_position: 0 | 1 | 2;
-  /** 0 system, 1 user, 2 assistant. */
-  note_role: 0 | 1 | 2;
-}
-
-/** AUTHOR_NOTE_DEFAULTS are SillyTavern's (and the backend's) values for unset keys. */
-export const AUTHOR_NOTE_DEFAULTS: Readonly<AuthorNote> = Object.freeze({ note_prompt: '', note_interval: 1, note_depth: 4, note_position: 1, note_role: 0 });
-
 /** Inspection is what the prompt inspector shows: the snapshot, or why there is none. */
 export type Inspection = { ok: true; snapshot: PromptSnapshot } | { ok: false; code: string; message: string; details: Record<string, unknown> | null };
 
@@ -166,102 +152,6 @@ export const STALE_TURN_MS = 2000;
 
 /** The message events after which a committed reply may be in the chat view (if it did not refresh for them). */
 const COMMIT_EVENTS: EventName[] = ['MESSAGE_RECEIVED', 'MESSAGE_UPDATED', 'MESSAGE_SWIPED', 'MESSAGE_DELETED', 'CHAT_PATCHED', 'CHAT_LOAD_PROGRESS', 'CHAT_CHANGED'];
-
-interface HostErrorLike {
-  code: string;
-  message: string;
-  details?: Record<string, unknown>;
-}
-
-function errorShape(err: unknown): HostErrorLike {
-  const f = describeError(err);
-  const d = (err as { details?: unknown } | null)?.details;
-  return { ...f, ...(typeof d === 'object' && d !== null ? { details: d as Record<string, unknown> } : {}) };
-}
-
-function seconds(ms: number): string {
-  const s = ms / 1000;
-  return s < 10 ? s.toFixed(1).replace(/\.0$/, '') : String(Math.round(s));
-}
-
-/**
- * generationErrorText turns a generation failure into what a person can
- * act on; the code stays beside it in the toast.
- */
-export function generationErrorText(err: unknown): { code: string; message: string } {
-  const e = errorShape(err);
-  const d = e.details ?? {};
-  const said = typeof d.providerMessage === 'string' && d.providerMessage !== '' ? ` The server said: ${d.providerMessage}` : '';
-  switch (e.code) {
-    case 'generate.no_connection':
-      return { code: e.code, message: 'No connection selected — open Connections (the plug button) to add or pick one.' };
-    case 'generate.busy':
-      return { code: e.code, message: 'A reply is already being written in this chat — stop it first.' };
-    case 'prompt.too_large': {
-      // The backend names the part that does not fit and what to change.
-      return { code: e.code, message: `The prompt does not fit the context size: ${e.message}` };
-    }
-    case 'model.auth_failed':
-      return { code: e.code, message: `The model server refused the API key — check it in Connections.${said}` };
-    case 'model.rate_limited': {
-      const ms = typeof d.retryAfterMs === 'number' && d.retryAfterMs > 0 ? d.retryAfterMs : null;
-      return { code: e.code, message: ms === null ? 'Rate limited by the model server; wait a moment and retry.' : `Rate limited; retry in ${seconds(ms)} s.` };
-    }
-    case 'model.unavailable':
-      return { code: e.code, message: `The model server is unavailable or overloaded; try again shortly.${said}` };
-    case 'model.timeout':
-      // A server Hearth waited for is named in the backend's sentence (details.address): "127.0.0.1:8080 took too long to answer".
-      return { code: e.code, message: typeof d.address === 'string' ? `${e.message}.` : 'The model server did not answer in time.' };
-    case 'model.bad_response':
-      return { code: e.code, message: `The model server sent a reply Hearth could not read.${said}` };
-    case 'model.empty_reply':
-      return { code: e.code, message: 'The model returned an empty reply.' };
-    case 'model.unreachable':
-      return {
-        code: e.code,
-        message:
-          typeof d.address === 'string'
-            ? `${e.message}. Is the server running, and is its address right in Connections?`
-            : 'Could not reach the model server — is it running, and is its address right in Connections?',
-      };
-    case 'model.request_failed':
-      return { code: e.code, message: `The model server refused the request.${said || ` ${e.message}`}` };
-    case 'generate.interrupted':
-      return { code: e.code, message: 'The reply was cut short: Hearth was shutting down.' };
-    case 'generate.aborted':
-      // An extension's generate interceptor said no (SillyTavern's abort()).
-      return { code: e.code, message: `No reply: ${e.message}.` };
-    default:
-      return { code: e.code, message: `Generation failed: ${e.message}` };
-  }
-}
-
-function intIn(v: unknown, min: number, max: number, fallback: number): number {
-  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
-  return typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max ? n : fallback;
-}
-
-/** readAuthorNote reads the note's keys from chat metadata, with the defaults for unset or bad values. */
-export function readAuthorNote(meta: Readonly<Record<string, unknown>> | null | undefined): AuthorNote {
-  const m = meta ?? {};
-  const D = AUTHOR_NOTE_DEFAULTS;
-  return {
-    note_prompt: typeof m.note_prompt === 'string' ? m.note_prompt : D.note_prompt,
-    note_interval: intIn(m.note_interval, 0, 1_000_000, D.note_interval),
-    note_depth: intIn(m.note_depth, 0, 10_000, D.note_depth),
-    note_position: intIn(m.note_position, 0, 2, D.note_position) as AuthorNote['note_position'],
-    note_role: intIn(m.note_role, 0, 2, D.note_role) as AuthorNote['note_role'],
-  };
-}
-
-/** authorNoteProblem says what is wrong with a note before it is saved (null: nothing). */
-export function authorNoteProblem(n: AuthorNote): string | null {
-  if (!Number.isInteger(n.note_interval) || n.note_interval < 0) return 'The interval must be a whole number, 0 or more (0 turns the note off).';
-  if (!Number.isInteger(n.note_depth) || n.note_depth < 0) return 'The depth must be a whole number, 0 or more.';
-  if (![0, 1, 2].includes(n.note_position)) return 'Pick where the note goes.';
-  if (![0, 1, 2].includes(n.note_role)) return 'Pick the role the note is sent as.';
-  return null;
-}
 
 /**
  * isReply says whether m is a reply of the character a new swipe can be

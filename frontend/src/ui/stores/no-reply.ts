@@ -12,7 +12,7 @@ import { agentErrorText } from '../lib/agent-text';
 import { eventType } from '../lib/events';
 import type { ChatView } from './chat';
 import { connectionsAction } from './connections';
-import { generationErrorText } from './generation';
+import { generationErrorText } from '../lib/generation-errors';
 import type { ToastAction } from './toasts';
 
 /** Answerer is what tries to answer a user's message. */
