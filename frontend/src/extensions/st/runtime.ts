@@ -131,10 +131,11 @@ export function createStRuntime(deps: RuntimeDeps): StRuntime {
  * an extension reaches for it — most never do, and its start is the page
  * tier's largest cost after jQuery.
  */
-function lazyLibs(lib: () => Values): Values {
+function lazyLibs(read: () => Values): Values {
+  let lib: Values | undefined;
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(ST_MODULES['/lib.js'] ?? {})) {
-    Object.defineProperty(out, name, { get: () => lib()[name], enumerable: true });
+    Object.defineProperty(out, name, { get: () => (lib ??= read())[name], enumerable: true });
   }
   return Object.freeze(out);
 }
