@@ -174,6 +174,8 @@ describe('group chat: speakers, turns, speak now, stop, auto mode', () => {
     await env.server.invoke('groups.update', group.id, { auto_mode_delay: 1 });
     const auto = bar().getByRole('switch', { name: 'Auto mode' });
     assert.equal(await auto.getAttribute('aria-checked'), 'false');
+    // The delay reaches the bar with GROUP_UPDATED, after the call above returned.
+    await waitFor(async () => /every second until you type/.test((await auto.getAttribute('title')) ?? ''), 'the switch to say every second');
     assert.match(await auto.getAttribute('title'), /every second until you type/);
     const before = (await stored()).length;
     await auto.click();
