@@ -50,7 +50,15 @@
 //    module ran (the runtime fetched and evaluated, the UI shown, the
 //    runtime installed, the compat modules linked), and
 //    compatPackageStageMsWith1 from there until its jQuery ready handler
-//    had run: where the time with one went.
+//    had run: where the time with one went. The page loader's User
+//    Timing marks (page-loader.ts, MARKS) split the first stage:
+//    compatRuntimeLoadMsWith1 from asking for the runtime until it was
+//    evaluated (fetched, parsed and run, with whatever the UI did on the
+//    same thread meanwhile), compatUiWaitMsWith1 how long it then waited
+//    for the UI to be shown (0 if the UI was first), compatInstallMsWith1
+//    its install, compatLinkMsWith1 from the extension's import until its
+//    module's first statement (its files and the compat modules fetched,
+//    linked and evaluated).
 //  - listCallsWith0: how many extensions.list() calls the window made by
 //    then with none enabled: the page loader shares the extension host's
 //    read of the list (extensions/registry.ts), so it adds no call — 1.
@@ -91,6 +99,23 @@
       spanMs: files.length ? r2(last - first) : 0,
       firstMs: files.length ? Math.round(first - performance.timeOrigin) : null,
       names: files.map((f) => `${f.path} ${f.status} at ${Math.round(f.at - performance.timeOrigin)} ms (served in ${r2(f.ms)} ms)`),
+    };
+  }
+
+  /** loaderStages splits the runtime stage by the page loader's marks (page-loader.ts, MARKS); a missing mark leaves its figures out. */
+  function loaderStages(id, moduleAt) {
+    const at = (name) => performance.getEntriesByName(name, 'mark')[0]?.startTime;
+    const asked = at('hearth:st-runtime-asked');
+    const loaded = at('hearth:st-runtime-loaded');
+    const shown = at('hearth:st-ui-shown');
+    const installed = at('hearth:st-installed');
+    const importing = at(`hearth:st-import:${id}`);
+    if ([asked, loaded, shown, installed, importing].some((t) => t === undefined)) return {};
+    return {
+      compatRuntimeLoadMsWith1: Math.round(loaded - asked),
+      compatUiWaitMsWith1: Math.round(Math.max(0, shown - loaded)),
+      compatInstallMsWith1: Math.round(installed - Math.max(loaded, shown)),
+      compatLinkMsWith1: Math.round(moduleAt - importing),
     };
   }
 
@@ -222,6 +247,7 @@
         const moduleAt = window.selftestStPage.moduleAt;
         metrics.compatRuntimeStageMsWith1 = Math.round(moduleAt - runtimeAt);
         metrics.compatPackageStageMsWith1 = Math.round(ranAt - moduleAt);
+        Object.assign(metrics, loaderStages(id, moduleAt));
         return (
           `${fetched}. The package's first file was asked for at ${Math.round(first('package'))} ms, the runtime's chunk at ${Math.round(runtimeAt)} ms; ` +
           `the extension's module ran ${metrics.compatRuntimeStageMsWith1} ms later (the runtime fetched and evaluated, the UI shown, the runtime installed, the compat modules linked), ` +

@@ -41,7 +41,10 @@
 // in turn (runtimeStageWith1: from the runtime chunk's request, made with
 // the list while the UI comes up, until the extension's module ran, which
 // waits for the UI; packageStageWith1: from there until its ready handler
-// had run);
+// had run; the first split by the page loader's marks: runtimeLoadWith1
+// from asking for the runtime until it was evaluated, uiWaitWith1 its wait
+// for the UI to be shown, installWith1 its install, linkWith1 from the
+// extension's import until its module's first statement);
 // and how many extensions.list() calls the window made with none enabled
 // (listCallsWith0: 1, the extension host's, which the page loader shares).
 //
@@ -127,6 +130,10 @@ var pageFigures = []struct{ metric, name, unit string }{
 	{"pageExtensionAfterUiMs", "ranAfterUiWith1", "ms"},
 	{"compatRuntimeStageMsWith1", "runtimeStageWith1", "ms"},
 	{"compatPackageStageMsWith1", "packageStageWith1", "ms"},
+	{"compatRuntimeLoadMsWith1", "runtimeLoadWith1", "ms"},
+	{"compatUiWaitMsWith1", "uiWaitWith1", "ms"},
+	{"compatInstallMsWith1", "installWith1", "ms"},
+	{"compatLinkMsWith1", "linkWith1", "ms"},
 	{"compatCostWith0", "compatCostWith0", "ms"},
 	{"compatSpanMsWith1", "compatSpanWith1", "ms"},
 	{"compatResourcesWith%d", "compatFilesWith%d", "files"},

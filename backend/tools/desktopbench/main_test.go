@@ -79,12 +79,17 @@ func TestPrintPageRun(t *testing.T) {
 			"startPageExtensions": 1, "startWithPageExtensionsMs": 702, "uiStartMs": 610, "pageExtensionRanMs": 702, "pageExtensionAfterUiMs": 92,
 			"compatResourcesWith1": 14, "compatKBWith1": 260.5, "compatSpanMsWith1": 41.5,
 			"compatRuntimeStageMsWith1": 60, "compatPackageStageMsWith1": 25,
+			"compatRuntimeLoadMsWith1": 40, "compatUiWaitMsWith1": 3, "compatInstallMsWith1": 5, "compatLinkMsWith1": 6,
 		},
 			"BenchmarkDesktopPageExtensions/startWith1\t1\t702 ms\n" +
 				"BenchmarkDesktopPageExtensions/uiStartWith1\t1\t610 ms\n" +
 				"BenchmarkDesktopPageExtensions/ranAfterUiWith1\t1\t92 ms\n" +
 				"BenchmarkDesktopPageExtensions/runtimeStageWith1\t1\t60 ms\n" +
 				"BenchmarkDesktopPageExtensions/packageStageWith1\t1\t25 ms\n" +
+				"BenchmarkDesktopPageExtensions/runtimeLoadWith1\t1\t40 ms\n" +
+				"BenchmarkDesktopPageExtensions/uiWaitWith1\t1\t3 ms\n" +
+				"BenchmarkDesktopPageExtensions/installWith1\t1\t5 ms\n" +
+				"BenchmarkDesktopPageExtensions/linkWith1\t1\t6 ms\n" +
 				"BenchmarkDesktopPageExtensions/compatSpanWith1\t1\t41.5 ms\n" +
 				"BenchmarkDesktopPageExtensions/compatFilesWith1\t1\t14 files\n"},
 		// Another run's metrics print nothing here.

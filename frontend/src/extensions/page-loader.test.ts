@@ -3,7 +3,7 @@ import { clearInterceptors } from '../abi/prompt-hooks';
 import type { HearthAbi } from '../abi/types';
 import type { ExtensionEntry } from '../abi/types-extensions';
 import { createExtensionHost } from './host';
-import { startPageExtensions, type PageLoaderDeps } from './page-loader';
+import { MARKS, startPageExtensions, type PageLoaderDeps } from './page-loader';
 import { createRegistry } from './registry';
 import { createLocale, type StLocale } from './st/i18n';
 import type { StRuntime } from './st/runtime';
@@ -188,5 +188,21 @@ describe('the page loader', () => {
     const { deps } = loaderDeps(page, createLocale('en-us'), { readLocale });
     expect((await startPageExtensions(deps)).loaded).toEqual(['notes']);
     expect(readLocale).not.toHaveBeenCalled();
+  });
+
+  it('leaves a User Timing mark at each step of the start, in order, and none with no page extension on', async () => {
+    const names = () => performance.getEntriesByType('mark').map((m) => m.name).filter((n) => n.startsWith('hearth:st-'));
+    performance.clearMarks();
+    await startPageExtensions(loaderDeps(fakePage([entry('mood', ['chat.read'])]), createLocale('en')).deps);
+    expect(names()).toEqual([]);
+
+    let show: () => void = () => {};
+    const uiShown = new Promise<void>((r) => (show = r));
+    const loading = startPageExtensions(loaderDeps(fakePage([pageEntry('notes'), pageEntry('dice')]), createLocale('en'), { uiShown }).deps);
+    await vi.waitFor(() => expect(names()).toEqual([MARKS.runtimeAsked, MARKS.runtimeLoaded]));
+    show();
+    await loading;
+    expect(names()).toEqual([MARKS.runtimeAsked, MARKS.runtimeLoaded, MARKS.uiShown, MARKS.installed, `${MARKS.importing}:notes`, `${MARKS.importing}:dice`]);
+    performance.clearMarks();
   });
 });

@@ -83,6 +83,25 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([p, limit]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * MARKS are the User Timing marks the loader leaves at each step of a
+ * window's start (the Web Inspector's timeline shows them; the desktop
+ * self-test's page bench reads them): the runtime asked for and evaluated,
+ * the UI shown, the runtime installed, and each extension's import begun
+ * (the last with its id after a colon).
+ */
+export const MARKS = {
+  runtimeAsked: 'hearth:st-runtime-asked',
+  runtimeLoaded: 'hearth:st-runtime-loaded',
+  uiShown: 'hearth:st-ui-shown',
+  installed: 'hearth:st-installed',
+  importing: 'hearth:st-import',
+} as const;
+
+function mark(name: string): void {
+  globalThis.performance?.mark?.(name);
+}
+
 /** macrotask lets jQuery's ready handlers (which run on a timer) run before the next step. */
 const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
@@ -154,8 +173,15 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
   const shares = new Map(active.map((e) => [e.id, settle(storage.get(ST_SETTINGS_KEY, { extensionId: e.id }))]));
   const started = new Map(active.map((e) => [e.id, storage.get(STARTED_KEY, { extensionId: e.id }).catch(() => null)]));
   preload(w.document, ['/script.js', '/scripts/extensions.js', ...active.map((e) => pageUrl(e.id, e.js!))]);
-  const loading = settle((deps.loadRuntime ?? (() => import('./st/runtime')))());
+  mark(MARKS.runtimeAsked);
+  const loading = settle(
+    (deps.loadRuntime ?? (() => import('./st/runtime')))().then((m) => {
+      mark(MARKS.runtimeLoaded);
+      return m;
+    }),
+  );
   await deps.uiShown;
+  mark(MARKS.uiShown);
 
   for (const e of active) if (e.css) addStyleSheet(e);
   const { installStRuntime } = unsettle(await loading);
@@ -172,6 +198,7 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
       set: (id, value) => storage.set(ST_SETTINGS_KEY, value, { extensionId: id }),
     },
   });
+  mark(MARKS.installed);
   await rt.settings.load(active.map((e) => e.id));
   makeMounts(w.document);
 
@@ -196,6 +223,7 @@ export async function startPageExtensions(deps: PageLoaderDeps): Promise<PageLoa
     const manifest = unsettle(await manifests.get(e.id)!);
     await loadTranslations(e);
     const before = rt.settings.keys();
+    mark(`${MARKS.importing}:${e.id}`);
     const mod = await withTimeout(importModule(pageUrl(e.id, e.js!)), ms, 'its script');
     await macrotask();
     rt.settings.claim(e.id, before);
