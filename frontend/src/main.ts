@@ -1,6 +1,8 @@
 // Entry point: pick the transport (reading the boot token exactly once),
 // build the ABI and publish it as window.__HEARTH__ (with the SillyTavern
 // and Luker aliases), then mount the UI on top of that same public object.
+// boot-mark is imported first so that its mark is the bundle's first statement.
+import './boot-mark';
 import { createHearthAbi } from './abi/abi';
 import { connect, type Connection } from './abi/boot';
 import { decodeError } from './abi/errors';

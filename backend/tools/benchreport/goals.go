@@ -162,7 +162,12 @@ var goals = map[string]Goal{
 	// layer costs nothing: the time any of its files was in flight (none
 	// is fetched, and nothing of it runs unless fetched) is 0.
 	"BenchmarkDesktopPageExtensions/pageStartDelta1": {Value: 60, Unit: "ms"},
-	"BenchmarkDesktopPageExtensions/compatCostWith0": {Value: 0, Unit: "ms"},
+	// The same difference from the app bundle's first statement
+	// (frontend/src/boot-mark.ts), where the page loader and all of the
+	// compat layer run after: without the webview's launch and the
+	// document's load, which vary from start to start several times more.
+	"BenchmarkDesktopPageExtensions/pageStartFromBootDelta1": {Value: 60, Unit: "ms"},
+	"BenchmarkDesktopPageExtensions/compatCostWith0":         {Value: 0, Unit: "ms"},
 }
 
 // timeUnits converts per-op time units to nanoseconds.

@@ -279,6 +279,7 @@ var derived = []struct {
 	{"BenchmarkChatOpen10k/whole/groupOfOneToOne", "BenchmarkChatOpen10k/whole", "BenchmarkChatOpen10k/whole", "group-ms", "x", ratio, "oneToOne-ms"},
 	{"BenchmarkDesktopExtensions/startDelta10", "BenchmarkDesktopExtensions/startWith10", "BenchmarkDesktopExtensions/startWith0", "ms", "ms", difference, ""},
 	{"BenchmarkDesktopPageExtensions/pageStartDelta1", "BenchmarkDesktopPageExtensions/startWith1", "BenchmarkDesktopPageExtensions/startWith0", "ms", "ms", difference, ""},
+	{"BenchmarkDesktopPageExtensions/pageStartFromBootDelta1", "BenchmarkDesktopPageExtensions/startFromBootWith1", "BenchmarkDesktopPageExtensions/startFromBootWith0", "ms", "ms", difference, ""},
 }
 
 func ratio(a, b float64) (float64, bool)      { return a / b, b > 0 }

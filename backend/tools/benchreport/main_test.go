@@ -231,6 +231,30 @@ func TestDerivedDifference(t *testing.T) {
 	}
 }
 
+// The start delta from the app bundle's first statement is derived from its
+// own figures, beside the one from the navigation start, with the same goal.
+func TestDerivedPageStartFromBootDelta(t *testing.T) {
+	samples := []sample{
+		{name: "BenchmarkDesktopPageExtensions/startFromBootWith0", unit: "ms", value: 380},
+		{name: "BenchmarkDesktopPageExtensions/startFromBootWith1", unit: "ms", value: 420},
+		{name: "BenchmarkDesktopPageExtensions/startFromBootWith0", unit: "ms", value: 400},
+		{name: "BenchmarkDesktopPageExtensions/startFromBootWith1", unit: "ms", value: 450},
+		{name: "BenchmarkDesktopPageExtensions/startFromBootWith0", unit: "ms", value: 390},
+		{name: "BenchmarkDesktopPageExtensions/startFromBootWith1", unit: "ms", value: 435},
+	}
+	got := derivedSamples(samples)
+	if len(got) != 1 || got[0].name != "BenchmarkDesktopPageExtensions/pageStartFromBootDelta1" || got[0].value != 45 {
+		t.Fatalf("derivedSamples = %+v", got)
+	}
+	rows := map[string]result{}
+	for _, r := range summarize(append(samples, got...), goals) {
+		rows[r.Name] = r
+	}
+	if d := rows["BenchmarkDesktopPageExtensions/pageStartFromBootDelta1"]; d.Goal == nil || *d.Goal != 60 || d.status != "ok" {
+		t.Fatalf("the delta's row = %+v", d)
+	}
+}
+
 // The page extension's start delta is derived like the sandboxed one's,
 // against its own runs with none; the compat layer's cost with none is
 // held to 0 ms: anything above is over.

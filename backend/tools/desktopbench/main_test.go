@@ -76,13 +76,14 @@ func TestPrintPageRun(t *testing.T) {
 				"BenchmarkDesktopPageExtensions/compatFilesWith0\t1\t0 files\n" +
 				"BenchmarkDesktopPageExtensions/listCallsWith0\t1\t1 calls\n"},
 		{"one enabled", map[string]float64{
-			"startPageExtensions": 1, "startWithPageExtensionsMs": 702, "uiStartMs": 610, "pageExtensionRanMs": 702, "pageExtensionAfterUiMs": 92,
+			"startPageExtensions": 1, "startWithPageExtensionsMs": 702, "uiStartMs": 610, "pageExtensionRanMs": 702, "pageExtensionAfterUiMs": 92, "startFromBootMs": 540,
 			"compatResourcesWith1": 14, "compatKBWith1": 260.5, "compatSpanMsWith1": 41.5,
 			"compatRuntimeStageMsWith1": 60, "compatPackageStageMsWith1": 25,
 			"compatRuntimeLoadMsWith1": 40, "compatUiWaitMsWith1": 3, "compatInstallMsWith1": 5, "compatLinkMsWith1": 6,
 		},
 			"BenchmarkDesktopPageExtensions/startWith1\t1\t702 ms\n" +
 				"BenchmarkDesktopPageExtensions/uiStartWith1\t1\t610 ms\n" +
+				"BenchmarkDesktopPageExtensions/startFromBootWith1\t1\t540 ms\n" +
 				"BenchmarkDesktopPageExtensions/ranAfterUiWith1\t1\t92 ms\n" +
 				"BenchmarkDesktopPageExtensions/runtimeStageWith1\t1\t60 ms\n" +
 				"BenchmarkDesktopPageExtensions/packageStageWith1\t1\t25 ms\n" +

@@ -8,8 +8,10 @@
 // if / unless / each / with / lookup / log, `as |x i|` block params,
 // mustache-style sections and comments. Partials and custom helpers are
 // not there and throw naming themselves. Like Handlebars since 4.6, only
-// own properties are read (no prototype walks).
-import { parse, type AST } from '@handlebars/parser';
+// own properties are read (no prototype walks). The parser is evaluated
+// when the first template is compiled (handlebars-lazy.cjs).
+import type { AST } from '@handlebars/parser';
+import loadHandlebarsParser from './handlebars-lazy.cjs';
 
 /** Bounds on hostile templates: nesting of blocks and output size. */
 const MAX_DEPTH = 64;
@@ -49,7 +51,7 @@ export type CompiledTemplate = (data?: unknown) => string;
 
 /** compileTemplate parses once (syntax errors throw here) and renders many times. */
 export function compileTemplate(source: string): CompiledTemplate {
-  const program = parse(source);
+  const program = loadHandlebarsParser()(source);
   return (data?: unknown) => {
     const out: string[] = [];
     let size = 0;
