@@ -32,10 +32,11 @@
 //    (boot-mark.ts) instead of the navigation start. The page loader and
 //    everything of the compat layer run after it (with or without page
 //    extensions the document and the bundle are the same), and it leaves
-//    out the webview's launch and the document's load, which vary from
-//    start to start several times more than what follows: the with/without
-//    difference (benchreport's pageStartFromBootDelta1) is the same
-//    quantity as pageStartDelta1, with a fraction of its spread.
+//    out the webview's launch and the document's load, whose spread is no
+//    part of an extension's cost: the with/without difference
+//    (benchreport's pageStartFromBootDelta1) is the same quantity as
+//    pageStartDelta1, with less spread (one start's sd was about 48 ms
+//    against 64–72 on the 2-core VM).
 //  - compatCostWith0 (with none enabled) and compatSpanMsWith1: how long
 //    the window was loading the SillyTavern compat layer: from when the
 //    asset handler received the first request for one of its files (the

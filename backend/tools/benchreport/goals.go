@@ -165,7 +165,7 @@ var goals = map[string]Goal{
 	// The same difference from the app bundle's first statement
 	// (frontend/src/boot-mark.ts), where the page loader and all of the
 	// compat layer run after: without the webview's launch and the
-	// document's load, which vary from start to start several times more.
+	// document's load, whose spread is none of the extension's cost.
 	"BenchmarkDesktopPageExtensions/pageStartFromBootDelta1": {Value: 60, Unit: "ms"},
 	"BenchmarkDesktopPageExtensions/compatCostWith0":         {Value: 0, Unit: "ms"},
 }
