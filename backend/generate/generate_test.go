@@ -25,6 +25,7 @@ func mustRun(t *testing.T, h *harness, o Options) *Result {
 	if err != nil {
 		t.Fatalf("run %s: %v", o.Type, err)
 	}
+	h.flush()
 	return res
 }
 
@@ -283,7 +284,7 @@ func TestBadStartsFailBeforeAnyEvent(t *testing.T) {
 	if _, err := h.gen.Start(context.Background(), Options{ChatID: h.chatID}); apperr.CodeOf(err) != "prompt.too_large" {
 		t.Errorf("too large: %v", err)
 	}
-	time.Sleep(20 * time.Millisecond) // events are asynchronous: give a wrong one time to show
+	h.flush()
 	for _, typ := range h.rec.types() {
 		if strings.HasPrefix(typ, "generat") || typ == events.ChatCompletionPromptReady {
 			t.Fatalf("a refused start emitted %s", typ)

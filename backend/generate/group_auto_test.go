@@ -84,14 +84,16 @@ func (g *groupRig) waitChanges(n int) []events.GroupAutoModePayload {
 	return g.autoChanges()
 }
 
-// waitDone waits for l's goroutine to return.
-func waitDone(t *testing.T, l *autoLoop) {
-	t.Helper()
+// waitDone waits for l's goroutine to return, and for the recorder to
+// have every event published until then.
+func (g *groupRig) waitDone(l *autoLoop) {
+	g.t.Helper()
 	select {
 	case <-l.done:
 	case <-time.After(20 * time.Second):
-		t.Fatal("the auto mode loop did not end")
+		g.t.Fatal("the auto mode loop did not end")
 	}
+	g.flush()
 }
 
 // TestAutoModeRepeatsUntilOff: turns come one after another while auto
@@ -110,7 +112,7 @@ func TestAutoModeRepeatsUntilOff(t *testing.T) {
 	if err != nil || got.On {
 		t.Fatalf("off: %+v, %v", got, err)
 	}
-	waitDone(t, l)
+	g.waitDone(l)
 	turns := g.count(events.GroupWrapperStarted)
 	if ended := g.count(events.GroupWrapperEnded); ended != turns {
 		t.Fatalf("%d turns started, %d ended after the loop ended", turns, ended)
@@ -159,7 +161,7 @@ func TestAutoModeStopsOnUserMessage(t *testing.T) {
 	l := g.autoOn()
 	g.waitCount(events.GroupWrapperEnded, 2)
 	g.say("Enough, thank you.")
-	waitDone(t, l)
+	g.waitDone(l)
 	turns := g.count(events.GroupWrapperStarted)
 	if g.count(events.GroupWrapperEnded) != turns {
 		t.Fatal("a turn is still running after the loop ended")
@@ -173,7 +175,7 @@ func TestAutoModeStopsOnUserMessage(t *testing.T) {
 	l = g.autoOn()
 	g.speak(g.bob, "Bob", "I am here too.")
 	g.say("Hi.")
-	waitDone(t, l)
+	g.waitDone(l)
 	if ch := g.waitChanges(4); len(ch) != 4 || ch[3].Reason != "user_message" {
 		t.Fatalf("auto mode changes: %+v", ch)
 	}
@@ -188,7 +190,7 @@ func TestAutoModeStopsOnFailure(t *testing.T) {
 	g.push("One.")
 	g.server.Push(pt.Script{Status: 401, Body: pt.ErrorBody("bad key")})
 	l := g.autoOn()
-	waitDone(t, l)
+	g.waitDone(l)
 	ch := g.waitChanges(2)
 	if len(ch) != 2 || ch[1].On || ch[1].Reason != "failed" || ch[1].Error == nil || ch[1].Error.Code != "model.auth_failed" {
 		t.Fatalf("auto mode changes: %+v", ch)
@@ -223,7 +225,7 @@ func TestAutoModeStopsOnDelete(t *testing.T) {
 	if err := g.chats.Delete(ctx, g.chatID); err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, l)
+	g.waitDone(l)
 	if ch := g.waitChanges(2); len(ch) != 2 || ch[1].Reason != "deleted" || ch[1].On {
 		t.Fatalf("auto mode changes: %+v", ch)
 	}
@@ -237,7 +239,7 @@ func TestAutoModeStopsOnDelete(t *testing.T) {
 	if err := g.groups.Delete(ctx, g.groupID, groups.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, l)
+	g.waitDone(l)
 	if ch := g.waitChanges(4); len(ch) != 4 || ch[3].Reason != "deleted" || ch[3].ChatID != g.chatID {
 		t.Fatalf("auto mode changes: %+v", ch)
 	}
@@ -279,7 +281,7 @@ func TestAutoModeSkipsABusyChat(t *testing.T) {
 	if _, err := g.gen.SetAutoMode(context.Background(), g.chatID, false); err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, l)
+	g.waitDone(l)
 	if ch := g.waitChanges(2); len(ch) != 2 || ch[1].Reason != "set" {
 		t.Fatalf("auto mode changes: %+v", ch)
 	}
@@ -337,6 +339,7 @@ func TestAutoModeEndsWithTheService(t *testing.T) {
 			t.Fatal("a loop outlived Close")
 		}
 	}
+	g.flush()
 	if n := len(g.autoChanges()); n != changes {
 		t.Fatalf("closing announced %d auto mode changes", n-changes)
 	}
@@ -397,7 +400,7 @@ func TestAutoModeOutlivesAStop(t *testing.T) {
 	if _, err := g.gen.SetAutoMode(context.Background(), g.chatID, false); err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, l)
+	g.waitDone(l)
 	if ch := g.waitChanges(2); len(ch) != 2 || ch[1].Reason != "set" {
 		t.Fatalf("auto mode changes: %+v", ch)
 	}

@@ -251,7 +251,7 @@ func TestGroupTurnBadInput(t *testing.T) {
 		if apperr.CodeOf(err) != c.code {
 			t.Fatalf("%s: error %v, want %s", c.name, err, c.code)
 		}
-		time.Sleep(20 * time.Millisecond)
+		g.flush()
 		if g.revision() != rev || len(g.rec.all()) != seen || len(g.server.Requests()) != 0 {
 			t.Fatalf("%s changed something: revision %d→%d, events %v", c.name, rev, g.revision(), g.rec.types()[seen:])
 		}
@@ -264,7 +264,7 @@ func TestGroupTurnBadInput(t *testing.T) {
 	if _, err := g.gen.Run(context.Background(), Options{ChatID: g.chatID, Type: "normal"}); apperr.CodeOf(err) != CodeNoConnection {
 		t.Fatalf("without a connection: %v", err)
 	}
-	time.Sleep(20 * time.Millisecond)
+	g.flush()
 	for _, typ := range g.rec.types()[seen:] {
 		if typ != events.ConnectionsChanged { // the deselect's, however late it arrives
 			t.Fatalf("without a connection, events %v", g.rec.types()[seen:])

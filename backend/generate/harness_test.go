@@ -39,6 +39,9 @@ type harness struct {
 	chatID string
 	preset prompt.Preset
 	rec    *recorder
+	// inLine runs a func once the recorder has had every event published
+	// before the call (events.Bus.SubscribeInLine).
+	inLine func(func())
 	wi     *worldinfo.Service
 	groups *groups.Service
 	// presets, when set, are the only presets besides the active one (an
@@ -139,7 +142,8 @@ func (h *harness) open() {
 		t.Fatal(err)
 	}
 	h.db, h.bus, h.files = db, events.NewBus(), files
-	unsub := h.bus.Subscribe(h.rec.add)
+	unsub, inLine := h.bus.SubscribeInLine(h.rec.add)
+	h.inLine = inLine
 	chars := characters.New(db, h.bus, files, nil, time.Now)
 	h.chars = chars
 	h.groups = groups.New(db, h.bus, chars, time.Now)
@@ -167,6 +171,21 @@ func (h *harness) open() {
 	}
 	gen, bus := h.gen, h.bus
 	t.Cleanup(func() { gen.Close(); unsub(); bus.Close(); db.Close() })
+}
+
+// flush waits until the recorder has every event published so far: the
+// bus delivers on the subscriber's own goroutine, so an event published
+// before a goroutine ended may not be recorded yet when the test sees it
+// end.
+func (h *harness) flush() {
+	h.t.Helper()
+	done := make(chan struct{})
+	h.inLine(func() { close(done) })
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		h.t.Fatal("the recorder did not catch up with the bus")
+	}
 }
 
 // say adds a user message.

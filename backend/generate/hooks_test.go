@@ -242,6 +242,7 @@ func TestInterceptionRefusesBadItems(t *testing.T) {
 	if n := len(h.server.Requests()); n != 0 {
 		t.Fatalf("%d provider requests after refusals", n)
 	}
+	h.flush()
 	for _, typ := range h.rec.types() {
 		if strings.HasPrefix(typ, "generat") {
 			t.Fatalf("a refused start published %s", typ)

@@ -68,6 +68,7 @@ func TestStopEndsAGenerationStuckInItsLorebookScan(t *testing.T) {
 	if len(h.server.Requests()) != 0 {
 		t.Error("a request was sent")
 	}
+	h.flush()
 	if slices.Contains(h.rec.types(), events.GenerationStarted) || slices.Contains(h.rec.types(), events.WorldInfoScanDone) {
 		t.Errorf("events %v", h.rec.types())
 	}
