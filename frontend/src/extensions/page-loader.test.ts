@@ -3,6 +3,8 @@ import { clearInterceptors } from '../abi/prompt-hooks';
 import type { HearthAbi } from '../abi/types';
 import type { ExtensionEntry } from '../abi/types-extensions';
 import { createExtensionHost } from './host';
+import { BOOT_MARK } from '../boot-mark';
+import { readText } from '../testing/node-fs';
 import { MARKS, startPageExtensions, type PageLoaderDeps } from './page-loader';
 import { createRegistry } from './registry';
 import { createLocale, type StLocale } from './st/i18n';
@@ -204,5 +206,12 @@ describe('the page loader', () => {
     await loading;
     expect(names()).toEqual([MARKS.runtimeAsked, MARKS.runtimeLoaded, MARKS.uiShown, MARKS.installed, `${MARKS.importing}:notes`, `${MARKS.importing}:dice`]);
     performance.clearMarks();
+  });
+
+  it('names its marks as the self-test page bench reads them (stpage.js cannot import them)', () => {
+    const bench = readText(new URL('../../../backend/selftest/stpage.js', import.meta.url));
+    const quoted = [MARKS.runtimeAsked, MARKS.runtimeLoaded, MARKS.uiShown, MARKS.installed, BOOT_MARK].map((n) => `'${n}'`);
+    for (const q of quoted) expect(bench).toContain(q);
+    expect(bench).toContain(`\`${MARKS.importing}:\${id}\``);
   });
 });

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { nodeFs as fs, readText } from '../../testing/node-fs';
 import { readCard } from './card-read';
 
-/** The part of node:fs these tests read the host's card fixtures with (the frontend has no Node types). */
-interface NodeFs {
-  readdirSync(p: URL): string[];
-  readFileSync(p: URL): Uint8Array;
-}
-const fs = (globalThis as unknown as { process: { getBuiltinModule(name: string): NodeFs } }).process.getBuiltinModule('node:fs');
 const testdata = new URL('../../../../backend/cards/testdata/', import.meta.url);
 const fixture = (name: string) => new Uint8Array(fs.readFileSync(new URL(`fixtures/${name}`, testdata)));
 
@@ -72,7 +67,7 @@ describe('readCard', () => {
   for (const name of names) {
     it(`reads ${name} as the host does`, async () => {
       const golden = JSON.parse(
-        new TextDecoder().decode(fs.readFileSync(new URL(`golden/import_${name.replace(/\./g, '_')}.json`, testdata))),
+        readText(new URL(`golden/import_${name.replace(/\./g, '_')}.json`, testdata)),
       ) as GoldenImport;
       const card = await readCard(name, fixture(name));
       expect(card).not.toBeNull();
