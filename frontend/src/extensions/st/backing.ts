@@ -6,7 +6,7 @@
 // here and nothing else does, so the compatibility report and what runs
 // agree.
 import DOMPurify from 'dompurify';
-import loadLodash from './lodash-lazy.cjs';
+import { loadLodash } from './lazy-libs.cjs';
 import type { HearthAbi, HearthContext } from '../../abi/types';
 import type { StLocale } from './i18n';
 import type { ExtensionSettings } from './settings';

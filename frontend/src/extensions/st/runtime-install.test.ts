@@ -9,12 +9,13 @@ import { installStRuntime, RUNTIME_GLOBAL } from './runtime';
 
 const loads = vi.hoisted(() => ({ count: 0 }));
 
-vi.mock('./lodash-lazy.cjs', async (importOriginal) => {
-  const real = ((await importOriginal()) as { default: () => unknown }).default;
+vi.mock('./lazy-libs.cjs', async (importOriginal) => {
+  const real = (await importOriginal()) as typeof import('./lazy-libs.cjs');
   return {
-    default: () => {
+    ...real,
+    loadLodash: () => {
       loads.count++;
-      return real();
+      return real.loadLodash();
     },
   };
 });

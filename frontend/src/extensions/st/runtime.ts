@@ -10,7 +10,7 @@
 // the page members of getContext(), and SillyTavern's inline-drawer
 // toggling, which extension settings drawers rely on.
 import jQuery from 'jquery';
-import loadLodash from './lodash-lazy.cjs';
+import { loadLodash } from './lazy-libs.cjs';
 import { markInternal } from '../../abi/event-source';
 import { setPageExtras, type PageExtras } from '../../abi/page-extras';
 import type { HearthAbi } from '../../abi/types';

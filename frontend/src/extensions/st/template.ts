@@ -9,9 +9,9 @@
 // mustache-style sections and comments. Partials and custom helpers are
 // not there and throw naming themselves. Like Handlebars since 4.6, only
 // own properties are read (no prototype walks). The parser is evaluated
-// when the first template is compiled (handlebars-lazy.cjs).
+// when the first template is compiled (lazy-libs.cjs).
 import type { AST } from '@handlebars/parser';
-import loadHandlebarsParser from './handlebars-lazy.cjs';
+import { loadHandlebarsParser } from './lazy-libs.cjs';
 
 /** Bounds on hostile templates: nesting of blocks and output size. */
 const MAX_DEPTH = 64;

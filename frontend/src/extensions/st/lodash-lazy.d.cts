@@ -1,4 +1,0 @@
-import type { LoDashStatic } from 'lodash';
-
-declare function loadLodash(): LoDashStatic;
-export = loadLodash;
