@@ -27,6 +27,9 @@ type rig struct {
 
 	mu  sync.Mutex
 	evs []events.Event
+	// inLine runs a func once evs has every event published before the
+	// call (events.Bus.SubscribeInLine).
+	inLine func(func())
 }
 
 func newRig(t testing.TB) *rig {
@@ -60,15 +63,30 @@ func (r *rig) open() {
 		r.t.Fatal(err)
 	}
 	r.app = a
-	off := a.Bus.Subscribe(func(e events.Event) {
+	off, inLine := a.Bus.SubscribeInLine(func(e events.Event) {
 		r.mu.Lock()
 		r.evs = append(r.evs, e)
 		r.mu.Unlock()
 	})
+	r.inLine = inLine
 	r.t.Cleanup(func() {
 		off()
 		_ = a.Close()
 	})
+}
+
+// flush waits until evs has every event published so far: the bus
+// delivers on the recorder's own goroutine, and a check that an event did
+// not come would otherwise pass before it came.
+func (r *rig) flush() {
+	r.t.Helper()
+	done := make(chan struct{})
+	r.inLine(func() { close(done) })
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		r.t.Fatal("the recorder did not catch up with the bus")
+	}
 }
 
 // invoke calls a host method as a window would.

@@ -79,6 +79,7 @@ func TestRollbackFailureKeepsChat(t *testing.T) {
 			if after := r.chatState(); after != before {
 				t.Fatalf("a failed rollback changed the chat: %+v, was %+v", after, before)
 			}
+			r.flush()
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			for _, e := range r.evs[seen:] {

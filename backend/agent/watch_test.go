@@ -120,6 +120,7 @@ func TestWatcherNeverReadsThroughSymlinks(t *testing.T) {
 	for _, e := range r.events(h.RunID) {
 		leaked("run event "+e.Type, string(e.Payload))
 	}
+	r.flush()
 	r.mu.Lock()
 	for _, e := range r.evs {
 		raw, _ := json.Marshal(e.Payload)
