@@ -11,6 +11,7 @@ import (
 
 	"hearth/backend/app"
 	"hearth/backend/events"
+	"hearth/backend/events/eventstest"
 	pt "hearth/backend/providers/providertest"
 )
 
@@ -75,18 +76,10 @@ func (r *rig) open() {
 	})
 }
 
-// flush waits until evs has every event published so far: the bus
-// delivers on the recorder's own goroutine, and a check that an event did
-// not come would otherwise pass before it came.
+// flush waits until evs has every event published so far.
 func (r *rig) flush() {
 	r.t.Helper()
-	done := make(chan struct{})
-	r.inLine(func() { close(done) })
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		r.t.Fatal("the recorder did not catch up with the bus")
-	}
+	eventstest.Flush(r.t, r.inLine)
 }
 
 // invoke calls a host method as a window would.

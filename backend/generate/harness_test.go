@@ -14,6 +14,7 @@ import (
 	"hearth/backend/chats"
 	"hearth/backend/connections"
 	"hearth/backend/events"
+	"hearth/backend/events/eventstest"
 	"hearth/backend/groups"
 	"hearth/backend/jsonx"
 	"hearth/backend/media"
@@ -173,19 +174,10 @@ func (h *harness) open() {
 	t.Cleanup(func() { gen.Close(); unsub(); bus.Close(); db.Close() })
 }
 
-// flush waits until the recorder has every event published so far: the
-// bus delivers on the subscriber's own goroutine, so an event published
-// before a goroutine ended may not be recorded yet when the test sees it
-// end.
+// flush waits until the recorder has every event published so far.
 func (h *harness) flush() {
 	h.t.Helper()
-	done := make(chan struct{})
-	h.inLine(func() { close(done) })
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		h.t.Fatal("the recorder did not catch up with the bus")
-	}
+	eventstest.Flush(h.t, h.inLine)
 }
 
 // say adds a user message.

@@ -40,16 +40,27 @@ func Record(tb testing.TB, bus *events.Bus) *Recorder {
 // target's t).
 func (r *Recorder) Take(tb testing.TB) []events.Event {
 	tb.Helper()
-	delivered := make(chan struct{})
-	r.then(func() { close(delivered) })
-	select {
-	case <-delivered:
-	case <-time.After(deliveryTimeout):
-		tb.Fatalf("events were not delivered within %v", deliveryTimeout)
-	}
+	Flush(tb, r.then)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	got := r.evs
 	r.evs = nil
 	return got
+}
+
+// Flush waits until then (the second result of events.Bus.SubscribeInLine)
+// runs: until its subscriber has had every event published before the
+// call. A test that keeps its own list of events flushes before it counts
+// them, or checks that one did not come: the bus delivers on the
+// subscriber's goroutine, so an event published before the code under
+// test returned may not have reached the list yet.
+func Flush(tb testing.TB, then func(func())) {
+	tb.Helper()
+	delivered := make(chan struct{})
+	then(func() { close(delivered) })
+	select {
+	case <-delivered:
+	case <-time.After(deliveryTimeout):
+		tb.Fatalf("events were not delivered within %v", deliveryTimeout)
+	}
 }
