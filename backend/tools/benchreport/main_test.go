@@ -205,6 +205,23 @@ func TestDerivedRatio(t *testing.T) {
 	}
 }
 
+// derivedRow derives samples' figures, wants exactly one, named name, and
+// returns it with its row in the summary (goal and status).
+func derivedRow(t *testing.T, samples []sample, name string) (sample, result) {
+	t.Helper()
+	got := derivedSamples(samples)
+	if len(got) != 1 || got[0].name != name {
+		t.Fatalf("derivedSamples = %+v, want one %s", got, name)
+	}
+	for _, r := range summarize(append(samples, got...), goals) {
+		if r.Name == name {
+			return got[0], r
+		}
+	}
+	t.Fatalf("no row for %s", name)
+	return sample{}, result{}
+}
+
 // The start delta is the difference of the two medians, in their unit,
 // reported only when both ran.
 func TestDerivedDifference(t *testing.T) {
@@ -217,14 +234,12 @@ func TestDerivedDifference(t *testing.T) {
 		{name: "BenchmarkDesktopExtensions/startWith0", unit: "ms", value: 2000},
 		{name: "BenchmarkDesktopExtensions/startWith10", unit: "MB", value: 1},
 	}
-	got := derivedSamples(samples)
-	if len(got) != 1 || got[0].name != "BenchmarkDesktopExtensions/startDelta10" || got[0].unit != "ms" || got[0].value != 120 {
-		t.Fatalf("derivedSamples = %+v", got)
+	got, row := derivedRow(t, samples, "BenchmarkDesktopExtensions/startDelta10")
+	if got.unit != "ms" || got.value != 120 {
+		t.Fatalf("derived %+v", got)
 	}
-	results := summarize(append(samples, got...), goals)
-	last := results[len(results)-1]
-	if last.Name != "BenchmarkDesktopExtensions/startDelta10" || last.Goal == nil || *last.Goal != 150 || last.status != "ok" {
-		t.Fatalf("the delta's row = %+v", last)
+	if row.Goal == nil || *row.Goal != 150 || row.status != "ok" {
+		t.Fatalf("the delta's row = %+v", row)
 	}
 	if got := derivedSamples(samples[:1]); len(got) != 0 {
 		t.Fatalf("difference without the runs with none = %+v", got)
@@ -242,16 +257,12 @@ func TestDerivedPageStartFromBootDelta(t *testing.T) {
 		{name: "BenchmarkDesktopPageExtensions/startFromBootWith0", unit: "ms", value: 390},
 		{name: "BenchmarkDesktopPageExtensions/startFromBootWith1", unit: "ms", value: 435},
 	}
-	got := derivedSamples(samples)
-	if len(got) != 1 || got[0].name != "BenchmarkDesktopPageExtensions/pageStartFromBootDelta1" || got[0].value != 45 {
-		t.Fatalf("derivedSamples = %+v", got)
+	got, row := derivedRow(t, samples, "BenchmarkDesktopPageExtensions/pageStartFromBootDelta1")
+	if got.value != 45 {
+		t.Fatalf("derived %+v", got)
 	}
-	rows := map[string]result{}
-	for _, r := range summarize(append(samples, got...), goals) {
-		rows[r.Name] = r
-	}
-	if d := rows["BenchmarkDesktopPageExtensions/pageStartFromBootDelta1"]; d.Goal == nil || *d.Goal != 60 || d.status != "ok" {
-		t.Fatalf("the delta's row = %+v", d)
+	if row.Goal == nil || *row.Goal != 60 || row.status != "ok" {
+		t.Fatalf("the delta's row = %+v", row)
 	}
 }
 
@@ -272,18 +283,20 @@ func TestDerivedPageStartDeltaAndZeroGoal(t *testing.T) {
 		{name: "BenchmarkDesktopPageExtensions/compatCostWith0", unit: "ms", value: 0},
 		{name: "BenchmarkDesktopPageExtensions/compatCostWith0", unit: "ms", value: 3},
 	}
-	got := derivedSamples(samples)
-	if len(got) != 1 || got[0].name != "BenchmarkDesktopPageExtensions/pageStartDelta1" || got[0].unit != "ms" || got[0].value != 80 {
-		t.Fatalf("derivedSamples = %+v", got)
+	got, d := derivedRow(t, samples, "BenchmarkDesktopPageExtensions/pageStartDelta1")
+	if got.unit != "ms" || got.value != 80 {
+		t.Fatalf("derived %+v", got)
 	}
-	rows := map[string]result{}
-	for _, r := range summarize(append(samples, got...), goals) {
-		rows[r.Name] = r
-	}
-	if d := rows["BenchmarkDesktopPageExtensions/pageStartDelta1"]; d.Goal == nil || *d.Goal != 60 || d.status != "over" {
+	if d.Goal == nil || *d.Goal != 60 || d.status != "over" {
 		t.Fatalf("the delta's row = %+v", d)
 	}
-	if c := rows["BenchmarkDesktopPageExtensions/compatCostWith0"]; c.Goal == nil || *c.Goal != 0 || c.Value != 0 || c.status != "ok" {
+	var c result
+	for _, r := range summarize(samples, goals) {
+		if r.Name == "BenchmarkDesktopPageExtensions/compatCostWith0" {
+			c = r
+		}
+	}
+	if c.Goal == nil || *c.Goal != 0 || c.Value != 0 || c.status != "ok" {
 		t.Fatalf("the cost's row = %+v", c)
 	}
 	over := summarize([]sample{{name: "BenchmarkDesktopPageExtensions/compatCostWith0", unit: "ms", value: 0.5}}, goals)
